@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the software HCA presents itself. Defaults describe a ConnectX-7 with one
+ * RoCEv2 port; a config file and SOFTMLX5_* environment variables override
+ * them (documented in man/softmlx5.7). Precedence: defaults < file < env.
+ */
+#ifndef SMX_DEVICE_CONFIG_H
+#define SMX_DEVICE_CONFIG_H
+
+#include <stdint.h>
+
+enum smx_link_layer {
+	SMX_LINK_ETH = 1,	/* RoCEv2 */
+	SMX_LINK_IB = 2,
+};
+
+struct smx_config {
+	char dev_name[64];		/* "mlx5_0" */
+	uint32_t vendor_id;		/* 0x02c9 (Mellanox) */
+	uint32_t part_id;		/* 0x1021 (ConnectX-7) */
+	uint32_t hw_ver;
+	uint16_t fw_major, fw_minor, fw_sub;
+	enum smx_link_layer link_layer;
+	uint8_t ipv4[4];		/* source of the RoCEv2 GID at index 0 */
+	uint8_t mac[6];
+	uint64_t node_guid;		/* host order; derived from mac unless set */
+	uint64_t sys_image_guid;
+	uint16_t lid;			/* IB link layer only */
+	uint16_t gid_tbl_len;		/* GID table slots (one populated) */
+	uint16_t pkey_tbl_len;
+	uint8_t max_mtu;		/* enum ibv_mtu: 5 = 4096 */
+
+	/* Limits, as log2 where the PRM caps are log2. */
+	uint8_t log_max_qp;
+	uint8_t log_max_qp_sz;		/* WQEs per queue */
+	uint8_t log_max_cq;
+	uint8_t log_max_cq_sz;
+	uint8_t log_max_srq;
+	uint8_t log_max_srq_sz;
+	uint8_t log_max_mkey;
+	uint8_t log_max_pd;
+	uint8_t log_max_xrcd;
+	uint16_t max_sge;		/* send/recv scatter-gather entries */
+	uint8_t log_max_msg;		/* max message size */
+	uint64_t max_dm_size;		/* device memory (MEMIC) bytes; 0 disables */
+	uint16_t num_comp_vectors;
+};
+
+/* Fills *cfg from defaults, then the config file, then the environment.
+ * Returns 0, or -EINVAL with a logged reason for a malformed value. */
+int smx_config_load(struct smx_config *cfg);
+
+/* Which config file smx_config_load() reads (may not exist). */
+const char *smx_config_path(char *buf, unsigned long len);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * THE DEVICE BOUNDARY. Everything above (src/verbs, src/mlx5, src/flexio) talks
+ * to the software HCA only through this header: PRM command mailboxes, memory
+ * the device is told about (rings, doorbell records, umems -- in-process, so
+ * "DMA addresses" are virtual addresses), the BAR (UAR pages, device memory) and
+ * event fds. Nothing else crosses.
+ */
+#ifndef SMX_DEVICE_DEVICE_H
+#define SMX_DEVICE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/config.h"
+
+struct smx_dev;
+
+/* The process's instance of the device (created on first use, refcounted). */
+struct smx_dev *smx_dev_open(void);
+void smx_dev_close(struct smx_dev *dev);
+
+const struct smx_config *smx_dev_config(const struct smx_dev *dev);
+
+/*
+ * Executes one PRM command. @in/@inlen is the input mailbox (big-endian PRM
+ * layout, opcode in the first dword, uid in dword 1 as the kernel writes it),
+ * @out/@outlen the output mailbox. Returns 0 when the firmware produced an
+ * answer -- which may be a failure: status (byte 0) and syndrome (dword 1) of
+ * the output -- or -EINVAL when the mailboxes cannot carry a command at all
+ * (shorter than the 16-byte in / out headers, NULL).
+ */
+int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
+		size_t outlen);
+
+/*
+ * The device's BAR as the host sees it: UAR pages (4 KiB each, page_id * 4096)
+ * followed by device memory (MEMIC) at smx_dev_memic_base(). Returns NULL when
+ * [offset, offset + len) is not inside the BAR.
+ */
+void *smx_dev_bar(struct smx_dev *dev, uint64_t offset, size_t len);
+uint64_t smx_dev_memic_base(const struct smx_dev *dev);
+
+#endif
