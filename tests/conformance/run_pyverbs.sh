@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Runs rdma-core 44's pyverbs test suite (Debian's python3-pyverbs ships it in
+# /usr/share/doc/rdma-core/tests) against softmlx5 and summarizes the result
+# per module.
+#
+# usage: run_pyverbs.sh [options] [MODULE...]
+#   MODULE        test module, e.g. test_device (also test_device.DeviceTest
+#                 or test_device.DeviceTest.test_query_port); default: the
+#                 list in DEFAULT_MODULES below
+#   --build DIR   build tree holding bin/softmlx5 and lib/ (default: build/)
+#   --min-pass N  fail unless at least N tests pass (default 1)
+#   --timeout S   kill the suite after S seconds (default 1200)
+#   --system      run against the system's libibverbs instead of softmlx5
+#                 (only useful to exercise this runner itself)
+#
+# Exit status: 0 if the suite completed with no failures/errors and enough
+# passes; 1 otherwise; 2 for usage errors or a missing prerequisite.
+set -euo pipefail
+
+# Modules `make check` runs. Add a module here once it is expected to pass.
+DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp)
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+suite_src=/usr/share/doc/rdma-core/tests
+python=/usr/bin/python3     # Debian's interpreter: the one with pyverbs
+
+build=$repo/build
+min_pass=1
+timeout_s=1200
+system=0
+modules=()
+
+die() { echo "run_pyverbs: $*" >&2; exit 2; }
+need_arg() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"; }
+
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --build) need_arg "$@"; build=$2; shift 2 ;;
+    --min-pass) need_arg "$@"; min_pass=$2; shift 2 ;;
+    --timeout) need_arg "$@"; timeout_s=$2; shift 2 ;;
+    --system) system=1; shift ;;
+    -h|--help) sed -n '3,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; modules+=("$@"); break ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) modules+=("$1"); shift ;;
+    esac
+done
+[[ $min_pass =~ ^[0-9]+$ ]] || die "--min-pass needs a non-negative integer, got '$min_pass'"
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout needs a positive number of seconds, got '$timeout_s'"
+[[ ${#modules[@]} -gt 0 ]] || modules=("${DEFAULT_MODULES[@]}")
+
+[[ -x $python ]] || die "$python not found (apt-get install python3)"
+[[ -d $suite_src ]] || die "$suite_src not found (apt-get install python3-pyverbs)"
+[[ -d $build ]] || die "build directory '$build' does not exist (run: make build)"
+build=$(cd "$build" && pwd)
+
+for m in "${modules[@]}"; do
+    [[ $m =~ ^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$ ]] || die "bad module name '$m'"
+    base=${m%%.*}
+    if [[ ! -e $suite_src/$base.py && ! -e $suite_src/$base.py.gz ]]; then
+        die "unknown pyverbs module '$base' (no $base.py in $suite_src)"
+    fi
+done
+
+if [[ $system -eq 1 ]]; then
+    launcher=()
+    what="system libraries (runner self-check, not softmlx5)"
+else
+    softmlx5=$build/bin/softmlx5
+    [[ -x $softmlx5 ]] || die "$softmlx5 not found (run: make build)"
+    launcher=("$softmlx5" run --)
+    what="softmlx5 ($build/lib)"
+fi
+
+# Fresh scratch copy of the suite: the .gz files are unpacked in place.
+work=$build/conformance/pyverbs
+rm -rf "$work"
+mkdir -p "$work/tests"
+cp -r "$suite_src/." "$work/tests/"
+find "$work/tests" -name '*.gz' -exec gunzip -f {} +
+log=$work/pyverbs.log
+
+echo "pyverbs: running ${modules[*]} on $what"
+echo "pyverbs: log in $log"
+
+rc=0
+timed_out=()
+(
+    cd "$work/tests"
+    # Unbuffered so test output and unittest's progress stay in order.
+    export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+    exec timeout --kill-after=30 "$timeout_s" \
+        "${launcher[@]}" "$python" run_tests.py -v "${modules[@]}"
+) >"$log" 2>&1 || rc=$?
+if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+    timed_out=(--timed-out)
+    echo "pyverbs: timed out after ${timeout_s}s"
+fi
+
+report_rc=0
+"$python" "$here/pyverbs_report.py" "$log" --rc "$rc" --min-pass "$min_pass" \
+    "${timed_out[@]}" || report_rc=$?
+if [[ $report_rc -ne 0 ]] && ! grep -q '^Ran [0-9]* tests\{0,1\} in ' "$log"; then
+    echo "pyverbs: last lines of $log:"
+    tail -n 15 "$log" | sed 's/^/  | /'
+fi
+exit "$report_rc"
