@@ -1,0 +1,92 @@
+# softmlx5 -- top-level entry points (a thin layer over CMake and ctest).
+#
+#   make build   configure + build into build/ (-O2 -g, asserts kept)
+#   make check   deps, build, unit tests, ASan+UBSan unit tests, ABI check,
+#                ibv_devinfo on the device, pyverbs conformance
+#   make demo    deps, build, show an unmodified program on the device
+#   make bench   placeholder (benchmarks arrive with issue 4)
+#   make clean   remove build trees
+#
+# Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: the list in
+# tests/conformance/run_pyverbs.sh), PYVERBS_MIN_PASS, SOFTMLX5_SKIP_DEPS=1.
+
+BUILD        := build
+ASAN_BUILD   := build-asan
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE        ?= cmake
+CTEST        ?= ctest
+PYVERBS_MODULES  ?=
+PYVERBS_MIN_PASS ?= 1
+PYVERBS_TIMEOUT  ?= 900
+
+SOFTMLX5 := $(BUILD)/bin/softmlx5
+
+# Release-ish: optimized with debug info, assertions kept (no -DNDEBUG).
+CONFIG_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+                -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g"
+ASAN_FLAGS   := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+                -DSMX_SANITIZE=ON
+SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+banner = @printf '\n==== %s\n' $(1)
+
+.PHONY: all help deps build build-asan check demo bench clean
+
+all: build
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@scripts/install-deps.sh
+
+build:
+	$(CMAKE) -S . -B $(BUILD) $(CONFIG_FLAGS)
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+build-asan:
+	$(CMAKE) -S . -B $(ASAN_BUILD) $(ASAN_FLAGS)
+	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
+
+check: deps
+	$(call banner,"build ($(BUILD)/)")
+	@$(MAKE) --no-print-directory build
+	$(call banner,"unit tests ($(BUILD)/)")
+	cd $(BUILD) && $(CTEST) -LE 'conformance|abi' --output-on-failure -j $(JOBS)
+	$(call banner,"ASan+UBSan build ($(ASAN_BUILD)/) and unit tests")
+	@$(MAKE) --no-print-directory build-asan
+	cd $(ASAN_BUILD) && $(SAN_ENV) $(CTEST) -LE 'conformance|abi' --output-on-failure -j $(JOBS)
+	$(call banner,"ABI: exports and SONAMEs vs Debian 12 rdma-core 44")
+	tests/abi/compare_exports.sh $(BUILD)/lib
+	$(call banner,"ibv_devinfo -v on the software device")
+	tests/conformance/check_devinfo.sh $(SOFTMLX5)
+	$(call banner,"pyverbs conformance (rdma-core 44 test suite)")
+	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
+		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
+	$(call banner,"make check: all stages passed")
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@echo
+	@echo "softmlx5 is a software NVIDIA ConnectX (mlx5) RDMA NIC. 'softmlx5 run'"
+	@echo "starts a program with softmlx5's libibverbs.so.1 and libmlx5.so.1 in"
+	@echo "front of the system's (through LD_LIBRARY_PATH), so an unmodified binary"
+	@echo "sees the software device. No root, no kernel module."
+	@echo
+	@echo "\$$ $(SOFTMLX5) run -- ibv_devinfo"
+	@$(SOFTMLX5) run -- ibv_devinfo
+	@echo
+	@echo "Try it on your own programs:   $(SOFTMLX5) run -- CMD ARGS..."
+	@echo "Effective configuration:       $(SOFTMLX5) info   (and: man man/softmlx5.7)"
+	@echo
+	@echo "Not in this demo yet: RDMA traffic between two processes (e.g."
+	@echo "ibv_rc_pingpong server + client). It arrives with a later issue; this"
+	@echo "demo shows only what works today."
+
+bench:
+	@echo "make bench: no benchmarks yet -- they arrive with issue 4."
+	@echo "Nothing was measured; no numbers are reported."
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
