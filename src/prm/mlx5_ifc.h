@@ -1,0 +1,2511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PRM mailbox layouts, mlx5 convention: one uint8_t per bit, so
+ * sizeof(struct mlx5_ifc_X_bits) is the size in bits and offsetof() a field's
+ * bit offset. Access only through DEVX_SET/GET/SET64/GET64/ADDR_OF from
+ * <infiniband/mlx5dv.h>. Field names and offsets are the PRM's (facts taken
+ * from rdma-core v44 providers/mlx5/mlx5_ifc.h, its tests/mlx5_prm_structs.py
+ * and the Linux include/linux/mlx5/mlx5_ifc.h); structures that we only
+ * partly need keep their real size with the rest left as reserved_at_<off>.
+ *
+ * Every structure has a size assertion at the end of this file; golden byte
+ * vectors in tests/prm/ check the field offsets independently.
+ */
+#ifndef SMX_PRM_MLX5_IFC_H
+#define SMX_PRM_MLX5_IFC_H
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* Command envelope                                                   */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_mbox_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_mbox_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_general_obj_in_cmd_hdr_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t vhca_tunnel_id[0x10];
+	uint8_t obj_type[0x10];
+
+	uint8_t obj_id[0x20];
+
+	uint8_t reserved_at_60[0x3];
+	uint8_t log_obj_range[0x5];
+	uint8_t reserved_at_68[0x18];
+};
+
+struct mlx5_ifc_general_obj_out_cmd_hdr_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t obj_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* A command with nothing but a 24-bit handle at dword 2 (DESTROY_*, DEALLOC_*). */
+struct mlx5_ifc_obj_handle_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t handle[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* A command answering a 24-bit handle at dword 2 (CREATE_*, ALLOC_*). */
+struct mlx5_ifc_obj_handle_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t handle[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* ------------------------------------------------------------------ */
+/* Capabilities                                                       */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_cmd_hca_cap_bits {
+	uint8_t access_other_hca_roce[0x1];
+	uint8_t reserved_at_1[0x1e];
+	uint8_t vhca_resource_manager[0x1];
+
+	uint8_t hca_cap_2[0x1];
+	uint8_t reserved_at_21[0xf];
+	uint8_t vhca_id[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	uint8_t log_max_srq_sz[0x8];
+	uint8_t log_max_qp_sz[0x8];
+	uint8_t reserved_at_90[0xb];
+	uint8_t log_max_qp[0x5];
+
+	uint8_t reserved_at_a0[0xb];
+	uint8_t log_max_srq[0x5];
+	uint8_t reserved_at_b0[0x10];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t log_max_cq_sz[0x8];
+	uint8_t reserved_at_d0[0xb];
+	uint8_t log_max_cq[0x5];
+
+	uint8_t log_max_eq_sz[0x8];
+	uint8_t relaxed_ordering_write[0x1];
+	uint8_t reserved_at_e9[0x1];
+	uint8_t log_max_mkey[0x6];
+	uint8_t reserved_at_f0[0x8];
+	uint8_t dump_fill_mkey[0x1];
+	uint8_t reserved_at_f9[0x3];
+	uint8_t log_max_eq[0x4];
+
+	uint8_t max_indirection[0x8];
+	uint8_t fixed_buffer_size[0x1];
+	uint8_t log_max_mrw_sz[0x7];
+	uint8_t force_teardown[0x1];
+	uint8_t reserved_at_111[0x1];
+	uint8_t log_max_bsf_list_size[0x6];
+	uint8_t umr_extended_translation_offset[0x1];
+	uint8_t null_mkey[0x1];
+	uint8_t log_max_klm_list_size[0x6];
+
+	uint8_t reserved_at_120[0xa];
+	uint8_t log_max_ra_req_dc[0x6];
+	uint8_t reserved_at_130[0xa];
+	uint8_t log_max_ra_res_dc[0x6];
+
+	uint8_t reserved_at_140[0xa];
+	uint8_t log_max_ra_req_qp[0x6];
+	uint8_t reserved_at_150[0xa];
+	uint8_t log_max_ra_res_qp[0x6];
+
+	uint8_t end_pad[0x1];
+	uint8_t cc_query_allowed[0x1];
+	uint8_t cc_modify_allowed[0x1];
+	uint8_t start_pad[0x1];
+	uint8_t cache_line_128byte[0x1];
+	uint8_t gid_table_size_ro[0x1];
+	uint8_t pkey_table_size_ro[0x1];
+	uint8_t reserved_at_167[0x9];
+	uint8_t gid_table_size[0x10];
+
+	uint8_t out_of_seq_cnt[0x1];
+	uint8_t vport_counters[0x1];
+	uint8_t retransmission_q_counters[0x1];
+	uint8_t debug[0x1];
+	uint8_t modify_rq_counters_set_id[0x1];
+	uint8_t rq_delay_drop[0x1];
+	uint8_t max_qp_cnt[0xa];
+	uint8_t pkey_table_size[0x10];
+
+	uint8_t vport_group_manager[0x1];
+	uint8_t vhca_group_manager[0x1];
+	uint8_t ib_virt[0x1];
+	uint8_t eth_virt[0x1];
+	uint8_t vnic_env_queue_counters[0x1];
+	uint8_t ets[0x1];
+	uint8_t nic_flow_table[0x1];
+	uint8_t eswitch_manager[0x1];
+	uint8_t device_memory[0x1];
+	uint8_t mcam_reg[0x1];
+	uint8_t pcam_reg[0x1];
+	uint8_t local_ca_ack_delay[0x5];
+	uint8_t port_module_event[0x1];
+	uint8_t reserved_at_1b1[0x5];
+	uint8_t port_type[0x2];
+	uint8_t num_ports[0x8];
+
+	uint8_t reserved_at_1c0[0x3];
+	uint8_t log_max_msg[0x5];
+	uint8_t reserved_at_1c8[0x4];
+	uint8_t max_tc[0x4];
+	uint8_t reserved_at_1d0[0x10];
+
+	uint8_t stat_rate_support[0x10];
+	uint8_t reserved_at_1f0[0xc];
+	uint8_t cqe_version[0x4];
+
+	uint8_t compact_address_vector[0x1];
+	uint8_t reserved_at_201[0x6];
+	uint8_t umr_modify_entity_size_disabled[0x1];
+	uint8_t umr_modify_atomic_disabled[0x1];
+	uint8_t umr_indirect_mkey_disabled[0x1];
+	uint8_t umr_fence[0x2];
+	uint8_t dc_req_sctr_data_cqe[0x1];
+	uint8_t dc_connect_qp[0x1];
+	uint8_t dc_cnak_trace[0x1];
+	uint8_t drain_sigerr[0x1];
+	uint8_t cmdif_checksum[0x2];
+	uint8_t sigerr_cqe[0x1];
+	uint8_t reserved_at_213[0x1];
+	uint8_t wq_signature[0x1];
+	uint8_t sctr_data_cqe[0x1];
+	uint8_t reserved_at_216[0x1];
+	uint8_t sho[0x1];
+	uint8_t tph[0x1];
+	uint8_t rf[0x1];
+	uint8_t dct[0x1];
+	uint8_t qos[0x1];
+	uint8_t eth_net_offloads[0x1];
+	uint8_t roce[0x1];
+	uint8_t atomic[0x1];
+	uint8_t extended_retry_count[0x1];
+
+	uint8_t cq_oi[0x1];
+	uint8_t cq_resize[0x1];
+	uint8_t cq_moderation[0x1];
+	uint8_t cq_period_mode_modify[0x1];
+	uint8_t cq_invalidate[0x1];
+	uint8_t reserved_at_225[0x1];
+	uint8_t cq_eq_remap[0x1];
+	uint8_t pg[0x1];
+	uint8_t block_lb_mc[0x1];
+	uint8_t exponential_backoff[0x1];
+	uint8_t scqe_break_moderation[0x1];
+	uint8_t cq_period_start_from_cqe[0x1];
+	uint8_t cd[0x1];
+	uint8_t atm[0x1];
+	uint8_t apm[0x1];
+	uint8_t vector_calc[0x1];
+	uint8_t umr_ptr_rlkey[0x1];
+	uint8_t imaicl[0x1];
+	uint8_t qp_packet_based[0x1];
+	uint8_t reserved_at_233[0x1];
+	uint8_t ipoib_enhanced_pkey_change[0x1];
+	uint8_t initiator_src_dct_in_cqe[0x1];
+	uint8_t qkv[0x1];
+	uint8_t pkv[0x1];
+	uint8_t set_deth_sqpn[0x1];
+	uint8_t rts2rts_primary_sl[0x1];
+	uint8_t initiator_src_dct[0x1];
+	uint8_t dc_v2[0x1];
+	uint8_t xrc[0x1];
+	uint8_t ud[0x1];
+	uint8_t uc[0x1];
+	uint8_t rc[0x1];
+
+	uint8_t uar_4k[0x1];
+	uint8_t reserved_at_241[0x9];
+	uint8_t uar_sz[0x6];
+	uint8_t reserved_at_250[0x2];
+	uint8_t umem_uid_0[0x1];
+	uint8_t log_max_dc_cnak_qps[0x5];
+	uint8_t log_pg_sz[0x8];
+
+	uint8_t bf[0x1];
+	uint8_t driver_version[0x1];
+	uint8_t pad_tx_eth_packet[0x1];
+	uint8_t query_driver_version[0x1];
+	uint8_t max_qp_retry_freq[0x1];
+	uint8_t qp_by_name[0x1];
+	uint8_t mkey_by_name[0x1];
+	uint8_t reserved_at_267[0x4];
+	uint8_t log_bf_reg_size[0x5];
+	uint8_t reserved_at_270[0x10];
+
+	uint8_t num_of_diagnostic_counters[0x10];
+	uint8_t max_wqe_sz_sq[0x10];
+
+	uint8_t reserved_at_2a0[0x10];
+	uint8_t max_wqe_sz_rq[0x10];
+
+	uint8_t max_flow_counter_31_16[0x10];
+	uint8_t max_wqe_sz_sq_dc[0x10];
+
+	uint8_t reserved_at_2e0[0x7];
+	uint8_t max_qp_mcg[0x19];
+
+	uint8_t reserved_at_300[0x18];
+	uint8_t log_max_mcg[0x8];
+
+	uint8_t reserved_at_320[0x3];
+	uint8_t log_max_transport_domain[0x5];
+	uint8_t reserved_at_328[0x3];
+	uint8_t log_max_pd[0x5];
+	uint8_t reserved_at_330[0xb];
+	uint8_t log_max_xrcd[0x5];
+
+	uint8_t reserved_at_340[0x20];
+
+	uint8_t reserved_at_360[0x3];
+	uint8_t log_max_rq[0x5];
+	uint8_t reserved_at_368[0x3];
+	uint8_t log_max_sq[0x5];
+	uint8_t reserved_at_370[0x3];
+	uint8_t log_max_tir[0x5];
+	uint8_t reserved_at_378[0x3];
+	uint8_t log_max_tis[0x5];
+
+	uint8_t basic_cyclic_rcv_wqe[0x1];
+	uint8_t reserved_at_381[0x2];
+	uint8_t log_max_rmp[0x5];
+	uint8_t reserved_at_388[0x3];
+	uint8_t log_max_rqt[0x5];
+	uint8_t reserved_at_390[0x3];
+	uint8_t log_max_rqt_size[0x5];
+	uint8_t reserved_at_398[0x3];
+	uint8_t log_max_tis_per_sq[0x5];
+
+	uint8_t reserved_at_3a0[0x3b];
+	uint8_t log_max_wq_sz[0x5];
+
+	uint8_t reserved_at_3e0[0x20];
+
+	uint8_t general_obj_types[0x40];
+
+	uint8_t reserved_at_440[0x23];
+	uint8_t log_max_uctx[0x5];
+	uint8_t reserved_at_468[0x3];
+	uint8_t log_max_umem[0x5];
+	uint8_t max_num_eqs[0x10];
+
+	uint8_t reserved_at_480[0x10];
+	uint8_t log_uar_page_sz[0x10];
+
+	uint8_t reserved_at_4a0[0x20];
+
+	uint8_t device_frequency_mhz[0x20];
+
+	uint8_t device_frequency_khz[0x20];
+
+	uint8_t reserved_at_500[0x20];
+
+	uint8_t num_of_uars_per_page[0x20];
+
+	uint8_t reserved_at_540[0x40];
+
+	uint8_t log_max_atomic_size_qp[0x8];
+	uint8_t reserved_at_588[0x10];
+	uint8_t log_max_atomic_size_dc[0x8];
+
+	uint8_t reserved_at_5a0[0x60];
+
+	uint8_t reserved_at_600[0x8];
+	uint8_t native_port_num[0x8];
+	uint8_t num_vhca_ports[0x8];
+	uint8_t reserved_at_618[0x6];
+	uint8_t sw_owner_id[0x1];
+	uint8_t reserved_at_61f[0x1];
+
+	uint8_t reserved_at_620[0x80];
+
+	uint8_t uctx_permission[0x20];
+
+	uint8_t reserved_at_6c0[0x140];
+};
+
+struct mlx5_ifc_odp_per_transport_service_cap_bits {
+	uint8_t send[0x1];
+	uint8_t receive[0x1];
+	uint8_t write[0x1];
+	uint8_t read[0x1];
+	uint8_t atomic[0x1];
+	uint8_t srq_receive[0x1];
+	uint8_t reserved_at_6[0x1a];
+};
+
+struct mlx5_ifc_odp_cap_bits {
+	uint8_t reserved_at_0[0x40];
+
+	uint8_t sig[0x1];
+	uint8_t reserved_at_41[0x3f];
+
+	struct mlx5_ifc_odp_per_transport_service_cap_bits rc_odp_caps;
+	struct mlx5_ifc_odp_per_transport_service_cap_bits uc_odp_caps;
+	struct mlx5_ifc_odp_per_transport_service_cap_bits ud_odp_caps;
+	struct mlx5_ifc_odp_per_transport_service_cap_bits xrc_odp_caps;
+	struct mlx5_ifc_odp_per_transport_service_cap_bits dc_odp_caps;
+
+	uint8_t reserved_at_120[0x6e0];
+};
+
+struct mlx5_ifc_atomic_caps_bits {
+	uint8_t reserved_at_0[0x40];
+
+	uint8_t atomic_req_8B_endianness_mode[0x2];
+	uint8_t reserved_at_42[0x4];
+	uint8_t supported_atomic_req_8B_endianness_mode_1[0x1];
+	uint8_t reserved_at_47[0x19];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t reserved_at_80[0x10];
+	uint8_t atomic_operations[0x10];
+
+	uint8_t reserved_at_a0[0x10];
+	uint8_t atomic_size_qp[0x10];
+
+	uint8_t reserved_at_c0[0x10];
+	uint8_t atomic_size_dc[0x10];
+
+	uint8_t reserved_at_e0[0x1a0];
+
+	uint8_t fetch_add_pci_atomic[0x10];
+	uint8_t swap_pci_atomic[0x10];
+
+	uint8_t compare_swap_pci_atomic[0x10];
+	uint8_t reserved_at_2b0[0x550];
+};
+
+struct mlx5_ifc_roce_cap_bits {
+	uint8_t reserved_at_0[0x4];
+	uint8_t sw_r_roce_src_udp_port[0x1];
+	uint8_t fl_rc_qp_when_roce_disabled[0x1];
+	uint8_t fl_rc_qp_when_roce_enabled[0x1];
+	uint8_t reserved_at_7[0x17];
+	uint8_t qp_ts_format[0x2];
+
+	uint8_t reserved_at_20[0x7e0];
+};
+
+struct mlx5_ifc_device_mem_cap_bits {
+	uint8_t memic[0x1];
+	uint8_t reserved_at_1[0x1f];
+
+	uint8_t reserved_at_20[0xb];
+	uint8_t log_min_memic_alloc_size[0x5];
+	uint8_t reserved_at_30[0x8];
+	uint8_t log_max_memic_addr_alignment[0x8];
+
+	uint8_t memic_bar_start_addr[0x40];
+
+	uint8_t memic_bar_size[0x20];
+
+	uint8_t max_memic_size[0x20];
+
+	uint8_t steering_sw_icm_start_address[0x40];
+
+	uint8_t reserved_at_100[0x700];
+};
+
+union mlx5_ifc_hca_cap_union_bits {
+	struct mlx5_ifc_cmd_hca_cap_bits cmd_hca_cap;
+	struct mlx5_ifc_odp_cap_bits odp_cap;
+	struct mlx5_ifc_atomic_caps_bits atomic_caps;
+	struct mlx5_ifc_roce_cap_bits roce_cap;
+	struct mlx5_ifc_device_mem_cap_bits device_mem_cap;
+	uint8_t reserved_at_0[0x8000];
+};
+
+struct mlx5_ifc_query_hca_cap_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_function[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t function_id[0x10];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_hca_cap_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	union mlx5_ifc_hca_cap_union_bits capability;
+};
+
+struct mlx5_ifc_query_adapter_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_query_adapter_param_block_bits {
+	uint8_t reserved_at_0[0xc0];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t ieee_vendor_id[0x18];
+
+	uint8_t reserved_at_e0[0x10];
+	uint8_t vsd_vendor_id[0x10];
+
+	uint8_t vsd[208][0x8];
+
+	uint8_t vsd_contd_psid[16][0x8];
+};
+
+struct mlx5_ifc_query_adapter_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_query_adapter_param_block_bits query_adapter_struct;
+};
+
+/* ------------------------------------------------------------------ */
+/* Vport / port queries                                               */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_mac_address_layout_bits {
+	uint8_t reserved_at_0[0x10];
+	uint8_t mac_addr_47_32[0x10];
+
+	uint8_t mac_addr_31_0[0x20];
+};
+
+struct mlx5_ifc_nic_vport_context_bits {
+	uint8_t reserved_at_0[0x5];
+	uint8_t min_wqe_inline_mode[0x3];
+	uint8_t reserved_at_8[0x15];
+	uint8_t disable_mc_local_lb[0x1];
+	uint8_t disable_uc_local_lb[0x1];
+	uint8_t roce_en[0x1];
+
+	uint8_t arm_change_event[0x1];
+	uint8_t reserved_at_21[0x1a];
+	uint8_t event_on_mtu[0x1];
+	uint8_t event_on_promisc_change[0x1];
+	uint8_t event_on_vlan_change[0x1];
+	uint8_t event_on_mc_address_change[0x1];
+	uint8_t event_on_uc_address_change[0x1];
+
+	uint8_t reserved_at_40[0xc];
+	uint8_t affiliation_criteria[0x4];
+	uint8_t affiliated_vhca_id[0x10];
+
+	uint8_t reserved_at_60[0xd0];
+
+	uint8_t mtu[0x10];
+
+	uint8_t system_image_guid[0x40];
+
+	uint8_t port_guid[0x40];
+
+	uint8_t node_guid[0x40];
+
+	uint8_t reserved_at_200[0x140];
+
+	uint8_t qkey_violation_counter[0x10];
+	uint8_t reserved_at_350[0x430];
+
+	uint8_t promisc_uc[0x1];
+	uint8_t promisc_mc[0x1];
+	uint8_t promisc_all[0x1];
+	uint8_t reserved_at_783[0x2];
+	uint8_t allowed_list_type[0x3];
+	uint8_t reserved_at_788[0xc];
+	uint8_t allowed_list_size[0xc];
+
+	struct mlx5_ifc_mac_address_layout_bits permanent_address;
+
+	uint8_t reserved_at_7e0[0x20];
+};
+
+struct mlx5_ifc_query_nic_vport_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x5];
+	uint8_t allowed_list_type[0x3];
+	uint8_t reserved_at_68[0x18];
+};
+
+struct mlx5_ifc_query_nic_vport_context_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_nic_vport_context_bits nic_vport_context;
+};
+
+struct mlx5_ifc_hca_vport_context_bits {
+	uint8_t field_select[0x20];
+
+	uint8_t reserved_at_20[0xe0];
+
+	uint8_t sm_virt_aware[0x1];
+	uint8_t has_smi[0x1];
+	uint8_t has_raw[0x1];
+	uint8_t grh_required[0x1];
+	uint8_t reserved_at_104[0xc];
+	uint8_t port_physical_state[0x4];
+	uint8_t vport_state_policy[0x4];
+	uint8_t port_state[0x4];
+	uint8_t vport_state[0x4];
+
+	uint8_t reserved_at_120[0x20];
+
+	uint8_t system_image_guid[0x40];
+
+	uint8_t port_guid[0x40];
+
+	uint8_t node_guid[0x40];
+
+	uint8_t cap_mask1[0x20];
+
+	uint8_t cap_mask1_field_select[0x20];
+
+	uint8_t cap_mask2[0x20];
+
+	uint8_t cap_mask2_field_select[0x20];
+
+	uint8_t reserved_at_280[0x80];
+
+	uint8_t lid[0x10];
+	uint8_t reserved_at_310[0x4];
+	uint8_t init_type_reply[0x4];
+	uint8_t lmc[0x3];
+	uint8_t subnet_timeout[0x5];
+
+	uint8_t sm_lid[0x10];
+	uint8_t sm_sl[0x4];
+	uint8_t reserved_at_334[0xc];
+
+	uint8_t qkey_violation_counter[0x10];
+	uint8_t pkey_violation_counter[0x10];
+
+	uint8_t reserved_at_360[0xca0];
+};
+
+struct mlx5_ifc_query_hca_vport_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xb];
+	uint8_t port_num[0x4];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_hca_vport_context_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_hca_vport_context_bits hca_vport_context;
+};
+
+struct mlx5_ifc_array128_auto_bits {
+	uint8_t array128_auto[16][0x8];
+};
+
+struct mlx5_ifc_query_hca_vport_gid_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xb];
+	uint8_t port_num[0x4];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x10];
+	uint8_t gid_index[0x10];
+};
+
+struct mlx5_ifc_query_hca_vport_gid_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t gids_num[0x10];
+	uint8_t reserved_at_70[0x10];
+
+	struct mlx5_ifc_array128_auto_bits gid[];
+};
+
+struct mlx5_ifc_pkey_bits {
+	uint8_t reserved_at_0[0x10];
+	uint8_t pkey[0x10];
+};
+
+struct mlx5_ifc_query_hca_vport_pkey_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xb];
+	uint8_t port_num[0x4];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x10];
+	uint8_t pkey_index[0x10];
+};
+
+struct mlx5_ifc_query_hca_vport_pkey_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_pkey_bits pkey[];
+};
+
+struct mlx5_ifc_query_vport_state_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_vport_state_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t reserved_at_60[0x18];
+	uint8_t admin_state[0x4];
+	uint8_t state[0x4];
+};
+
+struct mlx5_ifc_roce_addr_layout_bits {
+	uint8_t source_l3_address[16][0x8];
+
+	uint8_t reserved_at_80[0x3];
+	uint8_t vlan_valid[0x1];
+	uint8_t vlan_id[0xc];
+	uint8_t source_mac_47_32[0x10];
+
+	uint8_t source_mac_31_0[0x20];
+
+	uint8_t reserved_at_c0[0x14];
+	uint8_t roce_l3_type[0x4];
+	uint8_t roce_version[0x8];
+
+	uint8_t reserved_at_e0[0x20];
+};
+
+struct mlx5_ifc_query_roce_address_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t roce_address_index[0x10];
+	uint8_t reserved_at_50[0xc];
+	uint8_t vhca_port_num[0x4];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_roce_address_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_roce_addr_layout_bits roce_address;
+};
+
+/* ------------------------------------------------------------------ */
+/* PD, UAR, transport domain, XRCD, user context, umem, memic          */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_alloc_pd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_alloc_pd_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_pd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_alloc_uar_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_alloc_uar_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t uar[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_uar_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t uar[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_alloc_transport_domain_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_alloc_transport_domain_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t transport_domain[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_transport_domain_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t transport_domain[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_alloc_xrcd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_alloc_xrcd_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrcd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_xrcd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrcd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_uctx_bits {
+	uint8_t cap[0x20];
+
+	uint8_t reserved_at_20[0x160];
+};
+
+struct mlx5_ifc_create_uctx_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_uctx_bits uctx;
+};
+
+struct mlx5_ifc_destroy_uctx_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_mtt_bits {
+	uint8_t ptag_63_32[0x20];
+
+	uint8_t ptag_31_8[0x18];
+	uint8_t reserved_at_38[0x6];
+	uint8_t wr_en[0x1];
+	uint8_t rd_en[0x1];
+};
+
+struct mlx5_ifc_umem_bits {
+	uint8_t reserved_at_0[0x80];
+
+	uint8_t reserved_at_80[0x1b];
+	uint8_t log_page_size[0x5];
+
+	uint8_t page_offset[0x20];
+
+	uint8_t num_of_mtt[0x40];
+
+	struct mlx5_ifc_mtt_bits mtt[];
+};
+
+struct mlx5_ifc_create_umem_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_umem_bits umem;
+};
+
+struct mlx5_ifc_create_umem_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t umem_id[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_umem_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t umem_id[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_alloc_memic_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t reserved_at_60[0x18];
+	uint8_t log_memic_addr_alignment[0x8];
+
+	uint8_t range_start_addr[0x40];
+
+	uint8_t range_size[0x20];
+
+	uint8_t memic_size[0x20];
+};
+
+struct mlx5_ifc_alloc_memic_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t memic_start_addr[0x40];
+};
+
+struct mlx5_ifc_dealloc_memic_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	uint8_t memic_start_addr[0x40];
+
+	uint8_t memic_size[0x20];
+
+	uint8_t reserved_at_e0[0x20];
+};
+
+/* ------------------------------------------------------------------ */
+/* EQ                                                                 */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_eqc_bits {
+	uint8_t status[0x4];
+	uint8_t reserved_at_4[0x9];
+	uint8_t ec[0x1];
+	uint8_t oi[0x1];
+	uint8_t reserved_at_f[0x5];
+	uint8_t st[0x4];
+	uint8_t reserved_at_18[0x8];
+
+	uint8_t reserved_at_20[0x20];
+
+	uint8_t reserved_at_40[0x14];
+	uint8_t page_offset[0x6];
+	uint8_t reserved_at_5a[0x6];
+
+	uint8_t reserved_at_60[0x3];
+	uint8_t log_eq_size[0x5];
+	uint8_t uar_page[0x18];
+
+	uint8_t reserved_at_80[0x20];
+
+	uint8_t reserved_at_a0[0x18];
+	uint8_t intr[0x8];
+
+	uint8_t reserved_at_c0[0x3];
+	uint8_t log_page_size[0x5];
+	uint8_t reserved_at_c8[0x18];
+
+	uint8_t reserved_at_e0[0x60];
+
+	uint8_t reserved_at_140[0x8];
+	uint8_t consumer_counter[0x18];
+
+	uint8_t reserved_at_160[0x8];
+	uint8_t producer_counter[0x18];
+
+	uint8_t reserved_at_180[0x80];
+};
+
+struct mlx5_ifc_create_eq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_eqc_bits eq_context_entry;
+
+	uint8_t reserved_at_280[0x40];
+
+	uint8_t event_bitmask[4][0x40];
+
+	uint8_t reserved_at_3c0[0x4c0];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_create_eq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x18];
+	uint8_t eq_number[0x8];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_eq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x18];
+	uint8_t eq_number[0x8];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_eq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x18];
+	uint8_t eq_number[0x8];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_eq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_eqc_bits eq_context_entry;
+
+	uint8_t reserved_at_280[0x40];
+
+	uint8_t event_bitmask[0x40];
+
+	uint8_t reserved_at_300[0x580];
+
+	uint8_t pas[][0x40];
+};
+
+/* ------------------------------------------------------------------ */
+/* CQ                                                                 */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_cqc_bits {
+	uint8_t status[0x4];
+	uint8_t as_notify[0x1];
+	uint8_t initiator_src_dct[0x1];
+	uint8_t dbr_umem_valid[0x1];
+	uint8_t reserved_at_7[0x1];
+	uint8_t cqe_sz[0x3];
+	uint8_t cc[0x1];
+	uint8_t reserved_at_c[0x1];
+	uint8_t scqe_break_moderation_en[0x1];
+	uint8_t oi[0x1];
+	uint8_t cq_period_mode[0x2];
+	uint8_t cqe_comp_en[0x1];
+	uint8_t mini_cqe_res_format[0x2];
+	uint8_t st[0x4];
+	uint8_t reserved_at_18[0x8];
+
+	uint8_t dbr_umem_id[0x20];
+
+	uint8_t reserved_at_40[0x14];
+	uint8_t page_offset[0x6];
+	uint8_t reserved_at_5a[0x6];
+
+	uint8_t reserved_at_60[0x3];
+	uint8_t log_cq_size[0x5];
+	uint8_t uar_page[0x18];
+
+	uint8_t reserved_at_80[0x4];
+	uint8_t cq_period[0xc];
+	uint8_t cq_max_count[0x10];
+
+	uint8_t reserved_at_a0[0x18];
+	uint8_t c_eqn[0x8];
+
+	uint8_t reserved_at_c0[0x3];
+	uint8_t log_page_size[0x5];
+	uint8_t reserved_at_c8[0x18];
+
+	uint8_t reserved_at_e0[0x20];
+
+	uint8_t reserved_at_100[0x8];
+	uint8_t last_notified_index[0x18];
+
+	uint8_t reserved_at_120[0x8];
+	uint8_t last_solicit_index[0x18];
+
+	uint8_t reserved_at_140[0x8];
+	uint8_t consumer_counter[0x18];
+
+	uint8_t reserved_at_160[0x8];
+	uint8_t producer_counter[0x18];
+
+	uint8_t reserved_at_180[0x40];
+
+	uint8_t dbr_addr[0x40];
+};
+
+struct mlx5_ifc_create_cq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_cqc_bits cq_context;
+
+	uint8_t cq_umem_offset[0x40];
+
+	uint8_t cq_umem_id[0x20];
+
+	uint8_t cq_umem_valid[0x1];
+	uint8_t reserved_at_2e1[0x59f];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_create_cq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_cq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_cq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_cq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_cqc_bits cq_context;
+
+	uint8_t reserved_at_280[0x600];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_modify_cq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t modify_field_select_resize_field_select[0x20];
+
+	struct mlx5_ifc_cqc_bits cq_context;
+
+	uint8_t cq_umem_offset[0x40];
+
+	uint8_t cq_umem_id[0x20];
+
+	uint8_t cq_umem_valid[0x1];
+	uint8_t reserved_at_2e1[0x1f];
+
+	uint8_t reserved_at_300[0x580];
+
+	uint8_t pas[][0x40];
+};
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                 */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_ads_bits {
+	uint8_t fl[0x1];
+	uint8_t free_ar[0x1];
+	uint8_t reserved_at_2[0xe];
+	uint8_t pkey_index[0x10];
+
+	uint8_t reserved_at_20[0x8];
+	uint8_t grh[0x1];
+	uint8_t mlid[0x7];
+	uint8_t rlid[0x10];
+
+	uint8_t ack_timeout[0x5];
+	uint8_t reserved_at_45[0x3];
+	uint8_t src_addr_index[0x8];
+	uint8_t reserved_at_50[0x4];
+	uint8_t stat_rate[0x4];
+	uint8_t hop_limit[0x8];
+
+	uint8_t reserved_at_60[0x4];
+	uint8_t tclass[0x8];
+	uint8_t flow_label[0x14];
+
+	uint8_t rgid_rip[16][0x8];
+
+	uint8_t reserved_at_100[0x4];
+	uint8_t f_dscp[0x1];
+	uint8_t f_ecn[0x1];
+	uint8_t reserved_at_106[0x1];
+	uint8_t f_eth_prio[0x1];
+	uint8_t ecn[0x2];
+	uint8_t dscp[0x6];
+	uint8_t udp_sport[0x10];
+
+	uint8_t dei_cfi[0x1];
+	uint8_t eth_prio[0x3];
+	uint8_t sl[0x4];
+	uint8_t vhca_port_num[0x8];
+	uint8_t rmac_47_32[0x10];
+
+	uint8_t rmac_31_0[0x20];
+};
+
+struct mlx5_ifc_qpc_bits {
+	uint8_t state[0x4];
+	uint8_t lag_tx_port_affinity[0x4];
+	uint8_t st[0x8];
+	uint8_t reserved_at_10[0x2];
+	uint8_t isolate_vl_tc[0x1];
+	uint8_t pm_state[0x2];
+	uint8_t reserved_at_15[0x1];
+	uint8_t req_e2e_credit_mode[0x2];
+	uint8_t offload_type[0x4];
+	uint8_t end_padding_mode[0x2];
+	uint8_t reserved_at_1e[0x2];
+
+	uint8_t wq_signature[0x1];
+	uint8_t block_lb_mc[0x1];
+	uint8_t atomic_like_write_en[0x1];
+	uint8_t latency_sensitive[0x1];
+	uint8_t reserved_at_24[0x1];
+	uint8_t drain_sigerr[0x1];
+	uint8_t reserved_at_26[0x2];
+	uint8_t pd[0x18];
+
+	uint8_t mtu[0x3];
+	uint8_t log_msg_max[0x5];
+	uint8_t reserved_at_48[0x1];
+	uint8_t log_rq_size[0x4];
+	uint8_t log_rq_stride[0x3];
+	uint8_t no_sq[0x1];
+	uint8_t log_sq_size[0x4];
+	uint8_t reserved_at_55[0x3];
+	uint8_t ts_format[0x2];
+	uint8_t data_in_order[0x1];
+	uint8_t rlky[0x1];
+	uint8_t ulp_stateless_offload_mode[0x4];
+
+	uint8_t counter_set_id[0x8];
+	uint8_t uar_page[0x18];
+
+	uint8_t reserved_at_80[0x8];
+	uint8_t user_index[0x18];
+
+	uint8_t reserved_at_a0[0x3];
+	uint8_t log_page_size[0x5];
+	uint8_t remote_qpn[0x18];
+
+	struct mlx5_ifc_ads_bits primary_address_path;
+
+	struct mlx5_ifc_ads_bits secondary_address_path;
+
+	uint8_t log_ack_req_freq[0x4];
+	uint8_t reserved_at_384[0x4];
+	uint8_t log_sra_max[0x3];
+	uint8_t reserved_at_38b[0x2];
+	uint8_t retry_count[0x3];
+	uint8_t rnr_retry[0x3];
+	uint8_t reserved_at_393[0x1];
+	uint8_t fre[0x1];
+	uint8_t cur_rnr_retry[0x3];
+	uint8_t cur_retry_count[0x3];
+	uint8_t reserved_at_39b[0x5];
+
+	uint8_t reserved_at_3a0[0x20];
+
+	uint8_t reserved_at_3c0[0x8];
+	uint8_t next_send_psn[0x18];
+
+	uint8_t reserved_at_3e0[0x8];
+	uint8_t cqn_snd[0x18];
+
+	uint8_t reserved_at_400[0x8];
+	uint8_t deth_sqpn[0x18];
+
+	uint8_t reserved_at_420[0x20];
+
+	uint8_t reserved_at_440[0x8];
+	uint8_t last_acked_psn[0x18];
+
+	uint8_t reserved_at_460[0x8];
+	uint8_t ssn[0x18];
+
+	uint8_t reserved_at_480[0x8];
+	uint8_t log_rra_max[0x3];
+	uint8_t reserved_at_48b[0x1];
+	uint8_t atomic_mode[0x4];
+	uint8_t rre[0x1];
+	uint8_t rwe[0x1];
+	uint8_t rae[0x1];
+	uint8_t reserved_at_493[0x1];
+	uint8_t page_offset[0x6];
+	uint8_t reserved_at_49a[0x3];
+	uint8_t cd_slave_receive[0x1];
+	uint8_t cd_slave_send[0x1];
+	uint8_t cd_master[0x1];
+
+	uint8_t reserved_at_4a0[0x3];
+	uint8_t min_rnr_nak[0x5];
+	uint8_t next_rcv_psn[0x18];
+
+	uint8_t reserved_at_4c0[0x8];
+	uint8_t xrcd[0x18];
+
+	uint8_t reserved_at_4e0[0x8];
+	uint8_t cqn_rcv[0x18];
+
+	uint8_t dbr_addr[0x40];
+
+	uint8_t q_key[0x20];
+
+	uint8_t reserved_at_560[0x5];
+	uint8_t rq_type[0x3];
+	uint8_t srqn_rmpn_xrqn[0x18];
+
+	uint8_t reserved_at_580[0x8];
+	uint8_t rmsn[0x18];
+
+	uint8_t hw_sq_wqebb_counter[0x10];
+	uint8_t sw_sq_wqebb_counter[0x10];
+
+	uint8_t hw_rq_counter[0x20];
+
+	uint8_t sw_rq_counter[0x20];
+
+	uint8_t reserved_at_600[0x20];
+
+	uint8_t reserved_at_620[0xf];
+	uint8_t cgs[0x1];
+	uint8_t cs_req[0x8];
+	uint8_t cs_res[0x8];
+
+	uint8_t dc_access_key[0x40];
+
+	uint8_t reserved_at_680[0x3];
+	uint8_t dbr_umem_valid[0x1];
+	uint8_t reserved_at_684[0x9c];
+
+	uint8_t dbr_umem_id[0x20];
+};
+
+struct mlx5_ifc_create_qp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t input_qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t opt_param_mask[0x20];
+
+	uint8_t ece[0x20];
+
+	struct mlx5_ifc_qpc_bits qpc;
+
+	uint8_t wq_umem_offset[0x40];
+
+	uint8_t wq_umem_id[0x20];
+
+	uint8_t wq_umem_valid[0x1];
+	uint8_t reserved_at_861[0x1f];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_create_qp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t ece[0x20];
+};
+
+struct mlx5_ifc_destroy_qp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* Layout shared by every qpc-carrying transition (RST2INIT ... SQD2SQD). */
+struct mlx5_ifc_modify_qp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t vhca_tunnel_id[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t opt_param_mask[0x20];
+
+	uint8_t ece[0x20];
+
+	struct mlx5_ifc_qpc_bits qpc;
+
+	uint8_t reserved_at_800[0x80];
+};
+
+struct mlx5_ifc_modify_qp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x20];
+	uint8_t ece[0x20];
+};
+
+#define SMX_DECLARE_QP_MODIFY(name)                                            \
+	struct mlx5_ifc_##name##_in_bits {                                     \
+		uint8_t opcode[0x10];                                          \
+		uint8_t uid[0x10];                                             \
+		uint8_t vhca_tunnel_id[0x10];                                  \
+		uint8_t op_mod[0x10];                                          \
+		uint8_t reserved_at_40[0x8];                                   \
+		uint8_t qpn[0x18];                                             \
+		uint8_t reserved_at_60[0x20];                                  \
+		uint8_t opt_param_mask[0x20];                                  \
+		uint8_t ece[0x20];                                             \
+		struct mlx5_ifc_qpc_bits qpc;                                  \
+		uint8_t reserved_at_800[0x80];                                 \
+	};                                                                     \
+	struct mlx5_ifc_##name##_out_bits {                                    \
+		uint8_t status[0x8];                                           \
+		uint8_t reserved_at_8[0x18];                                   \
+		uint8_t syndrome[0x20];                                        \
+		uint8_t reserved_at_40[0x20];                                  \
+		uint8_t ece[0x20];                                             \
+	}
+
+SMX_DECLARE_QP_MODIFY(rst2init_qp);
+SMX_DECLARE_QP_MODIFY(init2init_qp);
+SMX_DECLARE_QP_MODIFY(init2rtr_qp);
+SMX_DECLARE_QP_MODIFY(rtr2rts_qp);
+SMX_DECLARE_QP_MODIFY(rts2rts_qp);
+SMX_DECLARE_QP_MODIFY(sqerr2rts_qp);
+SMX_DECLARE_QP_MODIFY(sqd2rts_qp);
+SMX_DECLARE_QP_MODIFY(rts2sqd_qp);
+SMX_DECLARE_QP_MODIFY(sqd2sqd_qp);
+
+struct mlx5_ifc_qp_2rst_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_qp_2rst_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_qp_2err_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_qp_2err_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_query_qp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_qp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x20];
+	uint8_t ece[0x20];
+
+	uint8_t opt_param_mask[0x20];
+
+	uint8_t reserved_at_a0[0x20];
+
+	struct mlx5_ifc_qpc_bits qpc;
+
+	uint8_t reserved_at_800[0x80];
+
+	uint8_t pas[][0x40];
+};
+
+/* ------------------------------------------------------------------ */
+/* DCT (layouts only for now)                                         */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_dctc_bits {
+	uint8_t reserved_at_0[0x4];
+	uint8_t state[0x4];
+	uint8_t reserved_at_8[0x15];
+	uint8_t data_in_order[0x1];
+	uint8_t reserved_at_1e[0x2];
+
+	uint8_t reserved_at_20[0x8];
+	uint8_t user_index[0x18];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t counter_set_id[0x8];
+	uint8_t atomic_mode[0x4];
+	uint8_t rre[0x1];
+	uint8_t rwe[0x1];
+	uint8_t rae[0x1];
+	uint8_t atomic_like_write_en[0x1];
+	uint8_t latency_sensitive[0x1];
+	uint8_t rlky[0x1];
+	uint8_t free_ar[0x1];
+	uint8_t reserved_at_73[0xd];
+
+	uint8_t reserved_at_80[0x8];
+	uint8_t cs_res[0x8];
+	uint8_t reserved_at_90[0x3];
+	uint8_t min_rnr_nak[0x5];
+	uint8_t reserved_at_98[0x8];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t srqn_xrqn[0x18];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t tclass[0x8];
+	uint8_t reserved_at_e8[0x4];
+	uint8_t flow_label[0x14];
+
+	uint8_t dc_access_key[0x40];
+
+	uint8_t reserved_at_140[0x5];
+	uint8_t mtu[0x3];
+	uint8_t port[0x8];
+	uint8_t pkey_index[0x10];
+
+	uint8_t reserved_at_160[0x8];
+	uint8_t my_addr_index[0x8];
+	uint8_t reserved_at_170[0x8];
+	uint8_t hop_limit[0x8];
+
+	uint8_t dc_access_key_violation_count[0x20];
+
+	uint8_t reserved_at_1a0[0x14];
+	uint8_t dei_cfi[0x1];
+	uint8_t eth_prio[0x3];
+	uint8_t ecn[0x2];
+	uint8_t dscp[0x6];
+
+	uint8_t reserved_at_1c0[0x20];
+
+	uint8_t ece[0x20];
+};
+
+struct mlx5_ifc_create_dct_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_dctc_bits dct_context_entry;
+
+	uint8_t reserved_at_280[0x180];
+};
+
+struct mlx5_ifc_create_dct_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t dctn[0x18];
+
+	uint8_t ece[0x20];
+};
+
+/* ------------------------------------------------------------------ */
+/* SRQ, XRC SRQ, RMP                                                  */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_srqc_bits {
+	uint8_t state[0x4];
+	uint8_t log_srq_size[0x4];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t wq_signature[0x1];
+	uint8_t cont_srq[0x1];
+	uint8_t reserved_at_22[0x1];
+	uint8_t rlky[0x1];
+	uint8_t reserved_at_24[0x1];
+	uint8_t log_rq_stride[0x3];
+	uint8_t xrcd[0x18];
+
+	uint8_t page_offset[0x6];
+	uint8_t reserved_at_46[0x2];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t reserved_at_80[0x2];
+	uint8_t log_page_size[0x6];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x20];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t lwm[0x10];
+	uint8_t wqe_cnt[0x10];
+
+	uint8_t reserved_at_100[0x40];
+
+	uint8_t dbr_addr[0x40];
+
+	uint8_t reserved_at_180[0x80];
+};
+
+struct mlx5_ifc_create_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_srqc_bits srq_context_entry;
+
+	uint8_t reserved_at_280[0x600];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_create_srq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_srq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_srqc_bits srq_context_entry;
+
+	uint8_t reserved_at_280[0x600];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_arm_rq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t srq_number[0x18];
+
+	uint8_t reserved_at_60[0x10];
+	uint8_t lwm[0x10];
+};
+
+struct mlx5_ifc_xrc_srqc_bits {
+	uint8_t state[0x4];
+	uint8_t log_xrc_srq_size[0x4];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t wq_signature[0x1];
+	uint8_t cont_srq[0x1];
+	uint8_t reserved_at_22[0x1];
+	uint8_t rlky[0x1];
+	uint8_t basic_cyclic_rcv_wqe[0x1];
+	uint8_t log_rq_stride[0x3];
+	uint8_t xrcd[0x18];
+
+	uint8_t page_offset[0x6];
+	uint8_t reserved_at_46[0x1];
+	uint8_t dbr_umem_valid[0x1];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t user_index_equal_xrc_srqn[0x1];
+	uint8_t reserved_at_81[0x1];
+	uint8_t log_page_size[0x6];
+	uint8_t user_index[0x18];
+
+	uint8_t reserved_at_a0[0x20];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t lwm[0x10];
+	uint8_t wqe_cnt[0x10];
+
+	uint8_t reserved_at_100[0x40];
+
+	uint8_t db_record_addr_h[0x20];
+
+	uint8_t db_record_addr_l[0x1e];
+	uint8_t reserved_at_17e[0x2];
+
+	uint8_t reserved_at_180[0x80];
+};
+
+struct mlx5_ifc_create_xrc_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_xrc_srqc_bits xrc_srq_context_entry;
+
+	uint8_t reserved_at_280[0x60];
+
+	uint8_t xrc_srq_umem_valid[0x1];
+	uint8_t reserved_at_2e1[0x1f];
+
+	uint8_t reserved_at_300[0x580];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_create_xrc_srq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrc_srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_xrc_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrc_srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_xrc_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrc_srqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_xrc_srq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_xrc_srqc_bits xrc_srq_context_entry;
+
+	uint8_t reserved_at_280[0x600];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_arm_xrc_srq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t xrc_srqn[0x18];
+
+	uint8_t reserved_at_60[0x10];
+	uint8_t lwm[0x10];
+};
+
+struct mlx5_ifc_wq_bits {
+	uint8_t wq_type[0x4];
+	uint8_t wq_signature[0x1];
+	uint8_t end_padding_mode[0x2];
+	uint8_t cd_slave[0x1];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t hds_skip_first_sge[0x1];
+	uint8_t log2_hds_buf_size[0x3];
+	uint8_t reserved_at_24[0x7];
+	uint8_t page_offset[0x5];
+	uint8_t lwm[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_60[0x8];
+	uint8_t uar_page[0x18];
+
+	uint8_t dbr_addr[0x40];
+
+	uint8_t hw_counter[0x20];
+
+	uint8_t sw_counter[0x20];
+
+	uint8_t reserved_at_100[0xc];
+	uint8_t log_wq_stride[0x4];
+	uint8_t reserved_at_110[0x3];
+	uint8_t log_wq_pg_sz[0x5];
+	uint8_t reserved_at_118[0x3];
+	uint8_t log_wq_sz[0x5];
+
+	uint8_t dbr_umem_valid[0x1];
+	uint8_t wq_umem_valid[0x1];
+	uint8_t reserved_at_122[0x1];
+	uint8_t log_hairpin_num_packets[0x5];
+	uint8_t reserved_at_128[0x3];
+	uint8_t log_hairpin_data_sz[0x5];
+	uint8_t reserved_at_130[0x10];
+
+	uint8_t dbr_umem_id[0x20];
+
+	uint8_t wq_umem_id[0x20];
+
+	uint8_t wq_umem_offset[0x40];
+
+	uint8_t reserved_at_1c0[0x440];
+
+	uint8_t pas[][0x40];
+};
+
+struct mlx5_ifc_rmpc_bits {
+	uint8_t reserved_at_0[0x8];
+	uint8_t state[0x4];
+	uint8_t reserved_at_c[0x14];
+
+	uint8_t basic_cyclic_rcv_wqe[0x1];
+	uint8_t reserved_at_21[0x1f];
+
+	uint8_t reserved_at_40[0x140];
+
+	struct mlx5_ifc_wq_bits wq;
+};
+
+struct mlx5_ifc_create_rmp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rmpc_bits ctx;
+};
+
+struct mlx5_ifc_create_rmp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rmpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_rmp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rmpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_rmp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rmpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_rmp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rmpc_bits rmp_context;
+};
+
+/* ------------------------------------------------------------------ */
+/* MKEY                                                               */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_mkc_bits {
+	uint8_t reserved_at_0[0x1];
+	uint8_t free[0x1];
+	uint8_t reserved_at_2[0x1];
+	uint8_t access_mode_4_2[0x3];
+	uint8_t reserved_at_6[0x7];
+	uint8_t relaxed_ordering_write[0x1];
+	uint8_t reserved_at_e[0x1];
+	uint8_t small_fence_on_rdma_read_response[0x1];
+	uint8_t umr_en[0x1];
+	uint8_t a[0x1];
+	uint8_t rw[0x1];
+	uint8_t rr[0x1];
+	uint8_t lw[0x1];
+	uint8_t lr[0x1];
+	uint8_t access_mode_1_0[0x2];
+	uint8_t reserved_at_18[0x8];
+
+	uint8_t qpn[0x18];
+	uint8_t mkey_7_0[0x8];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t length64[0x1];
+	uint8_t bsf_en[0x1];
+	uint8_t sync_umr[0x1];
+	uint8_t reserved_at_63[0x2];
+	uint8_t expected_sigerr_count[0x1];
+	uint8_t reserved_at_66[0x1];
+	uint8_t en_rinval[0x1];
+	uint8_t pd[0x18];
+
+	uint8_t start_addr[0x40];
+
+	uint8_t len[0x40];
+
+	uint8_t bsf_octword_size[0x20];
+
+	uint8_t reserved_at_120[0x80];
+
+	uint8_t translations_octword_size[0x20];
+
+	uint8_t reserved_at_1c0[0x19];
+	uint8_t relaxed_ordering_read[0x1];
+	uint8_t reserved_at_1da[0x1];
+	uint8_t log_page_size[0x5];
+
+	uint8_t reserved_at_1e0[0x3];
+	uint8_t crypto_en[0x2];
+	uint8_t reserved_at_1e5[0x1b];
+};
+
+struct mlx5_ifc_create_mkey_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t mkey_umem_id[0x20];
+
+	uint8_t pg_access[0x1];
+	uint8_t mkey_umem_valid[0x1];
+	uint8_t reserved_at_62[0x1e];
+
+	struct mlx5_ifc_mkc_bits memory_key_mkey_entry;
+
+	uint8_t mkey_umem_offset[0x40];
+
+	uint8_t reserved_at_2c0[0x40];
+
+	uint8_t translations_octword_actual_size[0x20];
+
+	uint8_t reserved_at_320[0x560];
+
+	uint8_t klm_pas_mtt[][0x20];
+};
+
+struct mlx5_ifc_create_mkey_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t mkey_index[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_mkey_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t mkey_index[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_mkey_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t mkey_index[0x18];
+
+	uint8_t pg_access[0x1];
+	uint8_t reserved_at_61[0x1f];
+};
+
+struct mlx5_ifc_query_mkey_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_mkc_bits memory_key_mkey_entry;
+
+	uint8_t reserved_at_280[0x600];
+
+	uint8_t bsf0_klm0_pas_mtt0_1[16][0x8];
+
+	uint8_t bsf1_klm1_pas_mtt2_3[16][0x8];
+};
+
+/* Translation entries following create_mkey_in (MTT: 8 bytes; KLM/KSM: 16). */
+struct mlx5_ifc_klm_bits {
+	uint8_t byte_count[0x20];
+
+	uint8_t mkey[0x20];
+
+	uint8_t address[0x40];
+};
+
+/* ------------------------------------------------------------------ */
+/* Sizes (bits) -- the PRM's                                          */
+/* ------------------------------------------------------------------ */
+
+#define SMX_IFC_SIZE(name, bits)                                               \
+	_Static_assert(sizeof(struct mlx5_ifc_##name##_bits) == (bits),        \
+		       "PRM size of " #name)
+
+SMX_IFC_SIZE(mbox_in, 0x80);
+SMX_IFC_SIZE(mbox_out, 0x80);
+SMX_IFC_SIZE(general_obj_in_cmd_hdr, 0x80);
+SMX_IFC_SIZE(general_obj_out_cmd_hdr, 0x80);
+SMX_IFC_SIZE(obj_handle_in, 0x80);
+SMX_IFC_SIZE(obj_handle_out, 0x80);
+SMX_IFC_SIZE(cmd_hca_cap, 0x800);
+SMX_IFC_SIZE(odp_per_transport_service_cap, 0x20);
+SMX_IFC_SIZE(odp_cap, 0x800);
+SMX_IFC_SIZE(atomic_caps, 0x800);
+SMX_IFC_SIZE(roce_cap, 0x800);
+SMX_IFC_SIZE(device_mem_cap, 0x800);
+_Static_assert(sizeof(union mlx5_ifc_hca_cap_union_bits) == 0x8000, "cap union");
+SMX_IFC_SIZE(query_hca_cap_in, 0x80);
+SMX_IFC_SIZE(query_hca_cap_out, 0x8080);
+SMX_IFC_SIZE(query_adapter_in, 0x80);
+SMX_IFC_SIZE(query_adapter_param_block, 0x800);
+SMX_IFC_SIZE(query_adapter_out, 0x880);
+SMX_IFC_SIZE(mac_address_layout, 0x40);
+SMX_IFC_SIZE(nic_vport_context, 0x800);
+SMX_IFC_SIZE(query_nic_vport_context_in, 0x80);
+SMX_IFC_SIZE(query_nic_vport_context_out, 0x880);
+SMX_IFC_SIZE(hca_vport_context, 0x1000);
+SMX_IFC_SIZE(query_hca_vport_context_in, 0x80);
+SMX_IFC_SIZE(query_hca_vport_context_out, 0x1080);
+SMX_IFC_SIZE(array128_auto, 0x80);
+SMX_IFC_SIZE(query_hca_vport_gid_in, 0x80);
+SMX_IFC_SIZE(query_hca_vport_gid_out, 0x80);
+SMX_IFC_SIZE(pkey, 0x20);
+SMX_IFC_SIZE(query_hca_vport_pkey_in, 0x80);
+SMX_IFC_SIZE(query_hca_vport_pkey_out, 0x80);
+SMX_IFC_SIZE(query_vport_state_in, 0x80);
+SMX_IFC_SIZE(query_vport_state_out, 0x80);
+SMX_IFC_SIZE(roce_addr_layout, 0x100);
+SMX_IFC_SIZE(query_roce_address_in, 0x80);
+SMX_IFC_SIZE(query_roce_address_out, 0x180);
+SMX_IFC_SIZE(alloc_pd_in, 0x80);
+SMX_IFC_SIZE(alloc_pd_out, 0x80);
+SMX_IFC_SIZE(dealloc_pd_in, 0x80);
+SMX_IFC_SIZE(alloc_uar_in, 0x80);
+SMX_IFC_SIZE(alloc_uar_out, 0x80);
+SMX_IFC_SIZE(dealloc_uar_in, 0x80);
+SMX_IFC_SIZE(alloc_transport_domain_in, 0x80);
+SMX_IFC_SIZE(alloc_transport_domain_out, 0x80);
+SMX_IFC_SIZE(dealloc_transport_domain_in, 0x80);
+SMX_IFC_SIZE(alloc_xrcd_in, 0x80);
+SMX_IFC_SIZE(alloc_xrcd_out, 0x80);
+SMX_IFC_SIZE(dealloc_xrcd_in, 0x80);
+SMX_IFC_SIZE(uctx, 0x180);
+SMX_IFC_SIZE(create_uctx_in, 0x200);
+SMX_IFC_SIZE(destroy_uctx_in, 0x80);
+SMX_IFC_SIZE(mtt, 0x40);
+SMX_IFC_SIZE(umem, 0x100);
+SMX_IFC_SIZE(create_umem_in, 0x180);
+SMX_IFC_SIZE(create_umem_out, 0x80);
+SMX_IFC_SIZE(destroy_umem_in, 0x80);
+SMX_IFC_SIZE(alloc_memic_in, 0x100);
+SMX_IFC_SIZE(alloc_memic_out, 0x80);
+SMX_IFC_SIZE(dealloc_memic_in, 0x100);
+SMX_IFC_SIZE(eqc, 0x200);
+SMX_IFC_SIZE(create_eq_in, 0x880);
+SMX_IFC_SIZE(create_eq_out, 0x80);
+SMX_IFC_SIZE(destroy_eq_in, 0x80);
+SMX_IFC_SIZE(query_eq_in, 0x80);
+SMX_IFC_SIZE(query_eq_out, 0x880);
+SMX_IFC_SIZE(cqc, 0x200);
+SMX_IFC_SIZE(create_cq_in, 0x880);
+SMX_IFC_SIZE(create_cq_out, 0x80);
+SMX_IFC_SIZE(destroy_cq_in, 0x80);
+SMX_IFC_SIZE(query_cq_in, 0x80);
+SMX_IFC_SIZE(query_cq_out, 0x880);
+SMX_IFC_SIZE(modify_cq_in, 0x880);
+SMX_IFC_SIZE(ads, 0x160);
+SMX_IFC_SIZE(qpc, 0x740);
+SMX_IFC_SIZE(create_qp_in, 0x880);
+SMX_IFC_SIZE(create_qp_out, 0x80);
+SMX_IFC_SIZE(destroy_qp_in, 0x80);
+SMX_IFC_SIZE(modify_qp_in, 0x880);
+SMX_IFC_SIZE(modify_qp_out, 0x80);
+SMX_IFC_SIZE(rst2init_qp_in, 0x880);
+SMX_IFC_SIZE(init2init_qp_in, 0x880);
+SMX_IFC_SIZE(init2rtr_qp_in, 0x880);
+SMX_IFC_SIZE(rtr2rts_qp_in, 0x880);
+SMX_IFC_SIZE(rts2rts_qp_in, 0x880);
+SMX_IFC_SIZE(sqerr2rts_qp_in, 0x880);
+SMX_IFC_SIZE(sqd2rts_qp_in, 0x880);
+SMX_IFC_SIZE(rts2sqd_qp_in, 0x880);
+SMX_IFC_SIZE(sqd2sqd_qp_in, 0x880);
+SMX_IFC_SIZE(rst2init_qp_out, 0x80);
+SMX_IFC_SIZE(qp_2rst_in, 0x80);
+SMX_IFC_SIZE(qp_2rst_out, 0x80);
+SMX_IFC_SIZE(qp_2err_in, 0x80);
+SMX_IFC_SIZE(qp_2err_out, 0x80);
+SMX_IFC_SIZE(query_qp_in, 0x80);
+SMX_IFC_SIZE(query_qp_out, 0x880);
+SMX_IFC_SIZE(dctc, 0x200);
+SMX_IFC_SIZE(create_dct_in, 0x400);
+SMX_IFC_SIZE(create_dct_out, 0x80);
+SMX_IFC_SIZE(srqc, 0x200);
+SMX_IFC_SIZE(create_srq_in, 0x880);
+SMX_IFC_SIZE(create_srq_out, 0x80);
+SMX_IFC_SIZE(destroy_srq_in, 0x80);
+SMX_IFC_SIZE(query_srq_in, 0x80);
+SMX_IFC_SIZE(query_srq_out, 0x880);
+SMX_IFC_SIZE(arm_rq_in, 0x80);
+SMX_IFC_SIZE(xrc_srqc, 0x200);
+SMX_IFC_SIZE(create_xrc_srq_in, 0x880);
+SMX_IFC_SIZE(create_xrc_srq_out, 0x80);
+SMX_IFC_SIZE(destroy_xrc_srq_in, 0x80);
+SMX_IFC_SIZE(query_xrc_srq_in, 0x80);
+SMX_IFC_SIZE(query_xrc_srq_out, 0x880);
+SMX_IFC_SIZE(arm_xrc_srq_in, 0x80);
+SMX_IFC_SIZE(wq, 0x600);
+SMX_IFC_SIZE(rmpc, 0x780);
+SMX_IFC_SIZE(create_rmp_in, 0x880);
+SMX_IFC_SIZE(create_rmp_out, 0x80);
+SMX_IFC_SIZE(destroy_rmp_in, 0x80);
+SMX_IFC_SIZE(query_rmp_in, 0x80);
+SMX_IFC_SIZE(query_rmp_out, 0x880);
+SMX_IFC_SIZE(mkc, 0x200);
+SMX_IFC_SIZE(create_mkey_in, 0x880);
+SMX_IFC_SIZE(create_mkey_out, 0x80);
+SMX_IFC_SIZE(destroy_mkey_in, 0x80);
+SMX_IFC_SIZE(query_mkey_in, 0x80);
+SMX_IFC_SIZE(query_mkey_out, 0x980);
+SMX_IFC_SIZE(klm, 0x80);
+
+#endif
