@@ -20,7 +20,7 @@ command -v ibv_devinfo >/dev/null || { echo "devinfo: ibv_devinfo not found (apt
 
 # The expectations below are the defaults; a personal config would change
 # them, so ignore it (and any SOFTMLX5_* overrides) for this check.
-while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^SOFTMLX5_' | grep -v '^SOFTMLX5_DEBUG$' || true)
+while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^SOFTMLX5_' | grep -v -E '^SOFTMLX5_(DEBUG|LIBDIR)$' || true)
 export SOFTMLX5_CONFIG=/dev/null
 
 out=$(mktemp)
