@@ -93,9 +93,33 @@ static const struct knob knobs[] = {
 
 /* ------------------------------------------------------------------ errors */
 
+/* Copies @val for display: non-printable bytes become \xNN, long values are
+ * cut, so an error stays on one line whatever the input holds. */
+static const char *printable(const char *val, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *val && o + 8 < len; val++) {
+		unsigned char c = (unsigned char)*val;
+
+		if (c >= 0x20 && c < 0x7f)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+	}
+	if (*val)
+		snprintf(buf + o, len - o, "...");
+	else
+		buf[o] = '\0';
+	return buf;
+}
+
 static void report(const struct smx_src *src, const char *key, const char *val,
 		   const char *why)
 {
+	char shown[160];
+
+	val = printable(val, shown, sizeof(shown));
 	if (src->file)
 		smx_err("config: %s:%u: %s = '%s': %s", src->file, src->line,
 			key, val, why);
@@ -619,8 +643,10 @@ static int load_file(struct smx_config *cfg, struct smx_load_state *st)
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
+			char shown[160];
+
 			smx_err("config: %s:%u: expected 'key = value', got '%s'",
-				path, src.line, s);
+				path, src.line, printable(s, shown, sizeof(shown)));
 			ret = -EINVAL;
 			break;
 		}
@@ -629,8 +655,11 @@ static int load_file(struct smx_config *cfg, struct smx_load_state *st)
 		val = trim(eq + 1);
 		k = find_knob(key);
 		if (!k) {
+			char shown[160];
+
 			smx_err("config: %s:%u: unknown key '%s' (see man 7 "
-				"softmlx5)", path, src.line, key);
+				"softmlx5)", path, src.line,
+				printable(key, shown, sizeof(shown)));
 			ret = -EINVAL;
 			break;
 		}

@@ -381,6 +381,8 @@ static void test_hostile_file(void)
 
 	file_bad("no equals sign here\n", "expected 'key = value'");
 	file_bad("bogus_key = 1\n", "unknown key 'bogus_key'");
+	file_bad("bo\x01gus = 1\n", "unknown key 'bo\\x01gus'");
+	file_bad("\x7f\x80\n", "\\x7f\\x80");
 	file_bad("= 5\n", "unknown key ''");
 	file_bad("log_max_qp =\n", "empty value");
 	file_bad("log_max_qp = 1 2\n", "log_max_qp");
@@ -453,8 +455,19 @@ static void test_hostile_env(void)
 	env_bad("SOFTMLX5_DEV_NAME", "mlx5 0");
 	env_bad("SOFTMLX5_DEV_NAME", "_mlx");
 	env_bad("SOFTMLX5_DEV_NAME", "mlx5_\xc3\xa9");
+	env_bad("SOFTMLX5_DEV_NAME", "a\nb");	/* stays one line */
+	env_bad("SOFTMLX5_DEV_NAME", "\x1b[31mred");
 	longname[63] = '\0';
 	env_good("SOFTMLX5_DEV_NAME", longname);
+	{
+		char huge[1000];
+
+		memset(huge, 'z', sizeof(huge) - 1);
+		huge[sizeof(huge) - 1] = '\0';
+		env_bad("SOFTMLX5_DEV_NAME", huge);	/* message is cut */
+		CHECK(strlen(captured) < 400, "long value shortened: %zu",
+		      strlen(captured));
+	}
 
 	/* link layer */
 	env_bad("SOFTMLX5_LINK_LAYER", "iwarp");
