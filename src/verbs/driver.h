@@ -202,6 +202,7 @@ static inline struct verbs_context_ops *verbs_ops(struct ibv_context *ctx)
 
 /* Entry points the provider calls (exported in IBVERBS_PRIVATE_34). */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
+struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_data);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,

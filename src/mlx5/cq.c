@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion queues: a ring of 64-byte CQEs and a doorbell record in process
+ * memory, registered with CREATE_CQ (PAS + dbr_addr + the vector's EQ).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "prm/prm.h"
+#include "util/log.h"
+
+#define MLX5_CQE_SIZE_64 64
+
+/* What ibv_create_cq_ex() accepts today; everything else is EOPNOTSUPP. */
+#define CQ_EX_SUPPORTED_WC_FLAGS                                                \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |  \
+	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |       \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static uint32_t roundup_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int cq_log2(uint32_t v)
+{
+	int l = 0;
+
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
+static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(destroy_cq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+	DEVX_SET(destroy_cq_in, in, cqn, cqn);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}
+
+/* The CQ is empty until the data-path engine produces CQEs; polling reads
+ * the ring exactly as hardware leaves it. */
+static int cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	struct mlx5_cqe64 *cqe;
+
+	if (ne <= 0)
+		return 0;
+	cqe = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
+				    (cq->cons_index & (cq->cqe_cnt - 1)) * cq->cqe_size);
+	if (mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_INVALID ||
+	    (mlx5dv_get_cqe_owner(cqe) ^ !!(cq->cons_index & cq->cqe_cnt)))
+		return 0;
+	smx_dbg("cq 0x%x: CQE parsing arrives with the data-path engine", cq->cqn);
+	return -1;
+}
+
+static int cq_arm(struct ibv_cq *ibcq, int solicited)
+{
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	uint32_t cmd = solicited ? 1u : 0u;	/* MLX5_CQ_DB_REQ_NOT_SOL : _NOT */
+
+	cq->dbrec[1] = htobe32((cq->arm_sn & 3) << 28 | cmd << 24 |
+			       (cq->cons_index & 0xffffff));
+	return 0;
+}
+
+static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
+				 int comp_vector)
+{
+	uint32_t out[DEVX_ST_SZ_DW(create_cq_out)] = {};
+	uint32_t ncqe, eqn, i, *in = NULL;
+	struct mlx5_cq *cq;
+	size_t inlen;
+	void *cqc;
+	int ret;
+
+	if (!cqe || cqe > ctx->max_cqe) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = mlx5_comp_eqn(ctx, comp_vector, &eqn);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ncqe = roundup_pow2(cqe + 1);
+	cq->cqe_cnt = ncqe;
+	cq->cqe_size = MLX5_CQE_SIZE_64;
+	cq->comp_vector = comp_vector;
+	ret = mlx5_buf_alloc(&cq->buf, (size_t)ncqe * cq->cqe_size);
+	if (ret)
+		goto err;
+	for (i = 0; i < ncqe; i++) {
+		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
+							     i * cq->cqe_size);
+		c->op_own = MLX5_CQE_INVALID << 4;
+	}
+	cq->dbrec = mlx5_dbrec_alloc();
+	if (!cq->dbrec) {
+		ret = ENOMEM;
+		goto err_buf;
+	}
+
+	inlen = DEVX_ST_SZ_BYTES(create_cq_in) + mlx5_buf_npages(&cq->buf) * sizeof(__be64);
+	in = calloc(1, inlen);
+	if (!in) {
+		ret = ENOMEM;
+		goto err_db;
+	}
+	DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
+	DEVX_SET(cqc, cqc, cqe_sz, 0);		/* 64-byte CQEs */
+	DEVX_SET(cqc, cqc, log_cq_size, (uint32_t)cq_log2(ncqe));
+	DEVX_SET(cqc, cqc, uar_page, ctx->uar_page);
+	DEVX_SET(cqc, cqc, c_eqn, eqn);
+	DEVX_SET(cqc, cqc, log_page_size, 0);	/* 4 KiB PAS entries */
+	DEVX_SET64(cqc, cqc, dbr_addr, (uint64_t)(uintptr_t)cq->dbrec);
+	mlx5_buf_fill_pas(&cq->buf, (__be64 *)DEVX_ADDR_OF(create_cq_in, in, pas));
+	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
+	free(in);
+	if (ret)
+		goto err_db;
+	cq->cqn = DEVX_GET(create_cq_out, out, cqn);
+	cq->ibv_cq.cqe = (int)ncqe - 1;
+	return cq;
+
+err_db:
+	mlx5_dbrec_free(cq->dbrec);
+err_buf:
+	mlx5_buf_free(&cq->buf);
+err:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct mlx5_cq *cq;
+
+	if (cqe <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector);
+	return cq ? ibv_cq_ex_to_cq(&cq->ibv_cq) : NULL;
+}
+
+struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct mlx5_cq *cq;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)CQ_EX_SUPPORTED_WC_FLAGS) {
+		/* Timestamps, CVLAN, flow tag, TM info: not yet. */
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				       IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* The extended poll API (start_poll/next_poll...) comes with the
+	 * data-path engine; until then only the legacy entry points exist. */
+	errno = EOPNOTSUPP;
+	(void)cq;
+	smx_stub("ibv_create_cq_ex (extended CQ polling)");
+	return NULL;
+}
+
+int mlx5_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct mlx5_context *ctx = to_mctx(ibcq->context);
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	int ret;
+
+	ret = cq_destroy_cmd(ctx, cq->cqn);
+	if (ret)
+		return ret;
+	mlx5_dbrec_free(cq->dbrec);
+	mlx5_buf_free(&cq->buf);
+	free(cq);
+	return 0;
+}
+
+int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	return cq_poll(ibcq, ne, wc);
+}
+
+int mlx5_cq_arm(struct ibv_cq *ibcq, int solicited)
+{
+	return cq_arm(ibcq, solicited);
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libmlx5.so.1, the driver half of softmlx5. It plays the roles the kernel's
+ * mlx5_ib and rdma-core's mlx5 provider play on real hardware: it builds PRM
+ * command mailboxes for every object, keeps queues and doorbell records in
+ * process memory, and hands the device (src/device/device.h) nothing else.
+ */
+#ifndef SMX_MLX5_H
+#define SMX_MLX5_H
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device/device.h"
+#include "verbs/driver.h"
+
+#define MLX5_ADAPTER_PAGE_SHIFT 12
+#define MLX5_ADAPTER_PAGE_SIZE (1u << MLX5_ADAPTER_PAGE_SHIFT)
+#define MLX5_SEND_WQE_BB 64
+#define MLX5_SEND_WQE_SHIFT 6
+#define MLX5_RECV_WQE_MIN 16
+#define MLX5_CAP_GENERAL_BYTES 0x1000	/* one capability page */
+
+struct mlx5_buf {
+	void *addr;
+	size_t len;		/* page multiple */
+};
+
+#define MLX5_MAX_COMP_EQS 32
+
+struct mlx5_eq {
+	struct mlx5_buf buf;
+	uint32_t eqn;
+	uint32_t vector;
+	uint32_t cons_index;
+};
+
+struct mlx5_device {
+	struct verbs_device vdev;
+	struct smx_dev *hca;
+	struct mlx5_eq eqs[MLX5_MAX_COMP_EQS];	/* completion EQs, by vector */
+	int num_eqs;
+};
+
+/* Kinds of object an importing context can look up by handle. */
+enum mlx5_handle_type {
+	MLX5_HANDLE_PD = 1,
+	MLX5_HANDLE_MR,
+	MLX5_HANDLE_DM,
+};
+
+struct mlx5_handle {
+	enum mlx5_handle_type type;
+	uint32_t hw_id;		/* pdn, mkey, memic address page ... */
+	uint64_t u64;		/* type-specific: MR addr, DM length ... */
+	uint64_t u64b;		/* type-specific: MR length, DM device offset */
+	uint32_t access;
+	uint32_t pd_handle;	/* for MRs: the PD's handle */
+	bool live;
+};
+
+/*
+ * The "ucontext": what the kernel keeps per opened uverbs file. Contexts
+ * created by ibv_import_device() on a dup of the cmd_fd share it, so object
+ * handles (PD, MR, DM) resolve across them.
+ */
+struct mlx5_ucontext {
+	struct mlx5_ucontext *next;
+	atomic_int refcount;
+	dev_t cmd_dev;
+	ino_t cmd_ino;
+	struct smx_dev *hca;
+	uint16_t uid;		/* DEVX user id from CREATE_UCTX */
+	pthread_mutex_t lock;
+	struct mlx5_handle *handles;
+	uint32_t num_handles;
+};
+
+struct mlx5_caps {
+	uint8_t gen[MLX5_CAP_GENERAL_BYTES];	/* cmd_hca_cap, current */
+	uint8_t roce[MLX5_CAP_GENERAL_BYTES];	/* roce_cap (Ethernet only) */
+	uint8_t dm[MLX5_CAP_GENERAL_BYTES];	/* device_mem_cap */
+	bool have_roce;
+	bool have_dm;
+};
+
+struct mlx5_context {
+	struct verbs_context ibv_ctx;
+	struct mlx5_ucontext *uctx;
+	struct smx_dev *hca;
+	struct mlx5_caps caps;
+	uint32_t uar_page;	/* ALLOC_UAR page id: doorbells, BlueFlame */
+	void *uar;		/* the page, mapped from the device BAR */
+	uint32_t tdn;		/* transport domain for TIS/TIR (raw QPs) */
+	uint64_t dv_flags;	/* mlx5dv_open_device flags */
+	uint8_t link_layer;	
+	uint8_t num_ports;
+	uint32_t max_sge;
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+	uint32_t max_srq_wr;
+	uint32_t max_inline;
+};
+
+struct mlx5_pd {
+	struct ibv_pd ibv_pd;
+	uint32_t pdn;
+	bool imported;
+};
+
+struct mlx5_mr {
+	struct ibv_mr ibv_mr;
+	int access;
+	uint32_t handle_idx;
+	uint32_t mkey;
+	bool imported;
+};
+
+struct mlx5_dm {
+	struct ibv_dm ibv_dm;
+	uint64_t dev_addr;	/* MEMIC address returned by ALLOC_MEMIC */
+	uint64_t length;
+	void *map;		/* the range, mapped from the device BAR */
+	bool imported;
+};
+
+struct mlx5_ah {
+	struct ibv_ah ibv_ah;
+	struct mlx5_wqe_av av;
+	bool is_global;
+};
+
+struct mlx5_cq {
+	struct ibv_cq_ex ibv_cq;	/* ibv_cq first: verbs_init_cq writes it */
+	struct mlx5_buf buf;
+	__be32 *dbrec;		/* [0] set_ci, [1] arm */
+	uint32_t cqn;
+	uint32_t cqe_cnt;
+	uint32_t cqe_size;
+	uint32_t cons_index;
+	uint32_t arm_sn;
+	uint64_t wc_flags;
+	int comp_vector;
+};
+
+struct mlx5_wq {
+	void *buf;		/* inside the QP buffer */
+	uint32_t wqe_cnt;	/* power of two, 0 if absent */
+	uint32_t wqe_shift;	/* log2 of the stride */
+	uint32_t max_post;
+	uint32_t max_gs;
+	uint32_t head;
+	uint32_t tail;
+	uint64_t *wrid;
+};
+
+struct mlx5_srq {
+	struct ibv_srq ibv_srq;
+	enum ibv_srq_type srq_type;
+	struct ibv_cq *cq;
+	struct mlx5_buf buf;
+	__be32 *dbrec;
+	uint32_t srqn;
+	uint32_t wqe_cnt;
+	uint32_t wqe_shift;
+	uint32_t max_gs;
+	uint32_t srq_limit;
+	uint64_t *wrid;
+	bool is_xrc;
+};
+
+struct mlx5_qp {
+	struct verbs_qp vqp;		/* first: ibv_qp_to_qp_ex() relies on it */
+	struct mlx5dv_qp_ex dv_qp;
+	struct mlx5_buf buf;
+	__be32 *dbrec;			/* [0] receive counter, [1] send counter */
+	struct mlx5_wq sq;
+	struct mlx5_wq rq;
+	uint32_t qpn;
+	enum ibv_qp_type qp_type;
+	uint32_t max_inline;
+	struct ibv_qp_cap cap;		/* what the creator got */
+	bool sq_sig_all;
+	bool has_srq;
+	uint32_t create_flags;
+	/* Attributes the PRM context does not carry back. */
+	uint8_t port_num;
+	uint8_t sq_draining;
+	uint32_t rate_limit;
+};
+
+static inline struct mlx5_device *to_mdev(struct ibv_device *d)
+{
+	return SMX_CONTAINER_OF(d, struct mlx5_device, vdev.device);
+}
+
+static inline struct mlx5_context *to_mctx(struct ibv_context *c)
+{
+	return SMX_CONTAINER_OF(c, struct mlx5_context, ibv_ctx.context);
+}
+
+static inline struct mlx5_pd *to_mpd(struct ibv_pd *pd)
+{
+	return SMX_CONTAINER_OF(pd, struct mlx5_pd, ibv_pd);
+}
+
+static inline struct mlx5_mr *to_mmr(struct ibv_mr *mr)
+{
+	return SMX_CONTAINER_OF(mr, struct mlx5_mr, ibv_mr);
+}
+
+static inline struct mlx5_cq *to_mcq(struct ibv_cq *cq)
+{
+	return SMX_CONTAINER_OF(cq, struct mlx5_cq, ibv_cq);
+}
+
+static inline struct mlx5_qp *to_mqp(struct ibv_qp *qp)
+{
+	return SMX_CONTAINER_OF(qp, struct mlx5_qp, vqp.qp);
+}
+
+static inline struct mlx5_srq *to_msrq(struct ibv_srq *srq)
+{
+	return SMX_CONTAINER_OF(srq, struct mlx5_srq, ibv_srq);
+}
+
+/* cmd.c: PRM command execution, status -> errno */
+int mlx5_cmd_exec(struct mlx5_context *ctx, void *in, size_t inlen, void *out,
+		  size_t outlen);
+int mlx5_cmd_exec_hca(struct smx_dev *hca, uint16_t uid, void *in, size_t inlen,
+		      void *out, size_t outlen);
+int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,
+		       size_t len);
+
+/* eq.c */
+int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn);
+
+/* buf.c */
+int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len);
+void mlx5_buf_free(struct mlx5_buf *buf);
+size_t mlx5_buf_npages(const struct mlx5_buf *buf);
+void mlx5_buf_fill_pas(const struct mlx5_buf *buf, __be64 *pas);
+__be32 *mlx5_dbrec_alloc(void);
+void mlx5_dbrec_free(__be32 *db);
+
+/* handle.c: per-ucontext object handles for ibv_import_* */
+int mlx5_handle_add(struct mlx5_ucontext *u, const struct mlx5_handle *h,
+		    uint32_t *handle);
+int mlx5_handle_get(struct mlx5_ucontext *u, uint32_t handle,
+		    enum mlx5_handle_type type, struct mlx5_handle *out);
+void mlx5_handle_del(struct mlx5_ucontext *u, uint32_t handle);
+
+/* per-object ops (one file each) */
+int mlx5_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+int mlx5_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr);
+int mlx5_query_gid_ex(struct ibv_context *context, uint32_t port,
+		      uint32_t index, struct ibv_gid_entry *entry);
+int mlx5_query_pkey(struct ibv_context *context, uint8_t port, int index,
+		    __be16 *pkey);
+int mlx5_context_caps_load(struct mlx5_context *ctx);
+
+struct ibv_pd *mlx5_alloc_pd(struct ibv_context *context);
+int mlx5_dealloc_pd(struct ibv_pd *pd);
+struct ibv_pd *mlx5_import_pd(struct ibv_context *context, uint32_t handle);
+void mlx5_unimport_pd(struct ibv_pd *pd);
+
+int mlx5_mr_check_access(int access);
+void mlx5_mkc_set_access(void *mkc, int access);
+int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey);
+struct ibv_mr *mlx5_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int mlx5_dereg_mr(struct ibv_mr *mr);
+struct ibv_mr *mlx5_import_mr(struct ibv_pd *pd, uint32_t handle);
+void mlx5_unimport_mr(struct ibv_mr *mr);
+
+struct ibv_dm *mlx5_alloc_dm(struct ibv_context *context,
+			     struct ibv_alloc_dm_attr *attr);
+int mlx5_free_dm(struct ibv_dm *dm);
+struct ibv_dm *mlx5_import_dm(struct ibv_context *context, uint32_t handle);
+void mlx5_unimport_dm(struct ibv_dm *dm);
+struct ibv_mr *mlx5_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			      uint64_t dm_offset, size_t length, unsigned int access);
+
+int mlx5_av_fill(struct mlx5_context *ctx, const struct ibv_ah_attr *attr,
+		 struct mlx5_wqe_av *av);
+struct ibv_ah *mlx5_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int mlx5_destroy_ah(struct ibv_ah *ah);
+
+struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+int mlx5_destroy_cq(struct ibv_cq *cq);
+int mlx5_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int mlx5_cq_arm(struct ibv_cq *cq, int solicited);
+
+struct ibv_srq *mlx5_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *mlx5_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int mlx5_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
+int mlx5_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int mlx5_destroy_srq(struct ibv_srq *srq);
+int mlx5_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *mlx5_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int mlx5_close_xrcd(struct ibv_xrcd *xrcd);
+uint32_t mlx5_xrcdn(struct ibv_xrcd *xrcd);
+
+struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *mlx5_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+int mlx5_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+int mlx5_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		  struct ibv_qp_init_attr *init_attr);
+int mlx5_destroy_qp(struct ibv_qp *qp);
+int mlx5_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				uint32_t flags);
+
+#endif

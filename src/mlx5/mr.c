@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions: CREATE_MKEY in MTT mode over the registered range, as the
+ * kernel registers user memory. A "physical" page in softmlx5 is the page's
+ * address in this process, so the translation is exact and the device checks
+ * every access against the mkey's PD, rights and bounds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "prm/prm.h"
+#include "util/log.h"
+
+#define MTT_READ (1ull << 0)
+#define MTT_WRITE (1ull << 1)
+#define MR_MAX_LOG_PAGE 30
+
+static const int mr_supported_access =
+	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_RELAXED_ORDERING;
+
+/* Rights rules shared by every kind of MR (IB spec o10-37.2.x). */
+int mlx5_mr_check_access(int access)
+{
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (access & (IBV_ACCESS_ON_DEMAND | IBV_ACCESS_MW_BIND))
+		return EOPNOTSUPP;	/* not implemented yet: docs/status.md */
+	if (access & ~(mr_supported_access | IBV_ACCESS_HUGETLB |
+		       IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	return 0;
+}
+
+void mlx5_mkc_set_access(void *mkc, int access)
+{
+	DEVX_SET(mkc, mkc, lr, 1);
+	DEVX_SET(mkc, mkc, lw, !!(access & IBV_ACCESS_LOCAL_WRITE));
+	DEVX_SET(mkc, mkc, rr, !!(access & IBV_ACCESS_REMOTE_READ));
+	DEVX_SET(mkc, mkc, rw, !!(access & IBV_ACCESS_REMOTE_WRITE));
+	DEVX_SET(mkc, mkc, a, !!(access & IBV_ACCESS_REMOTE_ATOMIC));
+	DEVX_SET(mkc, mkc, relaxed_ordering_write,
+		 !!(access & IBV_ACCESS_RELAXED_ORDERING));
+}
+
+/* Largest page size (>= 4 KiB) in which @addr and @iova share the offset. */
+static int mr_log_page_size(uint64_t addr, uint64_t iova)
+{
+	int log;
+
+	for (log = MR_MAX_LOG_PAGE; log > MLX5_ADAPTER_PAGE_SHIFT; log--)
+		if (!((addr ^ iova) & ((1ull << log) - 1)))
+			break;
+	if ((addr ^ iova) & (MLX5_ADAPTER_PAGE_SIZE - 1))
+		return -1;
+	return log;
+}
+
+static uint32_t mr_next_variant(struct mlx5_context *ctx)
+{
+	static atomic_uint variant;
+
+	return atomic_fetch_add(&variant, 1) & 0xff;
+}
+
+int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey)
+{
+	uint32_t in[DEVX_ST_SZ_DW(destroy_mkey_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(destroy_mkey_in, in, opcode, MLX5_CMD_OP_DESTROY_MKEY);
+	DEVX_SET(destroy_mkey_in, in, mkey_index, mkey >> 8);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}
+
+struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t iova, int access)
+{
+	struct mlx5_context *ctx = to_mctx(ibpd->context);
+	uint32_t out[DEVX_ST_SZ_DW(create_mkey_out)] = {};
+	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
+	uint64_t base, end, npages, i, pgsz;
+	uint32_t variant, *in;
+	struct mlx5_mr *mr;
+	size_t inlen;
+	void *mkc;
+	__be64 *mtt;
+	int log, ret;
+
+	ret = mlx5_mr_check_access(access);
+	if (ret)
+		goto err_ret;
+	if (!addr || !length || (uint64_t)(uintptr_t)addr + length < (uintptr_t)addr) {
+		ret = EINVAL;
+		goto err_ret;
+	}
+	log = mr_log_page_size((uintptr_t)addr, iova);
+	if (log < 0) {
+		ret = EINVAL;
+		goto err_ret;
+	}
+	pgsz = 1ull << log;
+	base = (uintptr_t)addr & ~(pgsz - 1);
+	end = ((uintptr_t)addr + length + pgsz - 1) & ~(pgsz - 1);
+	npages = (end - base) >> log;
+
+	inlen = DEVX_ST_SZ_BYTES(create_mkey_in) + ((npages + 1) & ~1ull) * sizeof(*mtt);
+	in = calloc(1, inlen);
+	mr = calloc(1, sizeof(*mr));
+	if (!in || !mr) {
+		ret = ENOMEM;
+		goto err_free;
+	}
+	variant = mr_next_variant(ctx);
+	DEVX_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	DEVX_SET(create_mkey_in, in, translations_octword_actual_size,
+		 (uint32_t)((npages + 1) / 2));
+	mkc = DEVX_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	DEVX_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	mlx5_mkc_set_access(mkc, access);
+	DEVX_SET(mkc, mkc, qpn, 0xffffff);
+	DEVX_SET(mkc, mkc, mkey_7_0, variant);
+	DEVX_SET(mkc, mkc, pd, to_mpd(ibpd)->pdn);
+	DEVX_SET64(mkc, mkc, start_addr, iova);
+	DEVX_SET64(mkc, mkc, len, length);
+	DEVX_SET(mkc, mkc, log_page_size, (uint32_t)log);
+	DEVX_SET(mkc, mkc, translations_octword_size, (uint32_t)((npages + 1) / 2));
+	mtt = (__be64 *)DEVX_ADDR_OF(create_mkey_in, in, klm_pas_mtt);
+	for (i = 0; i < npages; i++)
+		mtt[i] = htobe64((base + i * pgsz) | MTT_READ | MTT_WRITE);
+
+	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
+	free(in);
+	in = NULL;
+	if (ret)
+		goto err_free;
+	mr->ibv_mr.lkey = DEVX_GET(create_mkey_out, out, mkey_index) << 8 | variant;
+	mr->ibv_mr.rkey = mr->ibv_mr.lkey;
+	mr->access = access;
+
+	h.hw_id = mr->ibv_mr.lkey;
+	h.u64 = (uintptr_t)addr;
+	h.u64b = length;
+	h.access = (uint32_t)access;
+	h.pd_handle = ibpd->handle;
+	ret = mlx5_handle_add(ctx->uctx, &h, &mr->ibv_mr.handle);
+	if (ret) {
+		mlx5_mkey_destroy(ctx, mr->ibv_mr.lkey);
+		goto err_free;
+	}
+	return &mr->ibv_mr;
+
+err_free:
+	free(in);
+	free(mr);
+err_ret:
+	errno = ret;
+	return NULL;
+}
+
+int mlx5_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct mlx5_context *ctx = to_mctx(ibmr->context);
+	struct mlx5_mr *mr = to_mmr(ibmr);
+	int ret;
+
+	if (mr->imported)
+		return EINVAL;
+	ret = mlx5_mkey_destroy(ctx, ibmr->lkey);
+	if (ret)
+		return ret;
+	mlx5_handle_del(ctx->uctx, ibmr->handle);
+	free(mr);
+	return 0;
+}
+
+struct ibv_mr *mlx5_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	struct mlx5_context *ctx = to_mctx(pd->context);
+	struct mlx5_handle h;
+	struct mlx5_mr *mr;
+	int ret;
+
+	ret = mlx5_handle_get(ctx->uctx, handle, MLX5_HANDLE_MR, &h);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->imported = true;
+	mr->access = (int)h.access;
+	mr->ibv_mr.context = pd->context;
+	mr->ibv_mr.pd = pd;
+	mr->ibv_mr.addr = (void *)(uintptr_t)h.u64;
+	mr->ibv_mr.length = h.u64b;
+	mr->ibv_mr.handle = handle;
+	mr->ibv_mr.lkey = h.hw_id;
+	mr->ibv_mr.rkey = h.hw_id;
+	return &mr->ibv_mr;
+}
+
+void mlx5_unimport_mr(struct ibv_mr *mr)
+{
+	free(to_mmr(mr));
+}

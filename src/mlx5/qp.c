@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue pairs: sizing the send/receive rings as the mlx5 driver does, CREATE_QP
+ * with the rings' PAS and doorbell record, the verbs state machine mapped onto
+ * the PRM transition commands (each with its required and optional attributes,
+ * IB spec table 11-...), and QUERY_QP back into verbs attributes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "prm/prm.h"
+#include "util/log.h"
+
+#define MLX5_QP_PM_MIGRATED 0x3
+#define MLX5_STAT_RATE_OFFSET 5
+
+/* ------------------------------------------------------------------ */
+/* Which attributes each transition requires / allows, per QP type.    */
+
+enum qp_class { QPC_UD, QPC_UC, QPC_RC, QPC_XRC_INI, QPC_XRC_TGT, QPC_NUM };
+
+struct qp_transition {
+	bool valid;
+	int req[QPC_NUM];
+	int opt[QPC_NUM];
+};
+
+#define ALL5(x) { x, x, x, x, x }
+
+static const struct qp_transition qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
+	[IBV_QPS_RESET] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_INIT] = {
+			.valid = true,
+			.req = {
+				[QPC_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_XRC_INI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			},
+		},
+	},
+	[IBV_QPS_INIT] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_INIT] = {
+			.valid = true,
+			.opt = {
+				[QPC_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_XRC_INI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[QPC_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			},
+		},
+		[IBV_QPS_RTR] = {
+			.valid = true,
+			.req = {
+				[QPC_UC] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+				[QPC_RC] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+				[QPC_XRC_INI] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						IBV_QP_RQ_PSN,
+				[QPC_XRC_TGT] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						IBV_QP_MIN_RNR_TIMER,
+			},
+			.opt = {
+				[QPC_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+				[QPC_RC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+				[QPC_XRC_INI] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+				[QPC_XRC_TGT] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+			},
+		},
+	},
+	[IBV_QPS_RTR] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_RTS] = {
+			.valid = true,
+			.req = {
+				[QPC_UD] = IBV_QP_SQ_PSN,
+				[QPC_UC] = IBV_QP_SQ_PSN,
+				[QPC_RC] = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+				[QPC_XRC_INI] = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+						IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+				[QPC_XRC_TGT] = IBV_QP_TIMEOUT | IBV_QP_SQ_PSN,
+			},
+			.opt = {
+				[QPC_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_PATH_MIG_STATE,
+				[QPC_RC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_INI] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_TGT] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
+						IBV_QP_PATH_MIG_STATE,
+			},
+		},
+	},
+	[IBV_QPS_RTS] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[QPC_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+					   IBV_QP_PATH_MIG_STATE,
+				[QPC_RC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+					   IBV_QP_PATH_MIG_STATE | IBV_QP_MIN_RNR_TIMER,
+				[QPC_XRC_INI] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+						IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_TGT] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+						IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
+						IBV_QP_MIN_RNR_TIMER,
+			},
+		},
+		[IBV_QPS_SQD] = {
+			.valid = true,
+			.opt = ALL5(IBV_QP_EN_SQD_ASYNC_NOTIFY),
+		},
+	},
+	[IBV_QPS_SQD] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[QPC_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_PATH_MIG_STATE,
+				[QPC_RC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_INI] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_TGT] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
+						IBV_QP_PATH_MIG_STATE,
+			},
+		},
+		[IBV_QPS_SQD] = {
+			.valid = true,
+			.opt = {
+				[QPC_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_PKEY_INDEX | IBV_QP_PATH_MIG_STATE,
+				[QPC_RC] = IBV_QP_PORT | IBV_QP_AV | IBV_QP_TIMEOUT |
+					   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					   IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC |
+					   IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					   IBV_QP_PKEY_INDEX | IBV_QP_MIN_RNR_TIMER |
+					   IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_INI] = IBV_QP_PORT | IBV_QP_AV | IBV_QP_TIMEOUT |
+						IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+						IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+						IBV_QP_PATH_MIG_STATE,
+				[QPC_XRC_TGT] = IBV_QP_PORT | IBV_QP_AV | IBV_QP_TIMEOUT |
+						IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ALT_PATH |
+						IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+						IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE,
+			},
+		},
+	},
+	[IBV_QPS_SQE] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+		[IBV_QPS_RTS] = {
+			.valid = true,
+			.opt = {
+				[QPC_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+				[QPC_UC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS,
+			},
+		},
+	},
+	[IBV_QPS_ERR] = {
+		[IBV_QPS_RESET] = { .valid = true },
+		[IBV_QPS_ERR] = { .valid = true },
+	},
+};
+
+static enum qp_class qp_class_of(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_UD: return QPC_UD;
+	case IBV_QPT_UC: return QPC_UC;
+	case IBV_QPT_XRC_SEND: return QPC_XRC_INI;
+	case IBV_QPT_XRC_RECV: return QPC_XRC_TGT;
+	default: return QPC_RC;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Sizing                                                              */
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p)
+		p <<= 1;
+	return p;
+}
+
+static uint32_t ilog2_u32(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
+/* Bytes of a send WQE before its data: control plus transport segments. */
+static uint32_t sq_overhead(enum ibv_qp_type t)
+{
+	uint32_t ctrl = sizeof(struct mlx5_wqe_ctrl_seg);
+
+	switch (t) {
+	case IBV_QPT_UD:
+		return ctrl + sizeof(struct mlx5_wqe_datagram_seg);
+	case IBV_QPT_UC:
+		return ctrl + sizeof(struct mlx5_wqe_raddr_seg);
+	case IBV_QPT_XRC_SEND:
+		return ctrl + 16 /* xrc seg */ + sizeof(struct mlx5_wqe_raddr_seg) +
+		       sizeof(struct mlx5_wqe_atomic_seg);
+	default: /* RC */
+		return ctrl + sizeof(struct mlx5_wqe_raddr_seg) +
+		       sizeof(struct mlx5_wqe_atomic_seg);
+	}
+}
+
+static int qp_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		      struct ibv_qp_cap *cap)
+{
+	uint32_t inl, data, wqe_size, wqebbs;
+	uint32_t max_wqe = DEVX_GET(cmd_hca_cap, ctx->caps.gen, max_wqe_sz_sq);
+
+	if (qp->qp_type == IBV_QPT_XRC_RECV || !cap->max_send_wr) {
+		qp->sq.wqe_cnt = 0;
+		return 0;
+	}
+	if (cap->max_send_wr > ctx->max_qp_wr || cap->max_send_sge > ctx->max_sge ||
+	    cap->max_inline_data > ctx->max_inline)
+		return EINVAL;
+	inl = cap->max_inline_data ?
+		      (uint32_t)sizeof(struct mlx5_wqe_inl_data_seg) + cap->max_inline_data : 0;
+	data = cap->max_send_sge * (uint32_t)sizeof(struct mlx5_wqe_data_seg);
+	wqe_size = sq_overhead(qp->qp_type) + (inl > data ? inl : data);
+	wqe_size = (wqe_size + MLX5_SEND_WQE_BB - 1) & ~(uint32_t)(MLX5_SEND_WQE_BB - 1);
+	if (wqe_size > max_wqe)
+		return EINVAL;
+	wqebbs = wqe_size / MLX5_SEND_WQE_BB;
+	if ((uint64_t)cap->max_send_wr * wqebbs > ctx->max_qp_wr)
+		return EINVAL;
+	qp->sq.wqe_cnt = pow2_at_least(cap->max_send_wr * wqebbs);
+	qp->sq.wqe_shift = MLX5_SEND_WQE_SHIFT;
+	qp->sq.max_post = qp->sq.wqe_cnt / wqebbs;
+	qp->sq.max_gs = (wqe_size - sq_overhead(qp->qp_type)) /
+			(uint32_t)sizeof(struct mlx5_wqe_data_seg);
+	qp->max_inline = wqe_size - sq_overhead(qp->qp_type) -
+			 (uint32_t)sizeof(struct mlx5_wqe_inl_data_seg);
+	return 0;
+}
+
+static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		      struct ibv_qp_cap *cap)
+{
+	uint32_t desc;
+
+	if (qp->has_srq || qp->qp_type == IBV_QPT_XRC_SEND ||
+	    qp->qp_type == IBV_QPT_XRC_RECV || !cap->max_recv_wr) {
+		qp->rq.wqe_cnt = 0;
+		return 0;
+	}
+	if (cap->max_recv_wr > ctx->max_qp_wr || cap->max_recv_sge > ctx->max_sge)
+		return EINVAL;
+	desc = pow2_at_least((cap->max_recv_sge ? cap->max_recv_sge : 1) *
+			     (uint32_t)sizeof(struct mlx5_wqe_data_seg));
+	if (desc < MLX5_RECV_WQE_MIN)
+		desc = MLX5_RECV_WQE_MIN;
+	if (desc > DEVX_GET(cmd_hca_cap, ctx->caps.gen, max_wqe_sz_rq))
+		return EINVAL;
+	qp->rq.wqe_cnt = pow2_at_least(cap->max_recv_wr);
+	qp->rq.wqe_shift = ilog2_u32(desc);
+	qp->rq.max_post = qp->rq.wqe_cnt;
+	qp->rq.max_gs = desc / (uint32_t)sizeof(struct mlx5_wqe_data_seg);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Create / destroy                                                    */
+
+static int qp_destroy_cmd(struct mlx5_context *ctx, uint32_t qpn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(destroy_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
+	DEVX_SET(destroy_qp_in, in, qpn, qpn);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}
+
+static int qp_st(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC: return MLX5_QPC_ST_RC;
+	case IBV_QPT_UC: return MLX5_QPC_ST_UC;
+	case IBV_QPT_UD: return MLX5_QPC_ST_UD;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV: return MLX5_QPC_ST_XRC;
+	default: return -1;
+	}
+}
+
+static void qp_free_bufs(struct mlx5_qp *qp)
+{
+	free(qp->sq.wrid);
+	free(qp->rq.wrid);
+	mlx5_dbrec_free(qp->dbrec);
+	mlx5_buf_free(&qp->buf);
+}
+
+static const uint32_t qp_supported_create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+
+static struct ibv_qp *qp_create(struct mlx5_context *ctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	uint32_t out[DEVX_ST_SZ_DW(create_qp_out)] = {};
+	struct ibv_pd *pd = attr->pd;
+	size_t rq_bytes, sq_bytes, inlen;
+	struct mlx5_qp *qp;
+	uint32_t *in;
+	void *qpc;
+	int ret, st;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
+		/* send_ops_flags (QP-ex), RSS, TSO, ...: not yet. */
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	st = qp_st(attr->qp_type);
+	if (st < 0) {
+		errno = EOPNOTSUPP;	/* raw packet, driver QPs: docs/status.md */
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (attr->create_flags & ~qp_supported_create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
+			errno = EINVAL;
+			return NULL;
+		}
+	} else if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !pd ||
+		   (attr->qp_type != IBV_QPT_XRC_SEND && !attr->recv_cq && !attr->srq) ||
+		   !attr->send_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->qp_type = attr->qp_type;
+	qp->has_srq = attr->srq != NULL;
+	qp->sq_sig_all = attr->sq_sig_all;
+	ret = qp_size_sq(ctx, qp, &attr->cap);
+	if (!ret)
+		ret = qp_size_rq(ctx, qp, &attr->cap);
+	if (ret)
+		goto err;
+
+	rq_bytes = (size_t)qp->rq.wqe_cnt << qp->rq.wqe_shift;
+	sq_bytes = (size_t)qp->sq.wqe_cnt << qp->sq.wqe_shift;
+	ret = mlx5_buf_alloc(&qp->buf, rq_bytes + sq_bytes ? rq_bytes + sq_bytes : 1);
+	if (ret)
+		goto err;
+	qp->rq.buf = qp->buf.addr;	/* RQ first, then SQ: the mlx5 layout */
+	qp->sq.buf = (uint8_t *)qp->buf.addr + rq_bytes;
+	qp->dbrec = mlx5_dbrec_alloc();
+	qp->sq.wrid = qp->sq.wqe_cnt ? calloc(qp->sq.wqe_cnt, sizeof(uint64_t)) : NULL;
+	qp->rq.wrid = qp->rq.wqe_cnt ? calloc(qp->rq.wqe_cnt, sizeof(uint64_t)) : NULL;
+	if (!qp->dbrec || (qp->sq.wqe_cnt && !qp->sq.wrid) ||
+	    (qp->rq.wqe_cnt && !qp->rq.wrid)) {
+		ret = ENOMEM;
+		goto err_buf;
+	}
+
+	inlen = DEVX_ST_SZ_BYTES(create_qp_in) + mlx5_buf_npages(&qp->buf) * sizeof(__be64);
+	in = calloc(1, inlen);
+	if (!in) {
+		ret = ENOMEM;
+		goto err_buf;
+	}
+	DEVX_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+	qpc = DEVX_ADDR_OF(create_qp_in, in, qpc);
+	DEVX_SET(qpc, qpc, st, (uint32_t)st);
+	DEVX_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);
+	if (pd)
+		DEVX_SET(qpc, qpc, pd, to_mpd(pd)->pdn);
+	DEVX_SET(qpc, qpc, uar_page, ctx->uar_page);
+	DEVX_SET(qpc, qpc, log_page_size, 0);
+	DEVX_SET(qpc, qpc, block_lb_mc,
+		 !!(attr->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB));
+	if (qp->sq.wqe_cnt)
+		DEVX_SET(qpc, qpc, log_sq_size, ilog2_u32(qp->sq.wqe_cnt));
+	else
+		DEVX_SET(qpc, qpc, no_sq, 1);
+	if (qp->has_srq) {
+		DEVX_SET(qpc, qpc, rq_type, MLX5_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ);
+		DEVX_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(attr->srq)->srqn);
+	} else if (qp->rq.wqe_cnt) {
+		DEVX_SET(qpc, qpc, rq_type, MLX5_QPC_RQ_TYPE_REGULAR);
+		DEVX_SET(qpc, qpc, log_rq_size, ilog2_u32(qp->rq.wqe_cnt));
+		DEVX_SET(qpc, qpc, log_rq_stride, qp->rq.wqe_shift - 4);
+	} else {
+		DEVX_SET(qpc, qpc, rq_type, MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ);
+	}
+	if (attr->send_cq)
+		DEVX_SET(qpc, qpc, cqn_snd, to_mcq(attr->send_cq)->cqn);
+	if (attr->recv_cq)
+		DEVX_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->cqn);
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		DEVX_SET(qpc, qpc, xrcd, mlx5_xrcdn(attr->xrcd));
+	DEVX_SET64(qpc, qpc, dbr_addr, (uint64_t)(uintptr_t)qp->dbrec);
+	mlx5_buf_fill_pas(&qp->buf, (__be64 *)DEVX_ADDR_OF(create_qp_in, in, pas));
+	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
+	free(in);
+	if (ret)
+		goto err_buf;
+	qp->qpn = DEVX_GET(create_qp_out, out, qpn);
+
+	/* What the creator actually got (>= what it asked for). */
+	if (qp->sq.wqe_cnt) {
+		attr->cap.max_send_wr = qp->sq.max_post;
+		attr->cap.max_send_sge = qp->sq.max_gs;
+		attr->cap.max_inline_data = qp->max_inline;
+	}
+	if (qp->rq.wqe_cnt) {
+		attr->cap.max_recv_wr = qp->rq.max_post;
+		attr->cap.max_recv_sge = qp->rq.max_gs;
+	}
+	qp->cap = attr->cap;
+
+	qp->vqp.qp.context = &ctx->ibv_ctx.context;
+	qp->vqp.qp.qp_context = attr->qp_context;
+	qp->vqp.qp.pd = pd;
+	qp->vqp.qp.send_cq = attr->send_cq;
+	qp->vqp.qp.recv_cq = attr->recv_cq;
+	qp->vqp.qp.srq = attr->srq;
+	qp->vqp.qp.qp_num = qp->qpn;
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	qp->vqp.qp.qp_type = attr->qp_type;
+	qp->vqp.qp.events_completed = 0;
+	pthread_mutex_init(&qp->vqp.qp.mutex, NULL);
+	pthread_cond_init(&qp->vqp.qp.cond, NULL);
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		qp->vqp.comp_mask |= VERBS_QP_XRCD;
+		qp->vqp.xrcd = attr->xrcd;
+	}
+	return &qp->vqp.qp;
+
+err_buf:
+	qp_free_bufs(qp);
+err:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	memset(&ex, 0, sizeof(ex));
+	memcpy(&ex, attr, sizeof(*attr));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = qp_create(to_mctx(pd->context), &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+struct ibv_qp *mlx5_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	return qp_create(to_mctx(context), attr);
+}
+
+int mlx5_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	int ret;
+
+	ret = qp_destroy_cmd(to_mctx(ibqp->context), qp->qpn);
+	if (ret)
+		return ret;
+	qp_free_bufs(qp);
+	free(qp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Modify                                                              */
+
+static int qp_path_mtu(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? (int)mtu : -1;
+}
+
+static uint32_t ilog2_floor(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+/* Fill an address path from an AH attribute (kernel: mlx5_set_path). */
+static int qp_set_path(struct mlx5_context *ctx, struct mlx5_qp *qp, void *path,
+		       const struct ibv_ah_attr *ah, uint8_t port)
+{
+	struct ibv_gid_entry sgid;
+
+	if (ah->port_num && (ah->port_num < 1 || ah->port_num > ctx->num_ports))
+		return EINVAL;
+	DEVX_SET(ads, path, stat_rate,
+		 ah->static_rate ? ah->static_rate + MLX5_STAT_RATE_OFFSET : 0);
+	if (ctx->link_layer == IBV_LINK_LAYER_ETHERNET) {
+		struct ibv_ah_attr a = *ah;
+		struct mlx5_wqe_av av;
+		int ret;
+
+		a.port_num = port;
+		/* The AV code owns L2 resolution and the RoCEv2 source port. */
+		ret = mlx5_av_fill(ctx, &a, &av);
+		if (ret)
+			return ret;
+		if (mlx5_query_gid_ex(&ctx->ibv_ctx.context, port, ah->grh.sgid_index, &sgid))
+			return EINVAL;
+		DEVX_SET(ads, path, rmac_47_32, (uint32_t)av.rmac[0] << 8 | av.rmac[1]);
+		DEVX_SET(ads, path, rmac_31_0,
+			 (uint32_t)av.rmac[2] << 24 | (uint32_t)av.rmac[3] << 16 |
+				 (uint32_t)av.rmac[4] << 8 | av.rmac[5]);
+		if (sgid.gid_type == IBV_GID_TYPE_ROCE_V2)
+			DEVX_SET(ads, path, udp_sport, be16toh(av.rlid));
+		DEVX_SET(ads, path, eth_prio, ah->sl & 0x7);
+	} else {
+		DEVX_SET(ads, path, grh, ah->is_global);
+		DEVX_SET(ads, path, rlid, ah->dlid);
+		DEVX_SET(ads, path, mlid, ah->src_path_bits & 0x7f);
+		DEVX_SET(ads, path, sl, ah->sl & 0xf);
+	}
+	if (ah->is_global) {
+		DEVX_SET(ads, path, src_addr_index, ah->grh.sgid_index);
+		DEVX_SET(ads, path, hop_limit, ah->grh.hop_limit);
+		DEVX_SET(ads, path, tclass, ah->grh.traffic_class);
+		DEVX_SET(ads, path, flow_label, ah->grh.flow_label);
+		memcpy(DEVX_ADDR_OF(ads, path, rgid_rip), ah->grh.dgid.raw, 16);
+	}
+	DEVX_SET(ads, path, vhca_port_num, port);
+	return 0;
+}
+
+static int qp_transition_opcode(enum ibv_qp_state cur, enum ibv_qp_state next)
+{
+	if (next == IBV_QPS_RESET)
+		return MLX5_CMD_OP_2RST_QP;
+	if (next == IBV_QPS_ERR)
+		return MLX5_CMD_OP_2ERR_QP;
+	switch (cur) {
+	case IBV_QPS_RESET:
+		return next == IBV_QPS_INIT ? MLX5_CMD_OP_RST2INIT_QP : -1;
+	case IBV_QPS_INIT:
+		return next == IBV_QPS_INIT ? MLX5_CMD_OP_INIT2INIT_QP :
+		       next == IBV_QPS_RTR ? MLX5_CMD_OP_INIT2RTR_QP : -1;
+	case IBV_QPS_RTR:
+		return next == IBV_QPS_RTS ? MLX5_CMD_OP_RTR2RTS_QP : -1;
+	case IBV_QPS_RTS:
+		return next == IBV_QPS_RTS ? MLX5_CMD_OP_RTS2RTS_QP :
+		       next == IBV_QPS_SQD ? MLX5_CMD_OP_RTS2SQD_QP : -1;
+	case IBV_QPS_SQD:
+		return next == IBV_QPS_RTS ? MLX5_CMD_OP_SQD_RTS_QP :
+		       next == IBV_QPS_SQD ? MLX5_CMD_OP_SQD2SQD_QP : -1;
+	case IBV_QPS_SQE:
+		return next == IBV_QPS_RTS ? MLX5_CMD_OP_SQERR2RTS_QP : -1;
+	default:
+		return -1;
+	}
+}
+
+/* verbs attribute -> PRM optional-parameter bit */
+static uint32_t qp_optpar(int mask)
+{
+	uint32_t o = 0;
+
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		o |= MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_RAE;
+	if (mask & IBV_QP_PKEY_INDEX)
+		o |= MLX5_QP_OPTPAR_PKEY_INDEX;
+	if (mask & IBV_QP_QKEY)
+		o |= MLX5_QP_OPTPAR_Q_KEY;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		o |= MLX5_QP_OPTPAR_RNR_TIMEOUT;
+	if (mask & IBV_QP_AV)
+		o |= MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH;
+	if (mask & IBV_QP_ALT_PATH)
+		o |= MLX5_QP_OPTPAR_ALT_ADDR_PATH;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		o |= MLX5_QP_OPTPAR_SRA_MAX;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		o |= MLX5_QP_OPTPAR_RRA_MAX;
+	if (mask & IBV_QP_PATH_MIG_STATE)
+		o |= MLX5_QP_OPTPAR_PM_STATE;
+	if (mask & IBV_QP_RETRY_CNT)
+		o |= MLX5_QP_OPTPAR_RETRY_COUNT;
+	if (mask & IBV_QP_RNR_RETRY)
+		o |= MLX5_QP_OPTPAR_RNR_RETRY;
+	if (mask & IBV_QP_TIMEOUT)
+		o |= MLX5_QP_OPTPAR_ACK_TIMEOUT;
+	if (mask & IBV_QP_PORT)
+		o |= MLX5_QP_OPTPAR_PRI_PORT;
+	return o;
+}
+
+int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	struct mlx5_context *ctx = to_mctx(ibqp->context);
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	enum ibv_qp_state cur, next;
+	const struct qp_transition *tr;
+	enum qp_class cls = qp_class_of(qp->qp_type);
+	uint32_t in[DEVX_ST_SZ_DW(modify_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(modify_qp_out)] = {};
+	void *qpc = DEVX_ADDR_OF(modify_qp_in, in, qpc);
+	uint8_t port;
+	int op, ret;
+
+	if (mask & IBV_QP_RATE_LIMIT)
+		return EOPNOTSUPP;	/* packet pacing: docs/status.md */
+	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : ibqp->state;
+	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR)
+		return EINVAL;
+	if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != ibqp->state &&
+	    !(ibqp->state == IBV_QPS_RTS && attr->cur_qp_state == IBV_QPS_SQE))
+		return EINVAL;
+	tr = &qp_table[cur][next];
+	if (!tr->valid || (mask & tr->req[cls]) != tr->req[cls] ||
+	    (mask & ~(tr->req[cls] | tr->opt[cls] | IBV_QP_STATE)))
+		return EINVAL;
+
+	if ((mask & IBV_QP_PORT) && (attr->port_num < 1 || attr->port_num > ctx->num_ports))
+		return EINVAL;
+	if ((mask & IBV_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= (ctx->link_layer == IBV_LINK_LAYER_ETHERNET ? 1 :
+				 DEVX_GET(cmd_hca_cap, ctx->caps.gen, pkey_table_size)))
+		return EINVAL;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > 1u << DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_ra_req_qp))
+		return EINVAL;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > 1u << DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_ra_res_qp))
+		return EINVAL;
+	if ((mask & IBV_QP_PATH_MTU) && qp_path_mtu(attr->path_mtu) < 0)
+		return EINVAL;
+	if ((mask & IBV_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)))
+		return EINVAL;
+
+	op = qp_transition_opcode(cur, next);
+	if (op < 0)
+		return EINVAL;
+	port = (mask & IBV_QP_PORT) ? attr->port_num : (qp->port_num ? qp->port_num : 1);
+
+	if (op != MLX5_CMD_OP_2RST_QP && op != MLX5_CMD_OP_2ERR_QP) {
+		if (mask & IBV_QP_PKEY_INDEX)
+			DEVX_SET(qpc, qpc, primary_address_path.pkey_index, attr->pkey_index);
+		if (mask & IBV_QP_PORT)
+			DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, attr->port_num);
+		if (mask & IBV_QP_QKEY)
+			DEVX_SET(qpc, qpc, q_key, attr->qkey);
+		if (mask & IBV_QP_ACCESS_FLAGS) {
+			DEVX_SET(qpc, qpc, rre, !!(attr->qp_access_flags & IBV_ACCESS_REMOTE_READ));
+			DEVX_SET(qpc, qpc, rwe, !!(attr->qp_access_flags & IBV_ACCESS_REMOTE_WRITE));
+			DEVX_SET(qpc, qpc, rae, !!(attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC));
+		}
+		if (mask & IBV_QP_AV) {
+			ret = qp_set_path(ctx, qp, DEVX_ADDR_OF(qpc, qpc, primary_address_path),
+					  &attr->ah_attr, port);
+			if (ret)
+				return ret;
+		}
+		if (mask & IBV_QP_ALT_PATH)
+			return EOPNOTSUPP;	/* automatic path migration */
+		if (mask & IBV_QP_PATH_MTU) {
+			DEVX_SET(qpc, qpc, mtu, attr->path_mtu);
+			DEVX_SET(qpc, qpc, log_msg_max,
+				 DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_msg));
+		}
+		if (mask & IBV_QP_DEST_QPN)
+			DEVX_SET(qpc, qpc, remote_qpn, attr->dest_qp_num);
+		if (mask & IBV_QP_RQ_PSN)
+			DEVX_SET(qpc, qpc, next_rcv_psn, attr->rq_psn & 0xffffff);
+		if (mask & IBV_QP_SQ_PSN)
+			DEVX_SET(qpc, qpc, next_send_psn, attr->sq_psn & 0xffffff);
+		if (mask & IBV_QP_MAX_DEST_RD_ATOMIC && attr->max_dest_rd_atomic)
+			DEVX_SET(qpc, qpc, log_rra_max, ilog2_floor(attr->max_dest_rd_atomic));
+		if (mask & IBV_QP_MAX_QP_RD_ATOMIC && attr->max_rd_atomic)
+			DEVX_SET(qpc, qpc, log_sra_max, ilog2_floor(attr->max_rd_atomic));
+		if (mask & IBV_QP_MIN_RNR_TIMER)
+			DEVX_SET(qpc, qpc, min_rnr_nak, attr->min_rnr_timer);
+		if (mask & IBV_QP_TIMEOUT)
+			DEVX_SET(qpc, qpc, primary_address_path.ack_timeout, attr->timeout);
+		if (mask & IBV_QP_RETRY_CNT)
+			DEVX_SET(qpc, qpc, retry_count, attr->retry_cnt);
+		if (mask & IBV_QP_RNR_RETRY)
+			DEVX_SET(qpc, qpc, rnr_retry, attr->rnr_retry);
+		if (mask & IBV_QP_PATH_MIG_STATE)
+			DEVX_SET(qpc, qpc, pm_state,
+				 attr->path_mig_state == IBV_MIG_MIGRATED ? MLX5_QP_PM_MIGRATED :
+				 attr->path_mig_state == IBV_MIG_REARM ? 1 : 2);
+		DEVX_SET(modify_qp_in, in, opt_param_mask, qp_optpar(mask & tr->opt[cls]));
+	}
+	DEVX_SET(modify_qp_in, in, opcode, (uint32_t)op);
+	DEVX_SET(modify_qp_in, in, qpn, qp->qpn);
+	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	if (ret)
+		return ret;
+
+	if (mask & IBV_QP_PORT)
+		qp->port_num = attr->port_num;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->sq_draining = attr->en_sqd_async_notify;
+	if (next == IBV_QPS_RESET) {
+		/* The rings start over, as after a fresh create. */
+		qp->sq.head = qp->sq.tail = 0;
+		qp->rq.head = qp->rq.tail = 0;
+		qp->dbrec[0] = 0;
+		qp->dbrec[1] = 0;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Query                                                               */
+
+static enum ibv_qp_state qp_state_from_prm(uint32_t s)
+{
+	switch (s) {
+	case MLX5_QPC_STATE_RST: return IBV_QPS_RESET;
+	case MLX5_QPC_STATE_INIT: return IBV_QPS_INIT;
+	case MLX5_QPC_STATE_RTR: return IBV_QPS_RTR;
+	case MLX5_QPC_STATE_RTS: return IBV_QPS_RTS;
+	case MLX5_QPC_STATE_SQER: return IBV_QPS_SQE;
+	case MLX5_QPC_STATE_SQD: return IBV_QPS_SQD;
+	case MLX5_QPC_STATE_ERR: return IBV_QPS_ERR;
+	default: return IBV_QPS_UNKNOWN;
+	}
+}
+
+static void qp_path_to_ah(struct mlx5_context *ctx, const void *path,
+			  struct ibv_ah_attr *ah)
+{
+	uint32_t rate = DEVX_GET(ads, path, stat_rate);
+
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = (uint8_t)DEVX_GET(ads, path, vhca_port_num);
+	ah->static_rate = (uint8_t)(rate ? rate - MLX5_STAT_RATE_OFFSET : 0);
+	if (ctx->link_layer == IBV_LINK_LAYER_ETHERNET) {
+		ah->sl = (uint8_t)DEVX_GET(ads, path, eth_prio);
+		ah->is_global = 1;
+	} else {
+		ah->dlid = (uint16_t)DEVX_GET(ads, path, rlid);
+		ah->sl = (uint8_t)DEVX_GET(ads, path, sl);
+		ah->src_path_bits = (uint8_t)DEVX_GET(ads, path, mlid);
+		ah->is_global = (uint8_t)DEVX_GET(ads, path, grh);
+	}
+	if (ah->is_global) {
+		ah->grh.sgid_index = (uint8_t)DEVX_GET(ads, path, src_addr_index);
+		ah->grh.hop_limit = (uint8_t)DEVX_GET(ads, path, hop_limit);
+		ah->grh.traffic_class = (uint8_t)DEVX_GET(ads, path, tclass);
+		ah->grh.flow_label = DEVX_GET(ads, path, flow_label);
+		memcpy(ah->grh.dgid.raw, DEVX_ADDR_OF(ads, path, rgid_rip), 16);
+	}
+}
+
+int mlx5_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct mlx5_context *ctx = to_mctx(ibqp->context);
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	uint32_t in[DEVX_ST_SZ_DW(query_qp_in)] = {};
+	uint32_t *out;
+	size_t outlen;
+	void *qpc;
+	int ret;
+
+	/* The firmware appends the PAS: leave room for it. */
+	outlen = DEVX_ST_SZ_BYTES(query_qp_out) + mlx5_buf_npages(&qp->buf) * sizeof(__be64);
+	out = calloc(1, outlen);
+	if (!out)
+		return ENOMEM;
+	DEVX_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	DEVX_SET(query_qp_in, in, qpn, qp->qpn);
+	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, outlen);
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	qpc = DEVX_ADDR_OF(query_qp_out, out, qpc);
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = qp_state_from_prm(DEVX_GET(qpc, qpc, state));
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = (enum ibv_mtu)DEVX_GET(qpc, qpc, mtu);
+	attr->path_mig_state = IBV_MIG_MIGRATED;
+	attr->qkey = DEVX_GET(qpc, qpc, q_key);
+	attr->rq_psn = DEVX_GET(qpc, qpc, next_rcv_psn);
+	attr->sq_psn = DEVX_GET(qpc, qpc, next_send_psn);
+	attr->dest_qp_num = DEVX_GET(qpc, qpc, remote_qpn);
+	attr->qp_access_flags =
+		(DEVX_GET(qpc, qpc, rre) ? IBV_ACCESS_REMOTE_READ : 0) |
+		(DEVX_GET(qpc, qpc, rwe) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+		(DEVX_GET(qpc, qpc, rae) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	attr->cap = qp->cap;
+	qp_path_to_ah(ctx, DEVX_ADDR_OF(qpc, qpc, primary_address_path), &attr->ah_attr);
+	attr->pkey_index = (uint16_t)DEVX_GET(qpc, qpc, primary_address_path.pkey_index);
+	attr->port_num = (uint8_t)DEVX_GET(qpc, qpc, primary_address_path.vhca_port_num);
+	attr->timeout = (uint8_t)DEVX_GET(qpc, qpc, primary_address_path.ack_timeout);
+	attr->en_sqd_async_notify = qp->sq_draining;
+	attr->sq_draining = attr->qp_state == IBV_QPS_SQD;
+	attr->max_rd_atomic = (uint8_t)(1u << DEVX_GET(qpc, qpc, log_sra_max));
+	attr->max_dest_rd_atomic = (uint8_t)(1u << DEVX_GET(qpc, qpc, log_rra_max));
+	attr->min_rnr_timer = (uint8_t)DEVX_GET(qpc, qpc, min_rnr_nak);
+	attr->retry_cnt = (uint8_t)DEVX_GET(qpc, qpc, retry_count);
+	attr->rnr_retry = (uint8_t)DEVX_GET(qpc, qpc, rnr_retry);
+	free(out);
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	return 0;
+}
+
+int mlx5_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				uint32_t flags)
+{
+	/* The engine places every message in order. */
+	return 1;
+}
