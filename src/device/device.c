@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process's instance of the software HCA: configuration, the BAR (UAR
+ * pages followed by device memory) and the firmware that executes PRM
+ * commands. Opened on first use, shared and reference counted.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "device/device.h"
+#include "device/fw/fw.h"
+#include "util/log.h"
+
+/* UAR pages in the BAR (4 KiB each; page 0 is the device's own). */
+#define SMX_NR_UARS 512u
+#define SMX_UAR_SIZE 4096u
+
+struct smx_dev {
+	unsigned int refs;
+	struct smx_config cfg;
+	struct fw *fw;
+	uint8_t *bar;
+	size_t bar_size;
+	uint64_t memic_base;
+	uint64_t memic_size;
+};
+
+static pthread_mutex_t smx_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct smx_dev *smx_dev_instance;
+
+static void smx_dev_free(struct smx_dev *dev)
+{
+	fw_destroy(dev->fw);
+	if (dev->bar)
+		munmap(dev->bar, dev->bar_size);
+	free(dev);
+}
+
+static struct smx_dev *smx_dev_new(void)
+{
+	struct smx_dev *dev = calloc(1, sizeof(*dev));
+	size_t dm;
+	void *bar;
+
+	if (!dev)
+		return NULL;
+	if (smx_config_load(&dev->cfg)) {
+		free(dev);
+		return NULL;
+	}
+	dm = (dev->cfg.max_dm_size + 4095) & ~(size_t)4095;
+	dev->memic_base = (uint64_t)SMX_NR_UARS * SMX_UAR_SIZE;
+	dev->memic_size = dm;
+	dev->bar_size = dev->memic_base + dm;
+	bar = mmap(NULL, dev->bar_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bar == MAP_FAILED) {
+		smx_err("device: cannot map a %zu-byte BAR: %s", dev->bar_size,
+			strerror(errno));
+		free(dev);
+		return NULL;
+	}
+	dev->bar = bar;
+	dev->fw = fw_create(&dev->cfg, dm ? dev->bar + dev->memic_base : NULL,
+			    dm, dev->memic_base, SMX_NR_UARS);
+	if (!dev->fw) {
+		smx_err("device: firmware failed to start");
+		smx_dev_free(dev);
+		return NULL;
+	}
+	fw_set_uar_pages(dev->fw, dev->bar);
+	return dev;
+}
+
+struct smx_dev *smx_dev_open(void)
+{
+	struct smx_dev *dev;
+
+	pthread_mutex_lock(&smx_dev_lock);
+	if (!smx_dev_instance)
+		smx_dev_instance = smx_dev_new();
+	dev = smx_dev_instance;
+	if (dev)
+		dev->refs++;
+	pthread_mutex_unlock(&smx_dev_lock);
+	return dev;
+}
+
+void smx_dev_close(struct smx_dev *dev)
+{
+	if (!dev)
+		return;
+	pthread_mutex_lock(&smx_dev_lock);
+	if (dev == smx_dev_instance && --dev->refs == 0) {
+		smx_dev_instance = NULL;
+		smx_dev_free(dev);
+	}
+	pthread_mutex_unlock(&smx_dev_lock);
+}
+
+const struct smx_config *smx_dev_config(const struct smx_dev *dev)
+{
+	return &dev->cfg;
+}
+
+int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
+		size_t outlen)
+{
+	if (!dev || !in || !out || inlen < 16 || outlen < 16)
+		return -EINVAL;
+	fw_exec(dev->fw, in, inlen, out, outlen);
+	return 0;
+}
+
+void *smx_dev_bar(struct smx_dev *dev, uint64_t offset, size_t len)
+{
+	if (!dev || offset > dev->bar_size || len > dev->bar_size - offset)
+		return NULL;
+	return dev->bar + offset;
+}
+
+uint64_t smx_dev_memic_base(const struct smx_dev *dev)
+{
+	return dev->memic_base;
+}
+
+/* For tests and tools: the firmware behind a device. */
+struct fw *smx_dev_fw(struct smx_dev *dev)
+{
+	return dev->fw;
+}

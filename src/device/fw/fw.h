@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware of the software HCA: PRM command interpreter and the object
+ * tables the data-path engine works from.
+ *
+ * LOCKING. One mutex per firmware instance (fw->lock) serialises every
+ * command, like a single command queue. The engine takes the same lock
+ * (fw_lock()/fw_unlock()) around object lookups: pointers returned by the
+ * fw_*_lookup() functions are valid only while the lock is held, because a
+ * DESTROY_* command may free the object as soon as it is released. Data-path
+ * state that changes without commands (PSNs, counters, ring indexes) belongs
+ * to the engine and is not protected by fw->lock.
+ *
+ * "Physical" addresses: in this device a PAS / MTT entry holds a process
+ * virtual address; page-aligned entries are required like real DMA pages.
+ */
+#ifndef SMX_DEVICE_FW_FW_H
+#define SMX_DEVICE_FW_FW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/config.h"
+#include "prm/prm.h"
+
+struct fw;
+
+/* ------------------------------------------------------------------ */
+/* Lifetime and command execution                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * @memic/@memic_size: the device-memory window inside the BAR (may be 0),
+ * whose BAR offset is @memic_bar_off; @nr_uars: UAR pages in the BAR.
+ */
+struct fw *fw_create(const struct smx_config *cfg, void *memic,
+		     uint64_t memic_size, uint64_t memic_bar_off,
+		     uint32_t nr_uars);
+void fw_destroy(struct fw *fw);
+
+/* Executes one command; always produces an answer in @out (status, syndrome).
+ * @inlen/@outlen must be at least the 16-byte headers (checked by caller). */
+void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
+	     size_t outlen);
+
+/* The BAR's UAR pages (4 KiB each), for fw_uar.page. */
+void fw_set_uar_pages(struct fw *fw, void *pages);
+
+/* The firmware behind a device instance (tests, tools, the engine). */
+struct smx_dev;
+struct fw *smx_dev_fw(struct smx_dev *dev);
+
+void fw_lock(struct fw *fw);
+void fw_unlock(struct fw *fw);
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Common header: number, owner uid, references held by other objects. */
+struct fw_obj {
+	uint32_t id;
+	uint16_t uid;
+	uint32_t refs;
+};
+
+/*
+ * A queue buffer or umem as the engine sees it: a list of pages of
+ * 1 << page_shift bytes (process virtual addresses), the byte offset of the
+ * object inside the first page, and its size. @base is non-NULL when the pages
+ * are virtually contiguous (the common case), so base[off] is byte off.
+ */
+struct fw_buf {
+	uint64_t *pages;
+	uint32_t npages;
+	uint32_t page_shift;
+	uint64_t offset;	/* bytes into the first page */
+	uint64_t size;		/* bytes */
+	uint32_t stride;	/* entry size in bytes (WQE/CQE/EQE) */
+	uint8_t *base;
+	struct fw_umem *umem;	/* set when described by a umem */
+};
+
+/* Host address of byte @off of @b, or NULL if outside. */
+void *fw_buf_addr(const struct fw_buf *b, uint64_t off);
+
+struct fw_umem {
+	struct fw_obj obj;
+	struct fw_buf buf;	/* stride 0 */
+};
+
+struct fw_pd {
+	struct fw_obj obj;
+};
+
+struct fw_uar {
+	struct fw_obj obj;
+	void *page;		/* the 4 KiB page in the BAR */
+};
+
+struct fw_xrcd {
+	struct fw_obj obj;
+};
+
+struct fw_td {
+	struct fw_obj obj;
+};
+
+struct fw_uctx {
+	struct fw_obj obj;	/* obj.id is the uid it hands out */
+	uint32_t cap;
+	uint32_t nobjs;		/* objects created under this uid */
+};
+
+struct fw_eq {
+	struct fw_obj obj;
+	bool internal;		/* created by the device itself (comp vectors) */
+	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* eqc as last written (PRM bytes) */
+	uint64_t event_bitmask[4];
+	struct fw_uar *uar;
+	struct fw_buf buf;	/* EQEs, stride 64 */
+	uint32_t log_size;
+	uint32_t intr;
+};
+
+struct fw_cq {
+	struct fw_obj obj;
+	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* cqc as last written (PRM bytes) */
+	struct fw_eq *eq;
+	struct fw_uar *uar;
+	struct fw_buf buf;	/* CQEs, stride 64 or 128 */
+	uint32_t log_size;
+	uint32_t cqe_size;
+	volatile uint32_t *dbrec; /* [0] consumer index, [1] arm */
+	struct fw_umem *dbr_umem;
+};
+
+enum fw_srq_kind {
+	FW_SRQ_BASIC = 1,	/* CREATE_SRQ */
+	FW_SRQ_XRC = 2,		/* CREATE_XRC_SRQ */
+	FW_SRQ_RMP = 3,		/* CREATE_RMP */
+};
+
+struct fw_srq {
+	struct fw_obj obj;
+	enum fw_srq_kind kind;
+	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* srqc / xrc_srqc / rmpc head (PRM bytes) */
+	struct fw_pd *pd;
+	struct fw_cq *cq;	/* XRC SRQ only */
+	struct fw_xrcd *xrcd;	/* XRC SRQ only */
+	struct fw_buf buf;	/* receive WQEs */
+	uint32_t log_size;
+	uint32_t lwm;
+	bool armed;
+	uint32_t user_index;
+	volatile uint32_t *dbrec;
+	struct fw_umem *dbr_umem;
+};
+
+struct fw_qp {
+	struct fw_obj obj;
+	uint8_t qpc[0xe8] __attribute__((aligned(8)));	/* qpc, kept current by every transition */
+	uint32_t opt_param_mask;
+	uint32_t state;		/* MLX5_QPC_STATE_* */
+	uint32_t st;		/* MLX5_QPC_ST_* */
+	struct fw_pd *pd;
+	struct fw_cq *scq, *rcq;
+	struct fw_srq *srq;
+	struct fw_xrcd *xrcd;
+	struct fw_uar *uar;
+	struct fw_buf buf;	/* RQ at 0, SQ at sq_offset */
+	uint64_t sq_offset;
+	uint32_t sq_wqebbs;	/* 64-byte send WQE basic blocks */
+	uint32_t rq_wqes;
+	uint32_t rq_stride;
+	volatile uint32_t *dbrec; /* [0] RQ counter, [1] SQ counter */
+	struct fw_umem *dbr_umem;
+};
+
+struct fw_mkey {
+	struct fw_obj obj;	/* obj.id = mkey index (key >> 8) */
+	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* mkc as created (PRM bytes) */
+	uint8_t variant;	/* mkey_7_0 */
+	uint32_t access_mode;	/* MLX5_MKC_ACCESS_MODE_* */
+	bool free;
+	bool umr_en;
+	uint32_t access;	/* bit0 lr, bit1 lw, bit2 rr, bit3 rw, bit4 a */
+	struct fw_pd *pd;
+	uint64_t start;
+	uint64_t len;
+	bool len64;		/* length is 2^64 */
+	uint32_t page_shift;
+	/* MTT mode: page addresses; KLM/KSM: 16-byte entries (PRM bytes). */
+	uint64_t *mtt;
+	uint32_t nmtt;
+	uint8_t *klm;
+	uint32_t nklm;
+	struct fw_umem *umem;	/* mkey_umem_valid */
+	uint64_t umem_offset;
+	uint8_t *memic;		/* MEMIC mode: host address of start */
+};
+
+/* ------------------------------------------------------------------ */
+/* Lookups for the engine (call with fw_lock held)                    */
+/* ------------------------------------------------------------------ */
+
+struct fw_qp *fw_qp_lookup(struct fw *fw, uint32_t qpn);
+struct fw_cq *fw_cq_lookup(struct fw *fw, uint32_t cqn);
+struct fw_eq *fw_eq_lookup(struct fw *fw, uint32_t eqn);
+struct fw_srq *fw_srq_lookup(struct fw *fw, uint32_t srqn);
+struct fw_pd *fw_pd_lookup(struct fw *fw, uint32_t pdn);
+/* By full key (index << 8 | variant); NULL if index or variant differ. */
+struct fw_mkey *fw_mkey_lookup(struct fw *fw, uint32_t key);
+struct fw_umem *fw_umem_lookup(struct fw *fw, uint32_t umem_id);
+struct fw_uar *fw_uar_lookup(struct fw *fw, uint32_t index);
+
+/* Device identity as firmware presents it. */
+const struct smx_config *fw_config(const struct fw *fw);
+/* GID table entry @index (16 bytes); false for an empty slot. */
+bool fw_gid(const struct fw *fw, uint32_t index, uint8_t gid[16]);
+
+#endif

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QUERY_HCA_CAP and QUERY_ADAPTER: how the device describes itself. Values
+ * come from the configuration (defaults: a ConnectX-7 with one RoCEv2 port);
+ * a capability is advertised only where the device implements it.
+ */
+#include <string.h>
+
+#include "device/fw/fw_loc.h"
+
+#define CAP_SET(typ, fld, v) DEVX_SET(typ, cap, fld, v)
+
+static void fw_caps_general(const struct fw *fw, void *cap)
+{
+	const struct smx_config *cfg = &fw->cfg;
+	uint32_t sge = cfg->max_sge ? cfg->max_sge : 30;
+
+	CAP_SET(cmd_hca_cap, vhca_id, 0);
+	CAP_SET(cmd_hca_cap, log_max_srq_sz, cfg->log_max_srq_sz);
+	CAP_SET(cmd_hca_cap, log_max_qp_sz, cfg->log_max_qp_sz);
+	CAP_SET(cmd_hca_cap, log_max_qp, cfg->log_max_qp);
+	CAP_SET(cmd_hca_cap, log_max_srq, cfg->log_max_srq);
+	CAP_SET(cmd_hca_cap, log_max_cq_sz, cfg->log_max_cq_sz);
+	CAP_SET(cmd_hca_cap, log_max_cq, cfg->log_max_cq);
+	CAP_SET(cmd_hca_cap, log_max_eq_sz, 22);
+	CAP_SET(cmd_hca_cap, log_max_mkey, cfg->log_max_mkey);
+	CAP_SET(cmd_hca_cap, log_max_eq, 8);
+	CAP_SET(cmd_hca_cap, max_indirection, 4);
+	CAP_SET(cmd_hca_cap, log_max_mrw_sz, 64);
+	CAP_SET(cmd_hca_cap, log_max_klm_list_size, 16);
+	CAP_SET(cmd_hca_cap, log_max_ra_req_dc, 4);
+	CAP_SET(cmd_hca_cap, log_max_ra_res_dc, 4);
+	CAP_SET(cmd_hca_cap, log_max_ra_req_qp, 4);
+	CAP_SET(cmd_hca_cap, log_max_ra_res_qp, 4);
+	CAP_SET(cmd_hca_cap, end_pad, 1);
+	CAP_SET(cmd_hca_cap, gid_table_size, cfg->gid_tbl_len);
+	CAP_SET(cmd_hca_cap, out_of_seq_cnt, 1);
+	CAP_SET(cmd_hca_cap, max_qp_cnt, 64);
+	CAP_SET(cmd_hca_cap, pkey_table_size, cfg->pkey_tbl_len);
+	CAP_SET(cmd_hca_cap, device_memory, cfg->max_dm_size ? 1 : 0);
+	CAP_SET(cmd_hca_cap, local_ca_ack_delay, 16);
+	CAP_SET(cmd_hca_cap, port_type, cfg->link_layer == SMX_LINK_ETH ?
+		MLX5_CAP_PORT_TYPE_ETH : MLX5_CAP_PORT_TYPE_IB);
+	CAP_SET(cmd_hca_cap, num_ports, 1);
+	CAP_SET(cmd_hca_cap, log_max_msg, cfg->log_max_msg);
+	CAP_SET(cmd_hca_cap, max_tc, 0);
+	CAP_SET(cmd_hca_cap, stat_rate_support, 0);
+	CAP_SET(cmd_hca_cap, cqe_version, 1);
+	CAP_SET(cmd_hca_cap, roce, cfg->link_layer == SMX_LINK_ETH);
+	CAP_SET(cmd_hca_cap, atomic, 1);
+	CAP_SET(cmd_hca_cap, cq_oi, 1);
+	CAP_SET(cmd_hca_cap, cq_resize, 1);
+	CAP_SET(cmd_hca_cap, cq_moderation, 1);
+	CAP_SET(cmd_hca_cap, cq_period_mode_modify, 1);
+	CAP_SET(cmd_hca_cap, cq_eq_remap, 1);
+	CAP_SET(cmd_hca_cap, xrc, 1);
+	CAP_SET(cmd_hca_cap, ud, 1);
+	CAP_SET(cmd_hca_cap, uc, 1);
+	CAP_SET(cmd_hca_cap, rc, 1);
+	CAP_SET(cmd_hca_cap, uar_4k, 1);
+	CAP_SET(cmd_hca_cap, uar_sz, 0);	/* log2(BAR UAR area / 1 MiB) */
+	CAP_SET(cmd_hca_cap, umem_uid_0, 1);
+	CAP_SET(cmd_hca_cap, log_pg_sz, 12);
+	CAP_SET(cmd_hca_cap, bf, 1);
+	CAP_SET(cmd_hca_cap, log_bf_reg_size, 9);
+	/* max_wqe_sz_*: the provider derives max_sge from these. */
+	CAP_SET(cmd_hca_cap, max_wqe_sz_sq, 32 + 16 * sge);
+	CAP_SET(cmd_hca_cap, max_wqe_sz_rq, 16 * sge);
+	CAP_SET(cmd_hca_cap, max_wqe_sz_sq_dc, 32 + 16 * sge);
+	CAP_SET(cmd_hca_cap, max_qp_mcg, 0);
+	CAP_SET(cmd_hca_cap, log_max_mcg, 0);
+	CAP_SET(cmd_hca_cap, log_max_transport_domain, 16);
+	CAP_SET(cmd_hca_cap, log_max_pd, cfg->log_max_pd);
+	CAP_SET(cmd_hca_cap, log_max_xrcd, cfg->log_max_xrcd);
+	CAP_SET(cmd_hca_cap, basic_cyclic_rcv_wqe, 0);
+	CAP_SET(cmd_hca_cap, log_max_rmp, cfg->log_max_srq);
+	CAP_SET(cmd_hca_cap, log_max_wq_sz, cfg->log_max_qp_sz);
+	/* CREATE_UMEM and the user context are real commands here, not
+	 * general objects; no general object type is implemented yet. */
+	CAP_SET(cmd_hca_cap, log_max_uctx, 10);
+	CAP_SET(cmd_hca_cap, log_max_umem, 20);
+	CAP_SET(cmd_hca_cap, max_num_eqs, 256);
+	CAP_SET(cmd_hca_cap, log_uar_page_sz, 0);	/* 4 KiB UAR pages */
+	CAP_SET(cmd_hca_cap, device_frequency_mhz, 1000);
+	CAP_SET(cmd_hca_cap, device_frequency_khz, 1000000);
+	CAP_SET(cmd_hca_cap, num_of_uars_per_page, 1);
+	CAP_SET(cmd_hca_cap, log_max_atomic_size_qp, 3);
+	CAP_SET(cmd_hca_cap, log_max_atomic_size_dc, 3);
+	CAP_SET(cmd_hca_cap, native_port_num, 1);
+	CAP_SET(cmd_hca_cap, num_vhca_ports, 1);
+}
+
+static void fw_caps_atomic(void *cap)
+{
+	/* Compare-and-swap and fetch-and-add (bits 0, 1), 8-byte operands
+	 * (size bit 3 = 8 bytes), host-endian responder. */
+	CAP_SET(atomic_caps, atomic_req_8B_endianness_mode, 0);
+	CAP_SET(atomic_caps, atomic_operations, 0x3);
+	CAP_SET(atomic_caps, atomic_size_qp, 0x8);
+	CAP_SET(atomic_caps, atomic_size_dc, 0x8);
+	CAP_SET(atomic_caps, fetch_add_pci_atomic, 0x8);
+	CAP_SET(atomic_caps, swap_pci_atomic, 0x8);
+	CAP_SET(atomic_caps, compare_swap_pci_atomic, 0x8);
+}
+
+static void fw_caps_roce(void *cap)
+{
+	CAP_SET(roce_cap, sw_r_roce_src_udp_port, 1);
+	CAP_SET(roce_cap, fl_rc_qp_when_roce_enabled, 0);
+	CAP_SET(roce_cap, qp_ts_format, 0);
+}
+
+static void fw_caps_dev_mem(const struct fw *fw, void *cap)
+{
+	if (!fw->memic_size)
+		return;
+	CAP_SET(device_mem_cap, memic, 1);
+	CAP_SET(device_mem_cap, log_min_memic_alloc_size, 6);
+	CAP_SET(device_mem_cap, log_max_memic_addr_alignment, 12);
+	DEVX_SET64(device_mem_cap, cap, memic_bar_start_addr, fw->memic_bar_off);
+	CAP_SET(device_mem_cap, memic_bar_size, (uint32_t)fw->memic_size);
+	CAP_SET(device_mem_cap, max_memic_size, (uint32_t)fw->memic_size);
+}
+
+int fw_caps_query_hca_cap(struct fw_cmd *c)
+{
+	uint32_t type = c->op_mod >> 1;
+	void *cap = OUT_ADDR(query_hca_cap_out, capability);
+
+	if (IN_GET(query_hca_cap_in, other_function))
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "other_function: function %u is not ours to query",
+			       IN_GET(query_hca_cap_in, function_id));
+	switch (type) {
+	case MLX5_CAP_GENERAL:
+		fw_caps_general(c->fw, cap);
+		break;
+	case MLX5_CAP_ODP:
+		/* No on-demand paging: all zero. */
+		break;
+	case MLX5_CAP_ATOMIC:
+		fw_caps_atomic(cap);
+		break;
+	case MLX5_CAP_ROCE:
+		fw_caps_roce(cap);
+		break;
+	case MLX5_CAP_DEV_MEM:
+		fw_caps_dev_mem(c->fw, cap);
+		break;
+	case MLX5_CAP_ETHERNET_OFFLOADS:
+	case MLX5_CAP_IPOIB_OFFLOADS:
+	case MLX5_CAP_IPOIB_ENHANCED_OFFLOADS:
+	case MLX5_CAP_FLOW_TABLE:
+	case MLX5_CAP_ESWITCH_FLOW_TABLE:
+	case MLX5_CAP_ESWITCH:
+	case MLX5_CAP_VECTOR_CALC:
+	case MLX5_CAP_QOS:
+	case MLX5_CAP_DEBUG:
+	case MLX5_CAP_DEV_EVENT:
+	case MLX5_CAP_IPSEC:
+	case MLX5_CAP_CRYPTO:
+	case MLX5_CAP_GENERAL_2:
+		/* Known capability page, nothing of it implemented. */
+		break;
+	default:
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "op_mod 0x%x: capability type 0x%x is unknown",
+			       c->op_mod, type);
+	}
+	return 0;
+}
+
+int fw_caps_query_adapter(struct fw_cmd *c)
+{
+	uint8_t *blk = OUT_ADDR(query_adapter_out, query_adapter_struct);
+	static const char psid[] = "SMX0000000001";
+
+	DEVX_SET(query_adapter_param_block, blk, ieee_vendor_id,
+		 c->fw->cfg.vendor_id);
+	DEVX_SET(query_adapter_param_block, blk, vsd_vendor_id, 0x15b3);
+	memcpy(DEVX_ADDR_OF(query_adapter_param_block, blk, vsd_contd_psid),
+	       psid, sizeof(psid) - 1);
+	return 0;
+}
+
+int fw_caps_nop(struct fw_cmd *c)
+{
+	(void)c;
+	return 0;
+}

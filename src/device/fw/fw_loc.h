@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to src/device/fw: the firmware instance, object tables, the command
+ * context handed to every handler and the helpers handlers share.
+ * Cross-file prototypes are grouped by the file that defines them.
+ */
+#ifndef SMX_DEVICE_FW_FW_LOC_H
+#define SMX_DEVICE_FW_FW_LOC_H
+
+#include <stdarg.h>
+
+#include "device/fw/fw.h"
+
+/* A handle namespace: ids in [min, min + limit), slots grown on demand. */
+struct fw_table {
+	const char *name;
+	uint32_t min;
+	uint32_t limit;		/* how many ids may exist */
+	uint32_t next;		/* next id to try (round robin, like firmware) */
+	uint32_t count;
+	uint32_t cap;		/* slots allocated */
+	void **slot;
+};
+
+struct fw_memic_blk {
+	uint64_t off, size;
+	struct fw_memic_blk *next;
+};
+
+struct fw {
+	pthread_mutex_t lock;
+	struct smx_config cfg;
+
+	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
+
+	uint8_t *memic;
+	uint64_t memic_size;
+	uint64_t memic_bar_off;
+	struct fw_memic_blk *memic_used;
+	uint32_t nr_uars;
+	uint8_t *uar_pages;	/* set by device.c through fw_set_uar_pages */
+};
+
+/* Command context. in/out are aligned private copies of the mailboxes. */
+struct fw_cmd {
+	struct fw *fw;
+	const struct fw_cmd_desc *desc;
+	const void *in;
+	size_t inlen;
+	void *out;
+	size_t outlen;
+	uint16_t opcode, op_mod, uid;
+	uint8_t status;
+	uint32_t syndrome;
+	char why[200];
+};
+
+typedef int (*fw_handler)(struct fw_cmd *c);
+
+struct fw_cmd_desc {
+	uint16_t opcode;
+	const char *name;
+	uint32_t min_inlen;	/* bytes */
+	uint32_t min_outlen;	/* bytes */
+	fw_handler handler;
+};
+
+/*
+ * Fails the command: status + a syndrome naming the check site
+ * (opcode << 16 | source line), and a one-line reason that the dispatcher
+ * logs under SOFTMLX5_DEBUG. Returns -1 so handlers can `return FW_FAIL(...)`.
+ */
+int fw_fail(struct fw_cmd *c, uint8_t status, unsigned int site,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define FW_FAIL(c, st, fmt, ...)                                               \
+	fw_fail(c, MLX5_CMD_STAT_##st, __LINE__, fmt, ##__VA_ARGS__)
+
+#define IN_GET(typ, fld) DEVX_GET(typ, c->in, fld)
+#define IN_GET64(typ, fld) DEVX_GET64(typ, c->in, fld)
+#define IN_ADDR(typ, fld) ((const uint8_t *)DEVX_ADDR_OF(typ, c->in, fld))
+#define OUT_SET(typ, fld, v) DEVX_SET(typ, c->out, fld, v)
+#define OUT_SET64(typ, fld, v) DEVX_SET64(typ, c->out, fld, v)
+#define OUT_ADDR(typ, fld) ((uint8_t *)DEVX_ADDR_OF(typ, c->out, fld))
+
+/* fw.c: tables */
+int fw_table_init(struct fw_table *t, const char *name, uint32_t min,
+		  uint32_t limit);
+void fw_table_fini(struct fw_table *t);
+/* Inserts @obj under a fresh id (also stored in obj->id); -1 when full. */
+int fw_table_add(struct fw_table *t, struct fw_obj *obj);
+int fw_table_add_at(struct fw_table *t, struct fw_obj *obj, uint32_t id);
+void *fw_table_get(const struct fw_table *t, uint32_t id);
+void fw_table_del(struct fw_table *t, uint32_t id);
+
+/* fw.c: ownership */
+/* Records the command's uid on a new object and charges its user context. */
+int fw_obj_own(struct fw_cmd *c, struct fw_obj *obj, const char *what);
+void fw_obj_disown(struct fw *fw, struct fw_obj *obj);
+/* May the command's uid act on / reference @obj? */
+bool fw_uid_ok(const struct fw_cmd *c, const struct fw_obj *obj);
+/* Looks a handle up in @t and checks uid access; fails the command if not. */
+void *fw_get(struct fw_cmd *c, struct fw_table *t, uint32_t id,
+	     const char *what);
+#define FW_GET(c, table, id, what) fw_get(c, &(c)->fw->table, id, what)
+
+/* fw.c: buffers */
+/*
+ * Resolves a queue buffer of @size bytes given by PAS entries at input byte
+ * @pas_off (page = 4 KiB << @log_pg_sz_4k, object starting @page_off bytes
+ * into the first page) or, if @umem_valid, by umem @umem_id at @umem_off.
+ */
+int fw_buf_from_pas(struct fw_cmd *c, struct fw_buf *b, const char *what,
+		    size_t pas_off, uint32_t log_pg_sz_4k, uint64_t page_off,
+		    uint64_t size);
+int fw_buf_from_umem(struct fw_cmd *c, struct fw_buf *b, const char *what,
+		     uint32_t umem_id, uint64_t umem_off, uint64_t size);
+void fw_buf_release(struct fw_buf *b);
+/* Resolves an 8-byte doorbell record at @addr (or umem offset). */
+volatile uint32_t *fw_dbr_resolve(struct fw_cmd *c, const char *what,
+				  bool umem_valid, uint32_t umem_id,
+				  uint64_t addr, struct fw_umem **umem_out);
+/* Write the buffer's PAS back into an output mailbox at @pas_off. */
+void fw_buf_put_pas(struct fw_cmd *c, const struct fw_buf *b, size_t pas_off);
+
+void fw_ref(struct fw_obj *o);
+void fw_unref(struct fw_obj *o);
+
+/* fw_caps.c */
+int fw_caps_query_hca_cap(struct fw_cmd *c);
+int fw_caps_query_adapter(struct fw_cmd *c);
+int fw_caps_nop(struct fw_cmd *c);
+
+/* fw_vport.c */
+int fw_vport_query_hca_vport_context(struct fw_cmd *c);
+int fw_vport_query_hca_vport_gid(struct fw_cmd *c);
+int fw_vport_query_hca_vport_pkey(struct fw_cmd *c);
+int fw_vport_query_nic_vport_context(struct fw_cmd *c);
+int fw_vport_query_roce_address(struct fw_cmd *c);
+int fw_vport_query_vport_state(struct fw_cmd *c);
+
+/* fw_pd.c: PD, UAR, transport domain, user context, umem */
+int fw_pd_alloc(struct fw_cmd *c);
+int fw_pd_dealloc(struct fw_cmd *c);
+int fw_uar_alloc(struct fw_cmd *c);
+int fw_uar_dealloc(struct fw_cmd *c);
+int fw_td_alloc(struct fw_cmd *c);
+int fw_td_dealloc(struct fw_cmd *c);
+int fw_uctx_create(struct fw_cmd *c);
+int fw_uctx_destroy(struct fw_cmd *c);
+int fw_umem_create(struct fw_cmd *c);
+int fw_umem_destroy(struct fw_cmd *c);
+
+/* fw_xrcd.c */
+int fw_xrcd_alloc(struct fw_cmd *c);
+int fw_xrcd_dealloc(struct fw_cmd *c);
+
+/* fw_memic.c */
+int fw_memic_alloc(struct fw_cmd *c);
+int fw_memic_dealloc(struct fw_cmd *c);
+void fw_memic_fini(struct fw *fw);
+/* Host address of device-memory BAR address @addr, NULL unless @len fits. */
+uint8_t *fw_memic_host(struct fw *fw, uint64_t addr, uint64_t len);
+
+/* fw_eq.c */
+int fw_eq_create(struct fw_cmd *c);
+int fw_eq_destroy(struct fw_cmd *c);
+int fw_eq_query(struct fw_cmd *c);
+int fw_eq_create_internal(struct fw *fw, uint32_t n);
+void fw_eq_free(struct fw_eq *eq);
+
+/* fw_cq.c */
+int fw_cq_create(struct fw_cmd *c);
+int fw_cq_destroy(struct fw_cmd *c);
+int fw_cq_query(struct fw_cmd *c);
+int fw_cq_modify(struct fw_cmd *c);
+void fw_cq_free(struct fw_cq *cq);
+
+/* fw_srq.c */
+int fw_srq_create(struct fw_cmd *c);
+int fw_srq_destroy(struct fw_cmd *c);
+int fw_srq_query(struct fw_cmd *c);
+int fw_srq_arm(struct fw_cmd *c);
+int fw_xrc_srq_create(struct fw_cmd *c);
+int fw_xrc_srq_destroy(struct fw_cmd *c);
+int fw_xrc_srq_query(struct fw_cmd *c);
+int fw_xrc_srq_arm(struct fw_cmd *c);
+int fw_rmp_create(struct fw_cmd *c);
+int fw_rmp_destroy(struct fw_cmd *c);
+int fw_rmp_query(struct fw_cmd *c);
+void fw_srq_free(struct fw_srq *srq);
+
+/* fw_qp.c */
+int fw_qp_create(struct fw_cmd *c);
+int fw_qp_destroy(struct fw_cmd *c);
+int fw_qp_query(struct fw_cmd *c);
+int fw_qp_rst2init(struct fw_cmd *c);
+int fw_qp_init2init(struct fw_cmd *c);
+int fw_qp_init2rtr(struct fw_cmd *c);
+int fw_qp_rtr2rts(struct fw_cmd *c);
+int fw_qp_rts2rts(struct fw_cmd *c);
+int fw_qp_sqerr2rts(struct fw_cmd *c);
+int fw_qp_sqd2rts(struct fw_cmd *c);
+int fw_qp_rts2sqd(struct fw_cmd *c);
+int fw_qp_sqd2sqd(struct fw_cmd *c);
+int fw_qp_2err(struct fw_cmd *c);
+int fw_qp_2rst(struct fw_cmd *c);
+void fw_qp_free(struct fw_qp *qp);
+
+/* fw_mkey.c */
+int fw_mkey_create(struct fw_cmd *c);
+int fw_mkey_destroy(struct fw_cmd *c);
+int fw_mkey_query(struct fw_cmd *c);
+void fw_mkey_free(struct fw_mkey *mk);
+
+/* fw_vport.c helpers */
+void fw_ipv4_gid(const struct smx_config *cfg, uint8_t gid[16]);
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory keys. mkey = index << 8 | mkey_7_0 (the "variant" byte the creator
+ * chooses). Access modes PA, MTT, KLM, KSM and MEMIC; the translation entries
+ * are stored for the engine (MTT: page addresses; KLM/KSM: the 16-byte
+ * entries as given, resolved at access time like the hardware does).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/fw/fw_loc.h"
+
+void fw_mkey_free(struct fw_mkey *mk)
+{
+	if (mk->umem)
+		fw_unref(&mk->umem->obj);
+	free(mk->mtt);
+	free(mk->klm);
+	free(mk);
+}
+
+static int fw_mkey_mtt(struct fw_cmd *c, struct fw_mkey *mk, uint32_t octw)
+{
+	size_t off = DEVX_BYTE_OFF(create_mkey_in, klm_pas_mtt);
+	uint64_t psz = 1ull << mk->page_shift;
+	uint64_t need, i;
+
+	if (mk->page_shift < 12 || mk->page_shift > 30)
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "MTT mkey: log_page_size %u outside 12..30",
+			       mk->page_shift);
+	if (IN_GET(create_mkey_in, mkey_umem_valid)) {
+		uint64_t uoff = IN_GET64(create_mkey_in, mkey_umem_offset);
+		struct fw_umem *u = FW_GET(c, umem,
+					   IN_GET(create_mkey_in, mkey_umem_id),
+					   "mkey umem");
+
+		if (!u)
+			return -1;
+		if (!mk->len64 && (uoff > u->buf.size ||
+				   mk->len > u->buf.size - uoff))
+			return FW_FAIL(c, BAD_PARAM_ERR,
+				       "mkey: [0x%llx, +0x%llx) exceeds umem 0x%x",
+				       (unsigned long long)uoff,
+				       (unsigned long long)mk->len, u->obj.id);
+		mk->umem = u;
+		mk->umem_offset = uoff;
+		fw_ref(&u->obj);
+		return 0;
+	}
+	/* Enough entries to cover [start, start + len). */
+	need = mk->len64 ? 0 :
+	       ((mk->start & (psz - 1)) + mk->len + psz - 1) >> mk->page_shift;
+	if (!mk->free && need > (uint64_t)octw * 2)
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "MTT mkey of 0x%llx bytes needs %llu entries, "
+			       "%u given", (unsigned long long)mk->len,
+			       (unsigned long long)need, octw * 2);
+	mk->nmtt = octw * 2;
+	if (!mk->nmtt)
+		return 0;
+	mk->mtt = calloc(mk->nmtt, sizeof(uint64_t));
+	if (!mk->mtt)
+		return FW_FAIL(c, NO_RES_ERR, "mkey: out of memory");
+	for (i = 0; i < mk->nmtt; i++) {
+		const uint8_t *m = (const uint8_t *)c->in + off + i * 8;
+		uint64_t pa = (uint64_t)DEVX_GET(mtt, m, ptag_63_32) << 32 |
+			      (uint64_t)DEVX_GET(mtt, m, ptag_31_8) << 8;
+
+		if (i < need && (!pa || (pa & (psz - 1))))
+			return FW_FAIL(c, BAD_PARAM_ERR,
+				       "MTT[%llu] = 0x%llx is not a %llu-byte page",
+				       (unsigned long long)i,
+				       (unsigned long long)pa,
+				       (unsigned long long)psz);
+		mk->mtt[i] = pa;
+	}
+	return 0;
+}
+
+int fw_mkey_create(struct fw_cmd *c)
+{
+	const uint8_t *mkc = IN_ADDR(create_mkey_in, memory_key_mkey_entry);
+	uint32_t mode = DEVX_GET(mkc, mkc, access_mode_4_2) << 2 |
+			DEVX_GET(mkc, mkc, access_mode_1_0);
+	uint32_t octw = DEVX_GET(mkc, mkc, translations_octword_size);
+	uint32_t actual = IN_GET(create_mkey_in, translations_octword_actual_size);
+	size_t xlt_off = DEVX_BYTE_OFF(create_mkey_in, klm_pas_mtt);
+	struct fw_mkey *mk;
+
+	if (DEVX_GET(mkc, mkc, qpn) != 0xffffff)
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "mkc.qpn 0x%x: must be 0xffffff (no QP binding)",
+			       DEVX_GET(mkc, mkc, qpn));
+	if (DEVX_GET(mkc, mkc, bsf_en) || DEVX_GET(mkc, mkc, crypto_en))
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "signature/crypto mkeys are not supported yet");
+	if (actual > octw)
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "translations_octword_actual_size %u above "
+			       "translations_octword_size %u", actual, octw);
+	if ((c->inlen - xlt_off) / 16 < actual)
+		return FW_FAIL(c, BAD_INP_LEN_ERR,
+			       "%u translation octwords, the input mailbox "
+			       "holds %zu", actual, (c->inlen - xlt_off) / 16);
+
+	mk = calloc(1, sizeof(*mk));
+	if (!mk)
+		return FW_FAIL(c, NO_RES_ERR, "mkey: out of memory");
+	mk->access_mode = mode;
+	mk->free = DEVX_GET(mkc, mkc, free);
+	mk->umr_en = DEVX_GET(mkc, mkc, umr_en);
+	mk->access = DEVX_GET(mkc, mkc, lr) | DEVX_GET(mkc, mkc, lw) << 1 |
+		     DEVX_GET(mkc, mkc, rr) << 2 | DEVX_GET(mkc, mkc, rw) << 3 |
+		     DEVX_GET(mkc, mkc, a) << 4;
+	mk->start = DEVX_GET64(mkc, mkc, start_addr);
+	mk->len = DEVX_GET64(mkc, mkc, len);
+	mk->len64 = DEVX_GET(mkc, mkc, length64);
+	mk->page_shift = DEVX_GET(mkc, mkc, log_page_size);
+	mk->variant = DEVX_GET(mkc, mkc, mkey_7_0);
+	mk->pd = FW_GET(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
+	if (!mk->pd)
+		goto err;
+	if ((mk->access & 0xc) && !(mk->access & 0x2)) {
+		FW_FAIL(c, BAD_PARAM_ERR,
+			"remote write/atomic access without local write");
+		goto err;
+	}
+
+	switch (mode) {
+	case MLX5_MKC_ACCESS_MODE_PA:
+		if (c->uid) {
+			FW_FAIL(c, BAD_PARAM_ERR,
+				"PA mkeys are for the privileged function, "
+				"uid %u", c->uid);
+			goto err;
+		}
+		break;
+	case MLX5_MKC_ACCESS_MODE_MTT:
+		if (fw_mkey_mtt(c, mk, actual))
+			goto err;
+		break;
+	case MLX5_MKC_ACCESS_MODE_KLMS:
+	case MLX5_MKC_ACCESS_MODE_KSM:
+		if (!mk->free && !actual) {
+			FW_FAIL(c, BAD_PARAM_ERR,
+				"%s mkey without translation entries",
+				mode == MLX5_MKC_ACCESS_MODE_KSM ? "KSM" : "KLM");
+			goto err;
+		}
+		if (mode == MLX5_MKC_ACCESS_MODE_KSM &&
+		    (mk->page_shift < 12 || mk->page_shift > 30)) {
+			FW_FAIL(c, BAD_PARAM_ERR,
+				"KSM entity size 2^%u outside 2^12..2^30",
+				mk->page_shift);
+			goto err;
+		}
+		mk->nklm = actual;
+		if (actual) {
+			mk->klm = malloc((size_t)actual * 16);
+			if (!mk->klm) {
+				FW_FAIL(c, NO_RES_ERR, "mkey: out of memory");
+				goto err;
+			}
+			memcpy(mk->klm, (const uint8_t *)c->in + xlt_off,
+			       (size_t)actual * 16);
+		}
+		break;
+	case MLX5_MKC_ACCESS_MODE_MEMIC:
+		mk->memic = fw_memic_host(c->fw, mk->start, mk->len);
+		if (!mk->memic || mk->len64) {
+			FW_FAIL(c, BAD_PARAM_ERR,
+				"MEMIC mkey [0x%llx, +0x%llx) is not device memory",
+				(unsigned long long)mk->start,
+				(unsigned long long)mk->len);
+			goto err;
+		}
+		break;
+	default:
+		FW_FAIL(c, BAD_PARAM_ERR, "access mode %u is not supported",
+			mode);
+		goto err;
+	}
+	if (fw_table_add(&c->fw->mkey, &mk->obj)) {
+		FW_FAIL(c, NO_RES_ERR, "mkey: all %u indexes are in use",
+			c->fw->mkey.limit);
+		goto err;
+	}
+	if (fw_obj_own(c, &mk->obj, "mkey")) {
+		fw_table_del(&c->fw->mkey, mk->obj.id);
+		goto err;
+	}
+	fw_ref(&mk->pd->obj);
+	memcpy(mk->ctx, mkc, sizeof(mk->ctx));
+	OUT_SET(create_mkey_out, mkey_index, mk->obj.id);
+	return 0;
+err:
+	mk->pd = NULL;
+	fw_mkey_free(mk);
+	return -1;
+}
+
+int fw_mkey_destroy(struct fw_cmd *c)
+{
+	uint32_t idx = IN_GET(destroy_mkey_in, mkey_index);
+	struct fw_mkey *mk = FW_GET(c, mkey, idx, "DESTROY_MKEY");
+
+	if (!mk)
+		return -1;
+	if (mk->obj.refs)
+		return FW_FAIL(c, BAD_RES_STATE_ERR,
+			       "mkey index 0x%x is still referenced", idx);
+	fw_table_del(&c->fw->mkey, idx);
+	fw_obj_disown(c->fw, &mk->obj);
+	fw_unref(&mk->pd->obj);
+	fw_mkey_free(mk);
+	return 0;
+}
+
+int fw_mkey_query(struct fw_cmd *c)
+{
+	uint32_t idx = IN_GET(query_mkey_in, mkey_index);
+	struct fw_mkey *mk = FW_GET(c, mkey, idx, "QUERY_MKEY");
+
+	if (!mk)
+		return -1;
+	memcpy(OUT_ADDR(query_mkey_out, memory_key_mkey_entry), mk->ctx,
+	       sizeof(mk->ctx));
+	return 0;
+}
