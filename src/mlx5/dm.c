@@ -19,12 +19,25 @@ static struct mlx5_dm *to_mdm(struct ibv_dm *dm)
 	return SMX_CONTAINER_OF(dm, struct mlx5_dm, ibv_dm);
 }
 
+/* Device memory is reached through 4-byte MMIO accesses on mlx5: offset and
+ * length must be multiples of 4 (EINVAL), the range inside the DM (EFAULT). */
+static int dm_check_access(const struct mlx5_dm *dm, uint64_t off, size_t len)
+{
+	if (off > dm->length || len > dm->length - off)
+		return EFAULT;
+	if ((off & 3) || (len & 3))
+		return EINVAL;
+	return 0;
+}
+
 static int dm_memcpy_to(struct ibv_dm *ibdm, uint64_t off, const void *src, size_t len)
 {
 	struct mlx5_dm *dm = to_mdm(ibdm);
 
-	if (off > dm->length || len > dm->length - off)
-		return EINVAL;
+	int ret = dm_check_access(dm, off, len);
+
+	if (ret)
+		return ret;
 	memcpy((uint8_t *)dm->map + off, src, len);
 	return 0;
 }
@@ -33,8 +46,10 @@ static int dm_memcpy_from(void *dst, struct ibv_dm *ibdm, uint64_t off, size_t l
 {
 	struct mlx5_dm *dm = to_mdm(ibdm);
 
-	if (off > dm->length || len > dm->length - off)
-		return EINVAL;
+	int ret = dm_check_access(dm, off, len);
+
+	if (ret)
+		return ret;
 	memcpy(dst, (const uint8_t *)dm->map + off, len);
 	return 0;
 }

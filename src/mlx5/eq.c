@@ -68,9 +68,23 @@ int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn)
 	if (vector < 0 || vector >= nvec || vector >= MLX5_MAX_COMP_EQS)
 		return EINVAL;
 	pthread_mutex_lock(&eq_lock);
+	if (!mdev->eq_uar_valid) {
+		/* The EQs' doorbell page belongs to the device, not a context. */
+		uint32_t in[DEVX_ST_SZ_DW(alloc_uar_in)] = {};
+		uint32_t out[DEVX_ST_SZ_DW(alloc_uar_out)] = {};
+
+		DEVX_SET(alloc_uar_in, in, opcode, MLX5_CMD_OP_ALLOC_UAR);
+		ret = mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out));
+		if (ret) {
+			pthread_mutex_unlock(&eq_lock);
+			return ret;
+		}
+		mdev->eq_uar = DEVX_GET(alloc_uar_out, out, uar);
+		mdev->eq_uar_valid = true;
+	}
 	for (i = mdev->num_eqs; i < nvec && i < MLX5_MAX_COMP_EQS; i++) {
 		mdev->eqs[i].vector = (uint32_t)i;
-		ret = eq_create(mdev, &mdev->eqs[i], ctx->uar_page);
+		ret = eq_create(mdev, &mdev->eqs[i], mdev->eq_uar);
 		if (ret)
 			break;
 		mdev->num_eqs = i + 1;

@@ -45,6 +45,8 @@ struct mlx5_device {
 	struct smx_dev *hca;
 	struct mlx5_eq eqs[MLX5_MAX_COMP_EQS];	/* completion EQs, by vector */
 	int num_eqs;
+	uint32_t eq_uar;		/* UAR page of the EQs (uid 0) */
+	bool eq_uar_valid;
 };
 
 /* Kinds of object an importing context can look up by handle. */

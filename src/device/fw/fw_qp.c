@@ -385,12 +385,12 @@ static int fw_qp_check(struct fw_cmd *c, struct fw_qp *qp, const uint8_t *q,
 	if (g & T_PATH) {
 		uint32_t sgid = QGET(q, primary_address_path.src_addr_index);
 
-		if (cfg->link_layer == SMX_LINK_ETH &&
-		    !QGET(q, primary_address_path.grh))
-			return FW_FAIL(c, BAD_PARAM_ERR,
-				       "qp 0x%x: RoCE address path without GRH",
-				       qp->obj.id);
-		if (QGET(q, primary_address_path.grh) &&
+		/* RoCE paths always carry a GRH: the grh bit is IB-only and
+		 * the kernel leaves it clear on Ethernet, so check the GID. */
+		bool global = cfg->link_layer == SMX_LINK_ETH ||
+			      QGET(q, primary_address_path.grh);
+
+		if (global &&
 		    (sgid >= cfg->gid_tbl_len || !fw_gid(c->fw, sgid, gid)))
 			return FW_FAIL(c, BAD_PARAM_ERR,
 				       "qp 0x%x: src_addr_index %u is an empty "

@@ -1,0 +1,2 @@
+# libibverbs + libmlx5 through the public API, on the software device.
+smx_unit_test(test_verbs_api unit/test_verbs_api.c LIBS ibverbs mlx5)
