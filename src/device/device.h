@@ -41,4 +41,32 @@ int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
 void *smx_dev_bar(struct smx_dev *dev, uint64_t offset, size_t len);
 uint64_t smx_dev_memic_base(const struct smx_dev *dev);
 
+/*
+ * MMIO: CPU stores into the BAR, as a driver does to its UAR pages.
+ * smx_dev_mmio_write64() is one 64-bit store of @value at BAR offset @offset;
+ * @value holds the 8 bytes exactly as they land in memory (a driver that
+ * builds the doorbell big-endian passes it unchanged, as mmio_write64_be does).
+ * Registers of a UAR page (PRM): 0x20 CQ doorbell (arm), 0x40 EQ doorbell
+ * with arm, 0x48 EQ doorbell without arm, 0x800 / 0x900 send doorbell or
+ * BlueFlame buffer. smx_dev_mmio_write() copies a BlueFlame burst (a whole
+ * WQE, a multiple of 64 bytes up to 256).
+ * The device acts on a doorbell before returning when it can (the inline fast
+ * path); a plain store into the page that bypasses these calls is picked up by
+ * the device's doorbell watcher instead, with identical results.
+ */
+void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value);
+void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
+			size_t len);
+
+/*
+ * Interrupts. An EQ's eqc.intr names an MSI-X vector; when the device writes
+ * an EQE to an armed EQ it calls the handler registered for that vector (from
+ * whichever thread runs the engine). Handlers must not issue commands or ring
+ * doorbells synchronously; they read EQEs and hand work off (pipes, eventfds).
+ */
+typedef void (*smx_irq_fn)(void *arg, uint32_t vector);
+int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
+			 void *arg);
+void smx_dev_irq_unregister(struct smx_dev *dev, uint32_t vector);
+
 #endif
