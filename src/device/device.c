@@ -18,8 +18,17 @@
 #define SMX_NR_UARS 512u
 #define SMX_UAR_SIZE 4096u
 
+#define SMX_NR_VECTORS 256u
+
+struct smx_irq {
+	smx_irq_fn fn;
+	void *arg;
+};
+
 struct smx_dev {
 	unsigned int refs;
+	pthread_mutex_t irq_lock;
+	struct smx_irq irq[SMX_NR_VECTORS];
 	struct smx_config cfg;
 	struct fw *fw;
 	uint8_t *bar;
@@ -34,6 +43,7 @@ static struct smx_dev *smx_dev_instance;
 static void smx_dev_free(struct smx_dev *dev)
 {
 	fw_destroy(dev->fw);
+	pthread_mutex_destroy(&dev->irq_lock);
 	if (dev->bar)
 		munmap(dev->bar, dev->bar_size);
 	free(dev);
@@ -47,7 +57,9 @@ static struct smx_dev *smx_dev_new(void)
 
 	if (!dev)
 		return NULL;
+	pthread_mutex_init(&dev->irq_lock, NULL);
 	if (smx_config_load(&dev->cfg)) {
+		pthread_mutex_destroy(&dev->irq_lock);
 		free(dev);
 		return NULL;
 	}
@@ -60,6 +72,7 @@ static struct smx_dev *smx_dev_new(void)
 	if (bar == MAP_FAILED) {
 		smx_err("device: cannot map a %zu-byte BAR: %s", dev->bar_size,
 			strerror(errno));
+		pthread_mutex_destroy(&dev->irq_lock);
 		free(dev);
 		return NULL;
 	}
@@ -131,4 +144,66 @@ uint64_t smx_dev_memic_base(const struct smx_dev *dev)
 struct fw *smx_dev_fw(struct smx_dev *dev)
 {
 	return dev->fw;
+}
+
+/*
+ * MMIO. Until the data-path engine lands, a store only lands in the BAR page
+ * (where the doorbell watcher will find it); out-of-BAR or misaligned stores
+ * are dropped, as a PCIe write to nowhere is.
+ */
+void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value)
+{
+	if (!dev || (offset & 7) || offset > dev->bar_size - 8)
+		return;
+	__atomic_store_n((uint64_t *)(dev->bar + offset), value,
+			 __ATOMIC_RELEASE);
+}
+
+void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
+			size_t len)
+{
+	if (!dev || !buf || !len || (offset & 7) || (len & 7) ||
+	    offset > dev->bar_size || len > dev->bar_size - offset)
+		return;
+	memcpy(dev->bar + offset, buf, len);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
+			 void *arg)
+{
+	int ret = 0;
+
+	if (!dev || !fn || vector >= SMX_NR_VECTORS)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->irq_lock);
+	if (dev->irq[vector].fn)
+		ret = -EBUSY;
+	else
+		dev->irq[vector] = (struct smx_irq){ fn, arg };
+	pthread_mutex_unlock(&dev->irq_lock);
+	return ret;
+}
+
+void smx_dev_irq_unregister(struct smx_dev *dev, uint32_t vector)
+{
+	if (!dev || vector >= SMX_NR_VECTORS)
+		return;
+	pthread_mutex_lock(&dev->irq_lock);
+	dev->irq[vector].fn = NULL;
+	dev->irq[vector].arg = NULL;
+	pthread_mutex_unlock(&dev->irq_lock);
+}
+
+void smx_dev_irq_fire(struct smx_dev *dev, uint32_t vector)
+{
+	struct smx_irq irq = { 0 };
+
+	if (!dev || vector >= SMX_NR_VECTORS)
+		return;
+	pthread_mutex_lock(&dev->irq_lock);
+	irq = dev->irq[vector];
+	pthread_mutex_unlock(&dev->irq_lock);
+	if (irq.fn)
+		irq.fn(irq.arg, vector);
 }

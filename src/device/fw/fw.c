@@ -349,16 +349,18 @@ bool fw_uid_ok(const struct fw_cmd *c, const struct fw_obj *obj)
 }
 
 void *fw_get(struct fw_cmd *c, struct fw_table *t, uint32_t id,
-	     const char *what)
+	     const char *what, bool ref)
 {
 	struct fw_obj *o = fw_table_get(t, id);
+	bool ok;
 
 	if (!o) {
 		FW_FAIL(c, BAD_RES_ERR, "%s %s 0x%x does not exist", what,
 			t->name, id);
 		return NULL;
 	}
-	if (!fw_uid_ok(c, o)) {
+	ok = ref ? fw_uid_ok(c, o) : (c->uid == 0 || o->uid == c->uid);
+	if (!ok) {
 		FW_FAIL(c, BAD_PARAM_ERR,
 			"%s %s 0x%x belongs to uid %u, command uid %u", what,
 			t->name, id, o->uid, c->uid);
@@ -501,7 +503,7 @@ int fw_buf_from_umem(struct fw_cmd *c, struct fw_buf *b, const char *what,
 	struct fw_umem *u;
 
 	memset(b, 0, sizeof(*b));
-	u = fw_get(c, &c->fw->umem, umem_id, what);
+	u = fw_get(c, &c->fw->umem, umem_id, what, true);
 	if (!u)
 		return -1;
 	if (!size)
@@ -545,7 +547,7 @@ volatile uint32_t *fw_dbr_resolve(struct fw_cmd *c, const char *what,
 		return NULL;
 	}
 	if (umem_valid) {
-		struct fw_umem *u = fw_get(c, &c->fw->umem, umem_id, what);
+		struct fw_umem *u = fw_get(c, &c->fw->umem, umem_id, what, true);
 		void *p;
 
 		if (!u)

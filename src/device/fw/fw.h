@@ -51,6 +51,8 @@ void fw_set_uar_pages(struct fw *fw, void *pages);
 /* The firmware behind a device instance (tests, tools, the engine). */
 struct smx_dev;
 struct fw *smx_dev_fw(struct smx_dev *dev);
+/* Raises MSI-X @vector: calls the handler smx_dev_irq_register() set. */
+void smx_dev_irq_fire(struct smx_dev *dev, uint32_t vector);
 
 void fw_lock(struct fw *fw);
 void fw_unlock(struct fw *fw);

@@ -59,10 +59,10 @@ int fw_cq_create(struct fw_cmd *c)
 	if (DEVX_GET(cqc, cqc, cqe_comp_en))
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "cqe_comp_en: CQE compression is not supported");
-	eq = FW_GET(c, eq, DEVX_GET(cqc, cqc, c_eqn), "cq c_eqn");
+	eq = FW_REF(c, eq, DEVX_GET(cqc, cqc, c_eqn), "cq c_eqn");
 	if (!eq)
 		return -1;
-	uar = FW_GET(c, uar, DEVX_GET(cqc, cqc, uar_page), "cq uar_page");
+	uar = FW_REF(c, uar, DEVX_GET(cqc, cqc, uar_page), "cq uar_page");
 	if (!uar)
 		return -1;
 	cq = calloc(1, sizeof(*cq));
@@ -186,7 +186,7 @@ int fw_cq_modify(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "modify_field_select 0x%x has unknown bits", sel);
 	if (sel & MLX5_CQ_MODIFY_EQN) {
-		eq = FW_GET(c, eq, DEVX_GET(cqc, cqc, c_eqn), "MODIFY_CQ c_eqn");
+		eq = FW_REF(c, eq, DEVX_GET(cqc, cqc, c_eqn), "MODIFY_CQ c_eqn");
 		if (!eq)
 			return -1;
 	}

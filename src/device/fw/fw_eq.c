@@ -49,7 +49,7 @@ int fw_eq_create(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "log_eq_size %u above log_max_eq_sz %u", log_size,
 			       EQ_LOG_MAX_SZ);
-	uar = FW_GET(c, uar, uarn, "eq uar_page");
+	uar = FW_REF(c, uar, uarn, "eq uar_page");
 	if (!uar)
 		return -1;
 	eq = calloc(1, sizeof(*eq));

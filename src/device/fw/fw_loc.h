@@ -98,10 +98,17 @@ int fw_obj_own(struct fw_cmd *c, struct fw_obj *obj, const char *what);
 void fw_obj_disown(struct fw *fw, struct fw_obj *obj);
 /* May the command's uid act on / reference @obj? */
 bool fw_uid_ok(const struct fw_cmd *c, const struct fw_obj *obj);
-/* Looks a handle up in @t and checks uid access; fails the command if not. */
+/*
+ * Looks a handle up in @t; fails the command if it does not exist (BAD_RES)
+ * or the command's uid may not use it (BAD_PARAM). FW_GET is for commands
+ * that act on the object (query, modify, destroy): a non-zero uid must own
+ * it. FW_REF is for objects a new object references: a user context may also
+ * reference objects of uid 0 (the privileged function's shared resources).
+ */
 void *fw_get(struct fw_cmd *c, struct fw_table *t, uint32_t id,
-	     const char *what);
-#define FW_GET(c, table, id, what) fw_get(c, &(c)->fw->table, id, what)
+	     const char *what, bool ref);
+#define FW_GET(c, table, id, what) fw_get(c, &(c)->fw->table, id, what, false)
+#define FW_REF(c, table, id, what) fw_get(c, &(c)->fw->table, id, what, true)
 
 /* fw.c: buffers */
 /*

@@ -31,7 +31,7 @@ static int fw_mkey_mtt(struct fw_cmd *c, struct fw_mkey *mk, uint32_t octw)
 			       mk->page_shift);
 	if (IN_GET(create_mkey_in, mkey_umem_valid)) {
 		uint64_t uoff = IN_GET64(create_mkey_in, mkey_umem_offset);
-		struct fw_umem *u = FW_GET(c, umem,
+		struct fw_umem *u = FW_REF(c, umem,
 					   IN_GET(create_mkey_in, mkey_umem_id),
 					   "mkey umem");
 
@@ -118,7 +118,7 @@ int fw_mkey_create(struct fw_cmd *c)
 	mk->len64 = DEVX_GET(mkc, mkc, length64);
 	mk->page_shift = DEVX_GET(mkc, mkc, log_page_size);
 	mk->variant = DEVX_GET(mkc, mkc, mkey_7_0);
-	mk->pd = FW_GET(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
+	mk->pd = FW_REF(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
 	if (!mk->pd)
 		goto err;
 	if ((mk->access & 0xc) && !(mk->access & 0x2)) {

@@ -43,7 +43,7 @@ static void *fw_simple_victim(struct fw_cmd *c, struct fw_table *t,
 			      const char *what)
 {
 	uint32_t id = IN_GET(obj_handle_in, handle);
-	struct fw_obj *o = fw_get(c, t, id, what);
+	struct fw_obj *o = fw_get(c, t, id, what, false);
 
 	if (!o)
 		return NULL;

@@ -123,37 +123,37 @@ int fw_qp_create(struct fw_cmd *c)
 	if (!qp)
 		return FW_FAIL(c, NO_RES_ERR, "qp: out of memory");
 	qp->st = st;
-	qp->pd = FW_GET(c, pd, QGET(qpc, pd), "qp pd");
+	qp->pd = FW_REF(c, pd, QGET(qpc, pd), "qp pd");
 	if (!qp->pd)
 		goto err_free;
 	fw_ref(&qp->pd->obj);
 	if (!no_sq || QGET(qpc, cqn_snd)) {
-		qp->scq = FW_GET(c, cq, QGET(qpc, cqn_snd), "qp cqn_snd");
+		qp->scq = FW_REF(c, cq, QGET(qpc, cqn_snd), "qp cqn_snd");
 		if (!qp->scq)
 			goto err;
 		fw_ref(&qp->scq->obj);
 	}
 	if (rq_type != MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ || QGET(qpc, cqn_rcv)) {
-		qp->rcq = FW_GET(c, cq, QGET(qpc, cqn_rcv), "qp cqn_rcv");
+		qp->rcq = FW_REF(c, cq, QGET(qpc, cqn_rcv), "qp cqn_rcv");
 		if (!qp->rcq)
 			goto err;
 		fw_ref(&qp->rcq->obj);
 	}
 	if (rq_type == MLX5_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ) {
-		qp->srq = FW_GET(c, srq, QGET(qpc, srqn_rmpn_xrqn),
+		qp->srq = FW_REF(c, srq, QGET(qpc, srqn_rmpn_xrqn),
 				 "qp srqn_rmpn_xrqn");
 		if (!qp->srq)
 			goto err;
 		fw_ref(&qp->srq->obj);
 	}
 	if (QGET(qpc, xrcd) || (st == MLX5_QPC_ST_XRC && no_sq)) {
-		qp->xrcd = FW_GET(c, xrcd, QGET(qpc, xrcd), "qp xrcd");
+		qp->xrcd = FW_REF(c, xrcd, QGET(qpc, xrcd), "qp xrcd");
 		if (!qp->xrcd)
 			goto err;
 		fw_ref(&qp->xrcd->obj);
 	}
 	if (QGET(qpc, uar_page) || !no_sq) {
-		qp->uar = FW_GET(c, uar, QGET(qpc, uar_page), "qp uar_page");
+		qp->uar = FW_REF(c, uar, QGET(qpc, uar_page), "qp uar_page");
 		if (!qp->uar)
 			goto err;
 		fw_ref(&qp->uar->obj);

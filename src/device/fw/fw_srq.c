@@ -122,7 +122,7 @@ int fw_srq_create(struct fw_cmd *c)
 
 	if (fw_srq_check_size(c, "srq", log_size, stride))
 		return -1;
-	pd = FW_GET(c, pd, DEVX_GET(srqc, ctx, pd), "srq pd");
+	pd = FW_REF(c, pd, DEVX_GET(srqc, ctx, pd), "srq pd");
 	if (!pd)
 		return -1;
 	srq = calloc(1, sizeof(*srq));
@@ -217,13 +217,13 @@ int fw_xrc_srq_create(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "xrc_srq: umem-backed XRC SRQs are not supported, "
 			       "give PAS and a doorbell address");
-	pd = FW_GET(c, pd, DEVX_GET(xrc_srqc, ctx, pd), "xrc_srq pd");
+	pd = FW_REF(c, pd, DEVX_GET(xrc_srqc, ctx, pd), "xrc_srq pd");
 	if (!pd)
 		return -1;
-	cq = FW_GET(c, cq, DEVX_GET(xrc_srqc, ctx, cqn), "xrc_srq cqn");
+	cq = FW_REF(c, cq, DEVX_GET(xrc_srqc, ctx, cqn), "xrc_srq cqn");
 	if (!cq)
 		return -1;
-	xrcd = FW_GET(c, xrcd, DEVX_GET(xrc_srqc, ctx, xrcd), "xrc_srq xrcd");
+	xrcd = FW_REF(c, xrcd, DEVX_GET(xrc_srqc, ctx, xrcd), "xrc_srq xrcd");
 	if (!xrcd)
 		return -1;
 	srq = calloc(1, sizeof(*srq));
@@ -315,7 +315,7 @@ int fw_rmp_create(struct fw_cmd *c)
 			       DEVX_GET(wq, wq, wq_type));
 	if (fw_srq_check_size(c, "rmp", log_size, stride))
 		return -1;
-	pd = FW_GET(c, pd, DEVX_GET(wq, wq, pd), "rmp pd");
+	pd = FW_REF(c, pd, DEVX_GET(wq, wq, pd), "rmp pd");
 	if (!pd)
 		return -1;
 	srq = calloc(1, sizeof(*srq));

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PRM golden vectors. Expected byte positions below are written by hand from
+ * the PRM (facts: rdma-core v44 providers/mlx5/mlx5_ifc.h, tests/
+ * mlx5_prm_structs.py and Linux include/linux/mlx5/mlx5_ifc.h), NOT derived
+ * from our own headers, so a wrong layout in src/prm cannot agree with itself.
+ *
+ * (a) set a field through our layout, check the PRM byte position;
+ * (b) run complete hand-assembled mailboxes through smx_dev_cmd() and check
+ *     the answer bytes.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device.h"
+#include "prm/prm.h"
+#include "smx_test.h"
+
+static uint8_t buf[0x1100] __attribute__((aligned(8)));
+
+#define FRESH() memset(buf, 0, sizeof(buf))
+
+/* (a) ------------------------------------------------------------------ */
+
+static void golden_caps(void)
+{
+	uint8_t *cap = buf + 16;	/* QUERY_HCA_CAP output: capability at byte 16 */
+
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, port_type, 1);
+	CHECK_EQ(buf[70], 0x01);	/* port_type: byte 70 bits 1:0 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, num_ports, 0xab);
+	CHECK_EQ(buf[71], 0xab);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_qp, 0x1f);
+	CHECK_EQ(buf[16 + 19], 0x1f);	/* cap bit 0x9b, 5 bits */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_qp_sz, 0xa5);
+	CHECK_EQ(buf[16 + 17], 0xa5);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_srq_sz, 0x5a);
+	CHECK_EQ(buf[16 + 16], 0x5a);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_cq_sz, 0x77);
+	CHECK_EQ(buf[16 + 25], 0x77);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_cq, 0x1f);
+	CHECK_EQ(buf[16 + 27], 0x1f);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_mkey, 0x3f);
+	CHECK_EQ(buf[16 + 29], 0x3f);	/* bit 0xea, 6 bits */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_srq, 0x1f);
+	CHECK_EQ(buf[16 + 21], 0x1f);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_msg, 0x1f);
+	CHECK_EQ(buf[16 + 56], 0x1f);	/* bit 0x1c3 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, cqe_version, 0xf);
+	CHECK_EQ(buf[16 + 63], 0x0f);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, roce, 1);
+	CHECK_EQ(buf[16 + 67], 0x04);	/* bit 0x21d */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, atomic, 1);
+	CHECK_EQ(buf[16 + 67], 0x02);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, dct, 1);
+	CHECK_EQ(buf[16 + 67], 0x20);	/* bit 0x21a */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, xrc, 1);
+	DEVX_SET(cmd_hca_cap, cap, rc, 1);
+	CHECK_EQ(buf[16 + 71], 0x09);	/* xrc 0x23c, rc 0x23f */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, ud, 1);
+	DEVX_SET(cmd_hca_cap, cap, uc, 1);
+	CHECK_EQ(buf[16 + 71], 0x06);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_pg_sz, 12);
+	CHECK_EQ(buf[16 + 75], 12);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_pd, 0x1f);
+	CHECK_EQ(buf[16 + 101], 0x1f);	/* bit 0x32b */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_xrcd, 0x1f);
+	CHECK_EQ(buf[16 + 103], 0x1f);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, vhca_id, 0x1234);
+	CHECK_EQ(buf[16 + 6], 0x12);
+	CHECK_EQ(buf[16 + 7], 0x34);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, gid_table_size, 0x0100);
+	CHECK_EQ(buf[16 + 46], 0x01);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, max_wqe_sz_rq, 0x1e0);
+	CHECK_EQ(buf[16 + 86], 0x01);
+	CHECK_EQ(buf[16 + 87], 0xe0);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_uctx, 0x1f);
+	CHECK_EQ(buf[16 + 140], 0x1f);	/* bit 0x463 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, umem_uid_0, 1);
+	CHECK_EQ(buf[16 + 74], 0x20);	/* bit 0x252 */
+	FRESH();
+	DEVX_SET64(cmd_hca_cap, cap, general_obj_types, 0x0102030405060708ull);
+	CHECK_EQ(buf[16 + 128], 0x01);
+	CHECK_EQ(buf[16 + 135], 0x08);
+	FRESH();
+	DEVX_SET(device_mem_cap, cap, memic, 1);
+	CHECK_EQ(buf[16], 0x80);
+	FRESH();
+	DEVX_SET(device_mem_cap, cap, max_memic_size, 0x11223344);
+	CHECK_EQ(buf[16 + 20], 0x11);
+	CHECK_EQ(buf[16 + 23], 0x44);
+	FRESH();
+	DEVX_SET(atomic_caps, cap, atomic_operations, 0x0003);
+	CHECK_EQ(buf[16 + 19], 0x03);
+	FRESH();
+	DEVX_SET(odp_cap, cap, rc_odp_caps.send, 1);
+	CHECK_EQ(buf[16 + 16], 0x80);
+	FRESH();
+	DEVX_SET(odp_cap, cap, ud_odp_caps.receive, 1);
+	CHECK_EQ(buf[16 + 24], 0x40);
+	CHECK_EQ(DEVX_BYTE_OFF(query_hca_cap_out, capability), 16);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(query_hca_cap_out), 0x1010);
+}
+
+static void golden_qp(void)
+{
+	uint8_t *qpc = buf + 0x18;	/* create_qp_in: qpc at byte 0x18 */
+
+	FRESH();
+	DEVX_SET(qpc, qpc, state, 0x6);
+	CHECK_EQ(buf[0x18], 0x60);	/* top nibble of qpc byte 0 */
+	FRESH();
+	DEVX_SET(qpc, qpc, st, 0x3);
+	CHECK_EQ(buf[0x19], 0x03);
+	FRESH();
+	DEVX_SET(qpc, qpc, pd, 0x123456);
+	CHECK_EQ(buf[0x18 + 5], 0x12);
+	CHECK_EQ(buf[0x18 + 7], 0x56);
+	FRESH();
+	DEVX_SET(qpc, qpc, mtu, 5);
+	CHECK_EQ(buf[0x18 + 8], 0xa0);	/* bits 7:5 of qpc byte 8 */
+	FRESH();
+	DEVX_SET(qpc, qpc, log_sq_size, 0xf);
+	CHECK_EQ(buf[0x18 + 10], 0x78);	/* bit 0x51, 4 bits */
+	FRESH();
+	DEVX_SET(qpc, qpc, log_rq_size, 0xf);
+	CHECK_EQ(buf[0x18 + 9], 0x78);	/* bit 0x49 */
+	FRESH();
+	DEVX_SET(qpc, qpc, uar_page, 0xabcdef);
+	CHECK_EQ(buf[0x18 + 13], 0xab);
+	FRESH();
+	DEVX_SET(qpc, qpc, remote_qpn, 0x00beef);
+	CHECK_EQ(buf[0x18 + 22], 0xbe);
+	CHECK_EQ(buf[0x18 + 23], 0xef);
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.pkey_index, 0x1234);
+	CHECK_EQ(buf[0x18 + 24 + 2], 0x12);	/* ads at qpc byte 24 */
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.grh, 1);
+	CHECK_EQ(buf[0x18 + 24 + 5], 0x80);
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.ack_timeout, 0x1f);
+	CHECK_EQ(buf[0x18 + 24 + 8], 0xf8);
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.hop_limit, 0x40);
+	CHECK_EQ(buf[0x18 + 24 + 11], 0x40);
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, 1);
+	CHECK_EQ(buf[0x18 + 24 + 37], 0x01);
+	FRESH();
+	DEVX_SET(qpc, qpc, primary_address_path.rmac_47_32, 0x0253);
+	CHECK_EQ(buf[0x18 + 24 + 38], 0x02);
+	CHECK_EQ(DEVX_BYTE_OFF(qpc, primary_address_path.rgid_rip), 24 + 16);
+	FRESH();
+	DEVX_SET(qpc, qpc, log_sra_max, 7);
+	CHECK_EQ(buf[0x18 + 113], 0xe0);	/* bit 0x388 */
+	FRESH();
+	DEVX_SET(qpc, qpc, retry_count, 7);
+	CHECK_EQ(buf[0x18 + 113], 0x07);	/* bit 0x38d */
+	FRESH();
+	DEVX_SET(qpc, qpc, rnr_retry, 7);
+	CHECK_EQ(buf[0x18 + 114], 0xe0);
+	FRESH();
+	DEVX_SET(qpc, qpc, next_send_psn, 0xabcdef);
+	CHECK_EQ(buf[0x18 + 121], 0xab);	/* bit 0x3c8 */
+	FRESH();
+	DEVX_SET(qpc, qpc, cqn_snd, 0x000102);
+	CHECK_EQ(buf[0x18 + 127], 0x02);
+	FRESH();
+	DEVX_SET(qpc, qpc, log_rra_max, 7);
+	CHECK_EQ(buf[0x18 + 145], 0xe0);
+	FRESH();
+	DEVX_SET(qpc, qpc, rre, 1);
+	DEVX_SET(qpc, qpc, rwe, 1);
+	DEVX_SET(qpc, qpc, rae, 1);
+	CHECK_EQ(buf[0x18 + 146], 0xe0);	/* bits 0x490..0x492 */
+	FRESH();
+	DEVX_SET(qpc, qpc, min_rnr_nak, 0x1f);
+	CHECK_EQ(buf[0x18 + 148], 0x1f);
+	FRESH();
+	DEVX_SET(qpc, qpc, next_rcv_psn, 0x010203);
+	CHECK_EQ(buf[0x18 + 149], 0x01);
+	FRESH();
+	DEVX_SET(qpc, qpc, cqn_rcv, 0x0a0b0c);
+	CHECK_EQ(buf[0x18 + 157], 0x0a);
+	FRESH();
+	DEVX_SET64(qpc, qpc, dbr_addr, 0x1122334455667788ull);
+	CHECK_EQ(buf[0x18 + 160], 0x11);
+	FRESH();
+	DEVX_SET(qpc, qpc, q_key, 0x80010000);
+	CHECK_EQ(buf[0x18 + 168], 0x80);
+	FRESH();
+	DEVX_SET(qpc, qpc, rq_type, 3);
+	CHECK_EQ(buf[0x18 + 172], 0x03);
+	FRESH();
+	DEVX_SET(qpc, qpc, dbr_umem_valid, 1);
+	CHECK_EQ(buf[0x18 + 208], 0x10);	/* bit 0x683 */
+	FRESH();
+	DEVX_SET(create_qp_in, buf, wq_umem_valid, 1);
+	CHECK_EQ(buf[0x10c], 0x80);
+	FRESH();
+	DEVX_SET(create_qp_in, buf, wq_umem_id, 0x01020304);
+	CHECK_EQ(buf[0x108], 0x01);
+	FRESH();
+	DEVX_SET(create_qp_in, buf, opt_param_mask, 0x01020304);
+	CHECK_EQ(buf[0x10], 0x01);
+	CHECK_EQ(DEVX_BYTE_OFF(create_qp_in, pas), 0x110);
+	CHECK_EQ(DEVX_BYTE_OFF(query_qp_out, pas), 0x110);
+	CHECK_EQ(DEVX_BYTE_OFF(rtr2rts_qp_in, qpc), 0x18);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(init2rtr_qp_in), 0x110);
+	FRESH();
+	DEVX_SET(init2rtr_qp_in, buf, qpn, 0x123456);
+	CHECK_EQ(buf[9], 0x12);
+}
+
+static void golden_others(void)
+{
+	uint8_t *c;
+
+	/* create_cq_in: cqc at 0x10 */
+	c = buf + 0x10;
+	FRESH();
+	DEVX_SET(cqc, c, log_cq_size, 0x1f);
+	CHECK_EQ(buf[0x10 + 12], 0x1f);
+	FRESH();
+	DEVX_SET(cqc, c, c_eqn, 0x42);
+	CHECK_EQ(buf[0x10 + 23], 0x42);
+	FRESH();
+	DEVX_SET(cqc, c, cqe_sz, 1);
+	CHECK_EQ(buf[0x11], 0x20);	/* bit 8, 3 bits */
+	FRESH();
+	DEVX_SET64(cqc, c, dbr_addr, 0xa1ull << 56);
+	CHECK_EQ(buf[0x10 + 56], 0xa1);
+	FRESH();
+	DEVX_SET(create_cq_in, buf, cq_umem_id, 0xaabbccdd);
+	CHECK_EQ(buf[0x58], 0xaa);
+	FRESH();
+	DEVX_SET(create_cq_in, buf, cq_umem_valid, 1);
+	CHECK_EQ(buf[0x5c], 0x80);
+	CHECK_EQ(DEVX_BYTE_OFF(create_cq_in, pas), 0x110);
+
+	/* create_mkey_in: mkc at 0x10 */
+	c = buf + 0x10;
+	FRESH();
+	DEVX_SET(mkc, c, mkey_7_0, 0x5a);
+	CHECK_EQ(buf[0x17], 0x5a);
+	FRESH();
+	DEVX_SET(mkc, c, access_mode_1_0, 1);
+	DEVX_SET(mkc, c, lr, 1);
+	CHECK_EQ(buf[0x12], 0x05);
+	FRESH();
+	DEVX_SET(mkc, c, free, 1);
+	CHECK_EQ(buf[0x10], 0x40);
+	FRESH();
+	DEVX_SET(mkc, c, pd, 0x00abcd);
+	CHECK_EQ(buf[0x10 + 14], 0xab);
+	FRESH();
+	DEVX_SET64(mkc, c, start_addr, 0x1ull << 56);
+	CHECK_EQ(buf[0x10 + 16], 0x01);
+	FRESH();
+	DEVX_SET64(mkc, c, len, 0x2ull << 56);
+	CHECK_EQ(buf[0x10 + 24], 0x02);
+	FRESH();
+	DEVX_SET(mkc, c, log_page_size, 0x1f);
+	CHECK_EQ(buf[0x10 + 59], 0x1f);
+	FRESH();
+	DEVX_SET(create_mkey_in, buf, translations_octword_actual_size, 0x10203);
+	CHECK_EQ(buf[0x61], 0x01);
+	CHECK_EQ(DEVX_BYTE_OFF(create_mkey_in, klm_pas_mtt), 0x110);
+
+	/* create_eq_in */
+	FRESH();
+	DEVX_SET(eqc, buf + 0x10, log_eq_size, 0x1f);
+	CHECK_EQ(buf[0x10 + 12], 0x1f);
+	CHECK_EQ(DEVX_BYTE_OFF(create_eq_in, event_bitmask), 0x58);
+	CHECK_EQ(DEVX_BYTE_OFF(create_eq_in, pas), 0x110);
+
+	/* srqc, rmpc/wq */
+	FRESH();
+	DEVX_SET(srqc, buf + 0x10, log_srq_size, 0xf);
+	CHECK_EQ(buf[0x10], 0x0f);
+	FRESH();
+	DEVX_SET(srqc, buf + 0x10, pd, 0x000102);
+	CHECK_EQ(buf[0x10 + 27], 0x02);
+	CHECK_EQ(DEVX_BYTE_OFF(create_srq_in, pas), 0x110);
+	CHECK_EQ(DEVX_BYTE_OFF(create_rmp_in, ctx), 0x20);
+	CHECK_EQ(DEVX_BYTE_OFF(rmpc, wq), 0x30);
+	FRESH();
+	DEVX_SET(wq, buf, log_wq_sz, 0x1f);
+	CHECK_EQ(buf[0x23], 0x1f);
+	FRESH();
+	DEVX_SET(wq, buf, wq_umem_id, 0x01020304);
+	CHECK_EQ(buf[0x2c], 0x01);
+	FRESH();
+	DEVX_SET(xrc_srqc, buf, user_index, 0x010203);
+	CHECK_EQ(buf[17], 0x01);
+
+	/* answers */
+	FRESH();
+	DEVX_SET(roce_addr_layout, buf, roce_version, 2);
+	CHECK_EQ(buf[27], 0x02);
+	FRESH();
+	DEVX_SET(roce_addr_layout, buf, source_mac_47_32, 0x0253);
+	CHECK_EQ(buf[18], 0x02);
+	FRESH();
+	DEVX_SET(nic_vport_context, buf, mtu, 0x2328);
+	CHECK_EQ(buf[38], 0x23);
+	FRESH();
+	DEVX_SET(nic_vport_context, buf, permanent_address.mac_addr_47_32, 0x0253);
+	CHECK_EQ(buf[0xf6], 0x02);	/* permanent_address at byte 0xf4 */
+	FRESH();
+	DEVX_SET(hca_vport_context, buf, port_state, 4);
+	CHECK_EQ(buf[35], 0x40);
+	FRESH();
+	DEVX_SET(query_vport_state_out, buf, state, 1);
+	CHECK_EQ(buf[15], 0x01);
+	FRESH();
+	DEVX_SET(create_umem_out, buf, umem_id, 0x010203);
+	CHECK_EQ(buf[9], 0x01);
+	FRESH();
+	DEVX_SET(create_eq_out, buf, eq_number, 0x07);
+	CHECK_EQ(buf[11], 0x07);
+	FRESH();
+	DEVX_SET(destroy_uctx_in, buf, uid, 0x0102);
+	CHECK_EQ(buf[10], 0x01);
+	CHECK_EQ(DEVX_BYTE_OFF(create_umem_in, umem.mtt), 0x30);
+	CHECK_EQ(DEVX_BYTE_OFF(query_hca_vport_gid_out, gid), 0x10);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(qpc), 0xe8);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(ads), 0x2c);
+}
+
+/* (b) ------------------------------------------------------------------ */
+
+static void be_put64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void golden_mailboxes(struct smx_dev *d)
+{
+	static uint8_t out[0x1010] __attribute__((aligned(8)));
+	/* QUERY_HCA_CAP (0x100), op_mod 1 = general caps, current. */
+	static const uint8_t q_cap[16] = { 0x01, 0x00, 0, 0, 0, 0, 0x00, 0x01 };
+	static const uint8_t q_bad_op[16] = { 0x0f, 0xff };
+	static const uint8_t alloc_pd[16] = { 0x08, 0x00 };
+	static const uint8_t alloc_uar[16] = { 0x08, 0x02 };
+	/* QUERY_ROCE_ADDRESS (0x760) index 0 */
+	static const uint8_t q_roce[16] = { 0x07, 0x60 };
+	/* QUERY_VPORT_STATE (0x750) */
+	static const uint8_t q_vps[16] = { 0x07, 0x50 };
+	static uint8_t cq_in[0x118] __attribute__((aligned(8)));
+	static uint8_t ring[4096] __attribute__((aligned(4096)));
+	static uint8_t db[64] __attribute__((aligned(64)));
+	uint32_t uar;
+
+	memset(out, 0xee, sizeof(out));
+	CHECK_EQ(smx_dev_cmd(d, q_cap, 16, out, 0x1010), 0);
+	CHECK_EQ(out[0], 0x00);			/* status OK */
+	CHECK_EQ(out[70] & 0x03, 0x01);		/* port_type Ethernet */
+	CHECK_EQ(out[71], 0x01);		/* num_ports */
+	CHECK_EQ(out[35] & 0x1f, smx_dev_config(d)->log_max_qp);
+	CHECK_EQ(out[16 + 67] & 0x04, 0x04);	/* roce */
+	CHECK_EQ(out[16 + 71] & 0x0f, 0x0f);	/* xrc ud uc rc */
+	CHECK_EQ(out[16 + 0x100], 0);		/* past the cap: zeroes */
+
+	memset(out, 0xee, 16);
+	CHECK_EQ(smx_dev_cmd(d, q_bad_op, 16, out, 16), 0);
+	CHECK_EQ(out[0], 0x02);			/* BAD_OP */
+	CHECK(out[4] | out[5] | out[6] | out[7]);	/* a syndrome */
+
+	memset(out, 0xee, 16);
+	CHECK_EQ(smx_dev_cmd(d, q_cap, 16, out, 16), 0);
+	CHECK_EQ(out[0], 0x51);			/* BAD_OUTP_LEN */
+
+	memset(out, 0, 16);
+	CHECK_EQ(smx_dev_cmd(d, alloc_pd, 16, out, 16), 0);
+	CHECK_EQ(out[0], 0x00);
+	CHECK(out[9] | out[10] | out[11]);	/* pd number */
+
+	memset(out, 0, 0x30);
+	CHECK_EQ(smx_dev_cmd(d, q_roce, 16, out, 0x30), 0);
+	CHECK_EQ(out[0], 0x00);
+	CHECK_EQ(out[0x10 + 10], 0xff);		/* ::ffff:192.0.2.1 */
+	CHECK_EQ(out[0x10 + 11], 0xff);
+	CHECK_EQ(out[0x10 + 12], 192);
+	CHECK_EQ(out[0x10 + 15], 1);
+	CHECK_EQ(out[0x10 + 18], 0x02);		/* source_mac 02:53:4d:58:35:00 */
+	CHECK_EQ(out[0x10 + 19], 0x53);
+	CHECK_EQ(out[0x10 + 23], 0x00);
+	CHECK_EQ(out[0x10 + 26] & 0x0f, 0);	/* IPv4 */
+	CHECK_EQ(out[0x10 + 27], 2);		/* RoCEv2 */
+
+	memset(out, 0, 16);
+	CHECK_EQ(smx_dev_cmd(d, q_vps, 16, out, 16), 0);
+	CHECK_EQ(out[0], 0);
+	CHECK_EQ(out[15] & 0x0f, 1);		/* up */
+
+	/* CREATE_CQ (0x400): 64 CQEs, EQ 0, one PAS page. */
+	memset(out, 0, 16);
+	CHECK_EQ(smx_dev_cmd(d, alloc_uar, 16, out, 16), 0);
+	uar = (uint32_t)out[9] << 16 | out[10] << 8 | out[11];
+	cq_in[0] = 0x04;
+	cq_in[0x10 + 12] = 6;			/* log_cq_size */
+	cq_in[0x10 + 13] = (uint8_t)(uar >> 16);
+	cq_in[0x10 + 14] = (uint8_t)(uar >> 8);
+	cq_in[0x10 + 15] = (uint8_t)uar;
+	be_put64(cq_in + 0x10 + 56, (uint64_t)(uintptr_t)db);
+	be_put64(cq_in + 0x110, (uint64_t)(uintptr_t)ring);
+	memset(out, 0xee, 16);
+	CHECK_EQ(smx_dev_cmd(d, cq_in, sizeof(cq_in), out, 16), 0);
+	CHECK_EQ(out[0], 0x00);
+	CHECK(out[9] | out[10] | out[11]);	/* cqn */
+	/* Same mailbox cut before its PAS: BAD_INP_LEN. */
+	memset(out, 0xee, 16);
+	CHECK_EQ(smx_dev_cmd(d, cq_in, 0x110, out, 16), 0);
+	CHECK_EQ(out[0], 0x50);
+	/* PAS entry not page aligned: BAD_PARAM. */
+	be_put64(cq_in + 0x110, (uint64_t)(uintptr_t)ring + 8);
+	CHECK_EQ(smx_dev_cmd(d, cq_in, sizeof(cq_in), out, 16), 0);
+	CHECK_EQ(out[0], 0x03);
+}
+
+int main(void)
+{
+	struct smx_dev *d;
+
+	golden_caps();
+	golden_qp();
+	golden_others();
+	unsetenv("SOFTMLX5_CONFIG");
+	setenv("XDG_CONFIG_HOME", "/nonexistent-softmlx5-test", 1);
+	setenv("HOME", "/nonexistent-softmlx5-test", 1);
+	d = smx_dev_open();
+	CHECK(d != NULL);
+	if (d) {
+		golden_mailboxes(d);
+		smx_dev_close(d);
+	}
+	return smx_test_done();
+}
