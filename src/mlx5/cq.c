@@ -17,7 +17,7 @@
 #define CQ_EX_SUPPORTED_WC_FLAGS                                                \
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |  \
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |       \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 
 static uint32_t roundup_pow2(uint32_t v)
 {
@@ -45,34 +45,6 @@ static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
 	DEVX_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
 	DEVX_SET(destroy_cq_in, in, cqn, cqn);
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
-}
-
-/* The CQ is empty until the data-path engine produces CQEs; polling reads
- * the ring exactly as hardware leaves it. */
-static int cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
-{
-	struct mlx5_cq *cq = to_mcq(ibcq);
-	struct mlx5_cqe64 *cqe;
-
-	if (ne <= 0)
-		return 0;
-	cqe = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
-				    (cq->cons_index & (cq->cqe_cnt - 1)) * cq->cqe_size);
-	if (mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_INVALID ||
-	    (mlx5dv_get_cqe_owner(cqe) ^ !!(cq->cons_index & cq->cqe_cnt)))
-		return 0;
-	smx_dbg("cq 0x%x: CQE parsing arrives with the data-path engine", cq->cqn);
-	return -1;
-}
-
-static int cq_arm(struct ibv_cq *ibcq, int solicited)
-{
-	struct mlx5_cq *cq = to_mcq(ibcq);
-	uint32_t cmd = solicited ? 1u : 0u;	/* MLX5_CQ_DB_REQ_NOT_SOL : _NOT */
-
-	cq->dbrec[1] = htobe32((cq->arm_sn & 3) << 28 | cmd << 24 |
-			       (cq->cons_index & 0xffffff));
-	return 0;
 }
 
 static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
@@ -138,6 +110,12 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 		goto err_db;
 	cq->cqn = DEVX_GET(create_cq_out, out, cqn);
 	cq->ibv_cq.cqe = (int)ncqe - 1;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = mlx5_table_insert(&to_mdev(ctx->ibv_ctx.context.device)->cqs, cq->cqn, cq);
+	if (ret) {
+		cq_destroy_cmd(ctx, cq->cqn);
+		goto err_db;
+	}
 	return cq;
 
 err_db:
@@ -184,12 +162,13 @@ struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* The extended poll API (start_poll/next_poll...) comes with the
-	 * data-path engine; until then only the legacy entry points exist. */
-	errno = EOPNOTSUPP;
-	(void)cq;
-	smx_stub("ibv_create_cq_ex (extended CQ polling)");
-	return NULL;
+	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	cq->wc_flags = attr->wc_flags;
+	mlx5_cq_ex_init(cq);
+	verbs_init_cq(ibv_cq_ex_to_cq(&cq->ibv_cq), context, attr->channel, attr->cq_context);
+	return &cq->ibv_cq;
 }
 
 int mlx5_destroy_cq(struct ibv_cq *ibcq)
@@ -201,18 +180,11 @@ int mlx5_destroy_cq(struct ibv_cq *ibcq)
 	ret = cq_destroy_cmd(ctx, cq->cqn);
 	if (ret)
 		return ret;
+	mlx5_table_remove(&to_mdev(ibcq->context->device)->cqs, cq->cqn);
+	pthread_spin_destroy(&cq->lock);
 	mlx5_dbrec_free(cq->dbrec);
 	mlx5_buf_free(&cq->buf);
 	free(cq);
 	return 0;
 }
 
-int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
-{
-	return cq_poll(ibcq, ne, wc);
-}
-
-int mlx5_cq_arm(struct ibv_cq *ibcq, int solicited)
-{
-	return cq_arm(ibcq, solicited);
-}

@@ -42,6 +42,9 @@ static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 		return NULL;
 	}
 	cfg = smx_dev_config(mdev->hca);
+	mlx5_table_init(&mdev->qps);
+	mlx5_table_init(&mdev->srqs);
+	mlx5_table_init(&mdev->cqs);
 	mdev->vdev.device.node_type = IBV_NODE_CA;
 	mdev->vdev.device.transport_type = IBV_TRANSPORT_IB;
 	snprintf(mdev->vdev.device.name, sizeof(mdev->vdev.device.name), "%s",
@@ -296,6 +299,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.alloc_pd = mlx5_alloc_pd,
 	.close_xrcd = mlx5_close_xrcd,
 	.create_ah = mlx5_create_ah,
+	.cq_event = mlx5_cq_event,
 	.create_cq = mlx5_create_cq,
 	.create_cq_ex = mlx5_create_cq_ex,
 	.create_qp = mlx5_create_qp,
@@ -324,6 +328,9 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.query_qp = mlx5_query_qp,
 	.query_qp_data_in_order = mlx5_query_qp_data_in_order,
 	.poll_cq = mlx5_cq_poll,
+	.post_recv = mlx5_post_recv,
+	.post_send = mlx5_post_send,
+	.post_srq_recv = mlx5_post_srq_recv,
 	.query_srq = mlx5_query_srq,
 	.req_notify_cq = mlx5_cq_arm,
 	.reg_dm_mr = mlx5_reg_dm_mr,

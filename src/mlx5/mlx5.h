@@ -32,21 +32,44 @@ struct mlx5_buf {
 };
 
 #define MLX5_MAX_COMP_EQS 32
+#define MLX5_TABLE_BUCKETS 256
+
+struct mlx5_table_ent {
+	struct mlx5_table_ent *next;
+	uint32_t num;
+	void *obj;
+};
+
+struct mlx5_table {
+	pthread_rwlock_t lock;
+	struct mlx5_table_ent *bucket[MLX5_TABLE_BUCKETS];
+};
+
+void mlx5_table_init(struct mlx5_table *t);
+int mlx5_table_insert(struct mlx5_table *t, uint32_t num, void *obj);
+void mlx5_table_remove(struct mlx5_table *t, uint32_t num);
+void *mlx5_table_find(struct mlx5_table *t, uint32_t num);
 
 struct mlx5_eq {
 	struct mlx5_buf buf;
 	uint32_t eqn;
 	uint32_t vector;
 	uint32_t cons_index;
+	bool need_arm;
 };
 
 struct mlx5_device {
 	struct verbs_device vdev;
 	struct smx_dev *hca;
-	struct mlx5_eq eqs[MLX5_MAX_COMP_EQS];	/* completion EQs, by vector */
+	/* completion EQs by vector, then the async EQ at [MLX5_MAX_COMP_EQS] */
+	struct mlx5_eq eqs[MLX5_MAX_COMP_EQS + 1];
 	int num_eqs;
 	uint32_t eq_uar;		/* UAR page of the EQs (uid 0) */
 	bool eq_uar_valid;
+	void *eq_uar_map;
+	struct mlx5_table qps;		/* qpn -> struct mlx5_qp */
+	struct mlx5_table srqs;		/* srqn -> struct mlx5_srq */
+	struct mlx5_table cqs;		/* cqn -> struct mlx5_cq (completion events) */
 };
 
 /* Kinds of object an importing context can look up by handle. */
@@ -148,6 +171,13 @@ struct mlx5_cq {
 	uint32_t arm_sn;
 	uint64_t wc_flags;
 	int comp_vector;
+	pthread_spinlock_t lock;
+	struct mlx5_qp *last_qp;	/* CQE -> QP lookup cache */
+	/* Extended polling: the CQE being read between start/next/end_poll. */
+	struct mlx5_cqe64 *cur_cqe;
+	struct ibv_wc cur_wc;
+	uint64_t cur_ts;
+	bool polling;
 };
 
 struct mlx5_wq {
@@ -156,9 +186,27 @@ struct mlx5_wq {
 	uint32_t wqe_shift;	/* log2 of the stride */
 	uint32_t max_post;
 	uint32_t max_gs;
-	uint32_t head;
-	uint32_t tail;
-	uint64_t *wrid;
+	uint32_t head;		/* work requests posted */
+	uint32_t tail;		/* work requests retired */
+	uint32_t cur_post;	/* SQ: next WQEBB index (the hardware counter) */
+	uint64_t *wrid;		/* by WQE (WQEBB) index */
+	uint32_t *wqe_head;	/* SQ: value of head when the WQE was posted */
+	uint8_t *wc_opcode;	/* SQ: enum ibv_wc_opcode of the WQE */
+	pthread_spinlock_t lock;
+};
+
+/* A send WQE being assembled (legacy post_send and the ibv_wr_* API). */
+struct mlx5_wqe_build {
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	uint8_t *seg;		/* where the next segment goes */
+	uint8_t *dgram;		/* UD: the address vector slot to fill */
+	uint8_t *xrc;		/* XRC: the SRQ number slot to fill */
+	uint32_t ds;		/* size so far, 16-byte units */
+	uint8_t mlx5_opcode;
+	uint8_t wc_opcode;
+	uint8_t fm_ce_se;
+	__be32 imm;
+	bool needs_data;	/* an SGE / inline setter completes the WQE */
 };
 
 struct mlx5_srq {
@@ -174,6 +222,10 @@ struct mlx5_srq {
 	uint32_t srq_limit;
 	uint64_t *wrid;
 	bool is_xrc;
+	uint32_t head;		/* next free WQE (linked through next_wqe_index) */
+	uint32_t tail;		/* last free WQE */
+	uint32_t counter;	/* WQEs posted, the doorbell record value */
+	pthread_spinlock_t lock;
 };
 
 struct mlx5_qp {
@@ -190,6 +242,13 @@ struct mlx5_qp {
 	bool sq_sig_all;
 	bool has_srq;
 	uint32_t create_flags;
+	/* QP-ex builder state (between wr_start and wr_complete). */
+	struct mlx5_wqe_build bld;
+	int ex_err;
+	uint32_t ex_nreq;
+	uint32_t ex_rb_post, ex_rb_head;	/* rollback point of the batch */
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_* accepted at create */
+	uint32_t bf_offset;		/* BlueFlame register in use: 0x800 / 0x900 */
 	/* Attributes the PRM context does not carry back. */
 	uint8_t port_num;
 	uint8_t sq_draining;
@@ -239,8 +298,19 @@ int mlx5_cmd_exec_hca(struct smx_dev *hca, uint16_t uid, void *in, size_t inlen,
 int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,
 		       size_t len);
 
+/* qp_post.c / cq_poll.c: the data path of the driver */
+int mlx5_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int mlx5_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int mlx5_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad);
+void mlx5_qp_ex_init(struct mlx5_qp *qp);
+uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t);
+void mlx5_srq_free_wqe(struct mlx5_srq *srq, uint32_t idx);
+void mlx5_cq_ex_init(struct mlx5_cq *cq);
+
 /* eq.c */
 int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn);
+void mlx5_eq_rearm(struct mlx5_context *ctx);
 
 /* buf.c */
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len);
@@ -303,6 +373,7 @@ struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
 int mlx5_destroy_cq(struct ibv_cq *cq);
 int mlx5_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int mlx5_cq_arm(struct ibv_cq *cq, int solicited);
+void mlx5_cq_event(struct ibv_cq *cq);
 
 struct ibv_srq *mlx5_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
 struct ibv_srq *mlx5_create_srq_ex(struct ibv_context *context,

@@ -324,6 +324,8 @@ static int qp_st(enum ibv_qp_type t)
 
 static void qp_free_bufs(struct mlx5_qp *qp)
 {
+	free(qp->sq.wqe_head);
+	free(qp->sq.wc_opcode);
 	free(qp->sq.wrid);
 	free(qp->rq.wrid);
 	mlx5_dbrec_free(qp->dbrec);
@@ -344,9 +346,15 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	int ret, st;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
-					  IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
-		/* send_ops_flags (QP-ex), RSS, TSO, ...: not yet. */
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		/* RSS, TSO, max TSO header ...: not yet. */
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~mlx5_qp_ex_supported_ops(attr->qp_type))) {
+		errno = EOPNOTSUPP;	/* an operation this QP type cannot do */
 		return NULL;
 	}
 	st = qp_st(attr->qp_type);
@@ -394,8 +402,11 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	qp->sq.buf = (uint8_t *)qp->buf.addr + rq_bytes;
 	qp->dbrec = mlx5_dbrec_alloc();
 	qp->sq.wrid = qp->sq.wqe_cnt ? calloc(qp->sq.wqe_cnt, sizeof(uint64_t)) : NULL;
+	qp->sq.wqe_head = qp->sq.wqe_cnt ? calloc(qp->sq.wqe_cnt, sizeof(uint32_t)) : NULL;
+	qp->sq.wc_opcode = qp->sq.wqe_cnt ? calloc(qp->sq.wqe_cnt, 1) : NULL;
 	qp->rq.wrid = qp->rq.wqe_cnt ? calloc(qp->rq.wqe_cnt, sizeof(uint64_t)) : NULL;
-	if (!qp->dbrec || (qp->sq.wqe_cnt && !qp->sq.wrid) ||
+	if (!qp->dbrec ||
+	    (qp->sq.wqe_cnt && (!qp->sq.wrid || !qp->sq.wqe_head || !qp->sq.wc_opcode)) ||
 	    (qp->rq.wqe_cnt && !qp->rq.wrid)) {
 		ret = ENOMEM;
 		goto err_buf;
@@ -444,6 +455,18 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	if (ret)
 		goto err_buf;
 	qp->qpn = DEVX_GET(create_qp_out, out, qpn);
+	ret = mlx5_table_insert(&to_mdev(ctx->ibv_ctx.context.device)->qps, qp->qpn, qp);
+	if (ret) {
+		qp_destroy_cmd(ctx, qp->qpn);
+		goto err_buf;
+	}
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->bf_offset = 0x800;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		qp->send_ops = attr->send_ops_flags;
+		mlx5_qp_ex_init(qp);
+	}
 
 	/* What the creator actually got (>= what it asked for). */
 	if (qp->sq.wqe_cnt) {
@@ -512,6 +535,14 @@ int mlx5_destroy_qp(struct ibv_qp *ibqp)
 	ret = qp_destroy_cmd(to_mctx(ibqp->context), qp->qpn);
 	if (ret)
 		return ret;
+	mlx5_table_remove(&to_mdev(ibqp->context->device)->qps, qp->qpn);
+	/* Completions still in the CQs for this QP are dropped by the poller. */
+	if (ibqp->send_cq)
+		to_mcq(ibqp->send_cq)->last_qp = NULL;
+	if (ibqp->recv_cq)
+		to_mcq(ibqp->recv_cq)->last_qp = NULL;
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
 	qp_free_bufs(qp);
 	free(qp);
 	return 0;
@@ -753,7 +784,7 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		qp->sq_draining = attr->en_sqd_async_notify;
 	if (next == IBV_QPS_RESET) {
 		/* The rings start over, as after a fresh create. */
-		qp->sq.head = qp->sq.tail = 0;
+		qp->sq.head = qp->sq.tail = qp->sq.cur_post = 0;
 		qp->rq.head = qp->rq.tail = 0;
 		qp->dbrec[0] = 0;
 		qp->dbrec[1] = 0;

@@ -303,7 +303,8 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 	ctx = to_mctx(context);
 	asked = attrs->comp_mask;
 	attrs->version = 0;
-	attrs->flags = MLX5DV_CONTEXT_FLAGS_CQE_V1;
+	/* CQE version 0: srqn_uidx carries the SRQ number (no user index). */
+	attrs->flags = 0;
 	attrs->comp_mask = 0;
 	/* Each block the caller asked for is answered, with "nothing
 	 * supported" where the feature is not implemented yet. */

@@ -260,6 +260,21 @@ static struct ibv_srq *srq_create(struct mlx5_context *ctx, struct ibv_pd *pd,
 		goto err_buf;
 	srq->srq_type = type;
 	srq->cq = cq;
+	srq->head = 0;
+	srq->tail = srq->wqe_cnt - 1;
+	srq->counter = 0;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = mlx5_table_insert(&to_mdev(ctx->ibv_ctx.context.device)->srqs, srq->srqn, srq);
+	if (ret) {
+		uint32_t d[DEVX_ST_SZ_DW(destroy_srq_in)] = {};
+		uint32_t o[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+		DEVX_SET(destroy_srq_in, d, opcode, srq->is_xrc ? MLX5_CMD_OP_DESTROY_XRC_SRQ :
+							      MLX5_CMD_OP_DESTROY_SRQ);
+		DEVX_SET(destroy_srq_in, d, srqn, srq->srqn);
+		mlx5_cmd_exec(ctx, d, sizeof(d), o, sizeof(o));
+		goto err_buf;
+	}
 	srq->srq_limit = attr->srq_limit;
 	attr->max_wr = srq->wqe_cnt - 1;
 	attr->max_sge = srq->max_gs;
@@ -415,6 +430,8 @@ int mlx5_destroy_srq(struct ibv_srq *ibsrq)
 	}
 	if (ret)
 		return ret;
+	mlx5_table_remove(&to_mdev(ibsrq->context->device)->srqs, srq->srqn);
+	pthread_spin_destroy(&srq->lock);
 	free(srq->wrid);
 	mlx5_dbrec_free(srq->dbrec);
 	mlx5_buf_free(&srq->buf);

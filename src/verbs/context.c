@@ -256,6 +256,8 @@ SMX_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 		return -1;
 	*cq = (struct ibv_cq *)(uintptr_t)rec.cq_handle;
 	*cq_context = (*cq)->cq_context;
+	if (verbs_ops((*cq)->context)->cq_event)
+		verbs_ops((*cq)->context)->cq_event(*cq);
 	return 0;
 }
 

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reaping completions: 64-byte CQEs owned by software when their owner bit
+ * matches the consumer index's pass, decoded into ibv_wc (ibv_poll_cq) or
+ * read field by field (the ibv_cq_ex start/next/end_poll API).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "util/log.h"
+
+#define CQE_G_BITS(f) ((be32toh(f) >> 28) & 3)
+
+static inline struct mlx5_cqe64 *cqe_at(struct mlx5_cq *cq, uint32_t n)
+{
+	return (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
+				     (size_t)(n & (cq->cqe_cnt - 1)) * cq->cqe_size);
+}
+
+/* The next CQE if software owns it, else NULL. */
+static inline struct mlx5_cqe64 *cqe_next_sw(struct mlx5_cq *cq)
+{
+	struct mlx5_cqe64 *cqe = cqe_at(cq, cq->cons_index);
+	uint8_t own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+
+	if ((own >> 4) == MLX5_CQE_INVALID ||
+	    ((own & MLX5_CQE_OWNER_MASK) ^ !!(cq->cons_index & cq->cqe_cnt)))
+		return NULL;
+	return cqe;
+}
+
+static enum ibv_wc_status err_syndrome_to_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR: return IBV_WC_LOC_LEN_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR: return IBV_WC_LOC_QP_OP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR: return IBV_WC_LOC_PROT_ERR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR: return IBV_WC_WR_FLUSH_ERR;
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR: return IBV_WC_MW_BIND_ERR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR: return IBV_WC_BAD_RESP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR: return IBV_WC_LOC_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR: return IBV_WC_REM_INV_REQ_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR: return IBV_WC_REM_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR: return IBV_WC_REM_OP_ERR;
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR: return IBV_WC_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR: return IBV_WC_RNR_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR: return IBV_WC_REM_ABORT_ERR;
+	default: return IBV_WC_GENERAL_ERR;
+	}
+}
+
+static struct mlx5_qp *cqe_qp(struct mlx5_cq *cq, uint32_t qpn)
+{
+	struct mlx5_device *mdev = to_mdev(cq->ibv_cq.context->device);
+
+	if (cq->last_qp && cq->last_qp->qpn == qpn)
+		return cq->last_qp;
+	cq->last_qp = mlx5_table_find(&mdev->qps, qpn);
+	return cq->last_qp;
+}
+
+/* Retire the send WQE at @wqe_counter (and the unsignaled ones before it). */
+static void sq_complete(struct mlx5_qp *qp, uint16_t wqe_counter, struct ibv_wc *wc)
+{
+	uint32_t idx = wqe_counter & (qp->sq.wqe_cnt - 1);
+
+	wc->wr_id = qp->sq.wrid[idx];
+	wc->opcode = (enum ibv_wc_opcode)qp->sq.wc_opcode[idx];
+	qp->sq.tail = qp->sq.wqe_head[idx] + 1;
+}
+
+/* Retire a receive: RQ in order, SRQ by the index the CQE names. */
+static int rq_complete(struct mlx5_cq *cq, struct mlx5_qp *qp, struct mlx5_cqe64 *cqe,
+		       struct ibv_wc *wc)
+{
+	struct mlx5_device *mdev = to_mdev(cq->ibv_cq.context->device);
+	uint16_t ctr = be16toh(cqe->wqe_counter);
+
+	if (qp && !qp->has_srq && qp->rq.wqe_cnt) {
+		wc->wr_id = qp->rq.wrid[qp->rq.tail & (qp->rq.wqe_cnt - 1)];
+		qp->rq.tail++;
+		return 0;
+	} else {
+		uint32_t srqn = be32toh(cqe->srqn_uidx) & 0xffffff;
+		struct mlx5_srq *srq = qp && qp->vqp.qp.srq ? to_msrq(qp->vqp.qp.srq) :
+							    mlx5_table_find(&mdev->srqs, srqn);
+
+		if (!srq || ctr >= srq->wqe_cnt)
+			return EIO;
+		wc->wr_id = srq->wrid[ctr];
+		mlx5_srq_free_wqe(srq, ctr);
+		return 0;
+	}
+}
+
+/* Decodes @cqe into @wc; 0, or EIO for a CQE the driver cannot place. */
+static int cqe_decode(struct mlx5_cq *cq, struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
+{
+	uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
+	uint32_t qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	struct mlx5_qp *qp = cqe_qp(cq, qpn);
+	uint32_t flags;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->qp_num = qpn;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+		if (!qp || !qp->sq.wqe_cnt)
+			return EIO;
+		sq_complete(qp, be16toh(cqe->wqe_counter), wc);
+		wc->status = IBV_WC_SUCCESS;
+		if (wc->opcode == IBV_WC_RDMA_READ)
+			wc->byte_len = be32toh(cqe->byte_cnt);
+		else if (wc->opcode == IBV_WC_COMP_SWAP || wc->opcode == IBV_WC_FETCH_ADD)
+			wc->byte_len = 8;
+		return 0;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+		if (rq_complete(cq, qp, cqe, wc))
+			return EIO;
+		wc->status = IBV_WC_SUCCESS;
+		wc->byte_len = be32toh(cqe->byte_cnt);
+		wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM
+							      : IBV_WC_RECV;
+		if (opcode == MLX5_CQE_RESP_WR_IMM || opcode == MLX5_CQE_RESP_SEND_IMM) {
+			wc->imm_data = cqe->imm_inval_pkey;
+			wc->wc_flags |= IBV_WC_WITH_IMM;
+		} else if (opcode == MLX5_CQE_RESP_SEND_INV) {
+			wc->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
+			wc->wc_flags |= IBV_WC_WITH_INV;
+		}
+		flags = be32toh(cqe->flags_rqpn);
+		wc->src_qp = flags & 0xffffff;
+		wc->sl = (flags >> 24) & 0xf;
+		if (CQE_G_BITS(cqe->flags_rqpn))
+			wc->wc_flags |= IBV_WC_GRH;
+		wc->slid = be16toh(cqe->slid);
+		wc->dlid_path_bits = cqe->ml_path & 0x7f;
+		wc->pkey_index = 0;
+		return 0;
+	case MLX5_CQE_REQ_ERR:
+	case MLX5_CQE_RESP_ERR: {
+		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
+
+		wc->status = err_syndrome_to_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		if (opcode == MLX5_CQE_REQ_ERR) {
+			if (!qp || !qp->sq.wqe_cnt)
+				return EIO;
+			sq_complete(qp, be16toh(e->wqe_counter), wc);
+		} else if (rq_complete(cq, qp, cqe, wc)) {
+			return EIO;
+		}
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			smx_dbg("cq 0x%x: error completion on qp 0x%x: %s (syndrome 0x%x, vendor 0x%x)",
+				cq->cqn, qpn, ibv_wc_status_str(wc->status), e->syndrome,
+				e->vendor_err_synd);
+		return 0;
+	}
+	default:
+		smx_dbg("cq 0x%x: CQE with opcode %u the driver does not handle", cq->cqn, opcode);
+		return EIO;
+	}
+}
+
+static inline void cq_update_ci(struct mlx5_cq *cq)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	cq->dbrec[0] = htobe32(cq->cons_index & 0xffffff);
+}
+
+int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	struct mlx5_cqe64 *cqe;
+	int n = 0, err = 0;
+
+	pthread_spin_lock(&cq->lock);
+	while (n < ne && (cqe = cqe_next_sw(cq))) {
+		err = cqe_decode(cq, cqe, &wc[n]);
+		cq->cons_index++;
+		if (err)
+			break;
+		n++;
+	}
+	if (n || err)
+		cq_update_ci(cq);
+	pthread_spin_unlock(&cq->lock);
+	return err && !n ? -1 : n;
+}
+
+/* Request an event for the next (solicited) completion: arm record + CQ
+ * doorbell, with the sequence number the last event acknowledged. */
+int mlx5_cq_arm(struct ibv_cq *ibcq, int solicited)
+{
+	struct mlx5_context *ctx = to_mctx(ibcq->context);
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	uint32_t sn = cq->arm_sn & 3, ci = cq->cons_index & 0xffffff;
+	uint32_t cmd = solicited ? 1u << 24 : 0;	/* REQ_NOT_SOL : REQ_NOT */
+	__be32 db[2];
+	uint64_t val;
+
+	mlx5_eq_rearm(ctx);
+	db[0] = htobe32(sn << 28 | cmd | ci);
+	db[1] = htobe32(cq->cqn);
+	cq->dbrec[1] = db[0];
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(&val, db, sizeof(val));
+	smx_dev_mmio_write64(ctx->hca, (uint64_t)ctx->uar_page * MLX5_ADAPTER_PAGE_SIZE + 0x20,
+			     val);
+	return 0;
+}
+
+void mlx5_cq_event(struct ibv_cq *ibcq)
+{
+	to_mcq(ibcq)->arm_sn++;
+}
+
+/* ---- extended polling ---- */
+
+static inline struct mlx5_cq *ex_to_mcq(struct ibv_cq_ex *ex)
+{
+	return SMX_CONTAINER_OF(ex, struct mlx5_cq, ibv_cq);
+}
+
+static int ex_read_next(struct mlx5_cq *cq)
+{
+	struct mlx5_cqe64 *cqe = cqe_next_sw(cq);
+	int err;
+
+	if (!cqe)
+		return ENOENT;
+	err = cqe_decode(cq, cqe, &cq->cur_wc);
+	cq->cur_ts = be64toh(cqe->timestamp);
+	cq->cons_index++;
+	if (err)
+		return err;
+	cq->ibv_cq.status = cq->cur_wc.status;
+	cq->ibv_cq.wr_id = cq->cur_wc.wr_id;
+	return 0;
+}
+
+static int ex_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
+{
+	struct mlx5_cq *cq = ex_to_mcq(ex);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = ex_read_next(cq);
+	if (ret) {
+		if (ret != ENOENT)
+			cq_update_ci(cq);
+		pthread_spin_unlock(&cq->lock);
+		return ret;
+	}
+	cq->polling = true;
+	return 0;
+}
+
+static int ex_next_poll(struct ibv_cq_ex *ex)
+{
+	return ex_read_next(ex_to_mcq(ex));
+}
+
+static void ex_end_poll(struct ibv_cq_ex *ex)
+{
+	struct mlx5_cq *cq = ex_to_mcq(ex);
+
+	cq_update_ci(cq);
+	cq->polling = false;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode ex_opcode(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.opcode; }
+static uint32_t ex_vendor_err(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.vendor_err; }
+static uint32_t ex_byte_len(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.byte_len; }
+static uint32_t ex_qp_num(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.qp_num; }
+static uint32_t ex_src_qp(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.src_qp; }
+static unsigned int ex_wc_flags(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.wc_flags; }
+static uint32_t ex_slid(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.slid; }
+static uint8_t ex_sl(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.sl; }
+static uint8_t ex_dlid_path_bits(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.dlid_path_bits; }
+static uint64_t ex_ts(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_ts; }
+
+static __be32 ex_imm(struct ibv_cq_ex *ex)
+{
+	struct mlx5_cq *cq = ex_to_mcq(ex);
+
+	/* imm and the invalidated rkey share the field, as in the CQE */
+	if (cq->cur_wc.wc_flags & IBV_WC_WITH_INV)
+		return htobe32(cq->cur_wc.invalidated_rkey);
+	return cq->cur_wc.imm_data;
+}
+
+void mlx5_cq_ex_init(struct mlx5_cq *cq)
+{
+	struct ibv_cq_ex *ex = &cq->ibv_cq;
+	uint64_t f = cq->wc_flags;
+
+	ex->start_poll = ex_start_poll;
+	ex->next_poll = ex_next_poll;
+	ex->end_poll = ex_end_poll;
+	ex->read_opcode = ex_opcode;
+	ex->read_vendor_err = ex_vendor_err;
+	if (f & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = ex_byte_len;
+	if (f & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = ex_imm;
+	if (f & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = ex_qp_num;
+	if (f & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = ex_src_qp;
+	ex->read_wc_flags = ex_wc_flags;
+	if (f & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = ex_slid;
+	if (f & IBV_WC_EX_WITH_SL)
+		ex->read_sl = ex_sl;
+	if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = ex_dlid_path_bits;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		ex->read_completion_ts = ex_ts;
+}

@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Posting work: send WQEs (control + transport segments + data or inline) into
+ * the SQ ring, receive WQEs into the RQ / SRQ rings, doorbell records, and the
+ * send doorbell to the UAR -- the mlx5 formats of <infiniband/mlx5dv.h>. The
+ * legacy ibv_post_send() and the ibv_wr_*() builder share one WQE assembler.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "prm/prm.h"
+#include "util/log.h"
+
+#define MLX5_EXTENDED_UD_AV 0x80000000u
+#define MLX5_BF_OFFSET 0x800
+#define MLX5_BF_SIZE 0x100
+
+struct mlx5_wqe_xrc_seg {
+	__be32 xrc_srqn;
+	uint8_t rsvd[12];
+};
+
+/* ---- the send ring ---- */
+
+static inline uint8_t *sq_end(struct mlx5_qp *qp)
+{
+	return (uint8_t *)qp->sq.buf + ((size_t)qp->sq.wqe_cnt << MLX5_SEND_WQE_SHIFT);
+}
+
+static inline void *sq_wqe(struct mlx5_qp *qp, uint32_t idx)
+{
+	return (uint8_t *)qp->sq.buf +
+	       ((size_t)(idx & (qp->sq.wqe_cnt - 1)) << MLX5_SEND_WQE_SHIFT);
+}
+
+/* Advance past a 16-byte-multiple segment, wrapping at the end of the ring. */
+static inline uint8_t *seg_next(struct mlx5_qp *qp, uint8_t *seg, size_t len)
+{
+	seg += len;
+	if (seg >= sq_end(qp))
+		seg = (uint8_t *)qp->sq.buf + (seg - sq_end(qp));
+	return seg;
+}
+
+/* Copy @len bytes into the ring at @seg, wrapping; returns the end. */
+static uint8_t *ring_copy(struct mlx5_qp *qp, uint8_t *seg, const void *src, size_t len)
+{
+	size_t room = (size_t)(sq_end(qp) - seg);
+
+	if (len <= room) {
+		memcpy(seg, src, len);
+		return len == room ? (uint8_t *)qp->sq.buf : seg + len;
+	}
+	memcpy(seg, src, room);
+	memcpy(qp->sq.buf, (const uint8_t *)src + room, len - room);
+	return (uint8_t *)qp->sq.buf + (len - room);
+}
+
+static inline bool sq_full(struct mlx5_qp *qp)
+{
+	return qp->sq.head - qp->sq.tail >= qp->sq.max_post;
+}
+
+/* Legal opcodes per transport (IB spec: UD sends only; UC no reads/atomics). */
+static bool op_legal(enum ibv_qp_type t, uint8_t mlx5_op)
+{
+	switch (t) {
+	case IBV_QPT_UD:
+		return mlx5_op == MLX5_OPCODE_SEND || mlx5_op == MLX5_OPCODE_SEND_IMM;
+	case IBV_QPT_UC:
+		return mlx5_op == MLX5_OPCODE_SEND || mlx5_op == MLX5_OPCODE_SEND_IMM ||
+		       mlx5_op == MLX5_OPCODE_RDMA_WRITE ||
+		       mlx5_op == MLX5_OPCODE_RDMA_WRITE_IMM;
+	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
+		return mlx5_op != MLX5_OPCODE_TSO;
+	default:
+		return false;
+	}
+}
+
+/* Begins a WQE: control segment slot plus the transport segments the opcode
+ * needs; RDMA/atomic address segments are filled by the caller. */
+static int wqe_begin(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint8_t mlx5_op,
+		     uint8_t wc_op, unsigned int send_flags, __be32 imm)
+{
+	if (!op_legal(qp->qp_type, mlx5_op))
+		return EINVAL;
+	if (sq_full(qp))
+		return ENOMEM;
+	memset(b, 0, sizeof(*b));
+	b->ctrl = sq_wqe(qp, qp->sq.cur_post);
+	b->seg = seg_next(qp, (uint8_t *)b->ctrl, sizeof(struct mlx5_wqe_ctrl_seg));
+	b->ds = 1;
+	b->mlx5_opcode = mlx5_op;
+	b->wc_opcode = wc_op;
+	b->imm = imm;
+	b->fm_ce_se = 0;
+	if ((send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		b->fm_ce_se |= MLX5_WQE_CTRL_CQ_UPDATE;
+	if (send_flags & IBV_SEND_SOLICITED)
+		b->fm_ce_se |= MLX5_WQE_CTRL_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		b->fm_ce_se |= MLX5_WQE_CTRL_FENCE;
+	if (qp->qp_type == IBV_QPT_XRC_SEND) {
+		b->xrc = b->seg;
+		memset(b->seg, 0, sizeof(struct mlx5_wqe_xrc_seg));
+		b->seg = seg_next(qp, b->seg, sizeof(struct mlx5_wqe_xrc_seg));
+		b->ds++;
+	}
+	if (qp->qp_type == IBV_QPT_UD) {
+		/* ctrl + AV fill exactly one WQEBB: the AV never wraps. */
+		b->dgram = b->seg;
+		memset(b->seg, 0, sizeof(struct mlx5_wqe_datagram_seg));
+		b->seg = seg_next(qp, b->seg, sizeof(struct mlx5_wqe_datagram_seg));
+		b->ds += sizeof(struct mlx5_wqe_datagram_seg) / 16;
+	}
+	return 0;
+}
+
+static void wqe_raddr(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint64_t raddr,
+		      uint32_t rkey)
+{
+	struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)b->seg;
+
+	r->raddr = htobe64(raddr);
+	r->rkey = htobe32(rkey);
+	r->reserved = 0;
+	b->seg = seg_next(qp, b->seg, sizeof(*r));
+	b->ds++;
+}
+
+static void wqe_atomic(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint64_t swap_add,
+		       uint64_t compare)
+{
+	struct mlx5_wqe_atomic_seg *a = (struct mlx5_wqe_atomic_seg *)b->seg;
+
+	a->swap_add = htobe64(swap_add);
+	a->compare = htobe64(compare);
+	b->seg = seg_next(qp, b->seg, sizeof(*a));
+	b->ds++;
+}
+
+static int wqe_sges(struct mlx5_qp *qp, struct mlx5_wqe_build *b, const struct ibv_sge *sg,
+		    size_t n)
+{
+	size_t i;
+
+	if (n > qp->sq.max_gs)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)b->seg;
+
+		if (!sg[i].length)
+			continue;	/* zero-length entries carry nothing */
+		d->byte_count = htobe32(sg[i].length);
+		d->lkey = htobe32(sg[i].lkey);
+		d->addr = htobe64(sg[i].addr);
+		b->seg = seg_next(qp, b->seg, sizeof(*d));
+		b->ds++;
+	}
+	return 0;
+}
+
+static int wqe_inline(struct mlx5_qp *qp, struct mlx5_wqe_build *b,
+		      const struct ibv_data_buf *bufs, size_t n)
+{
+	struct mlx5_wqe_inl_data_seg *h = (struct mlx5_wqe_inl_data_seg *)b->seg;
+	uint8_t *p;
+	size_t i, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += bufs[i].length;
+	if (total > qp->max_inline)
+		return EINVAL;
+	if (!total)
+		return 0;
+	p = seg_next(qp, b->seg, sizeof(*h));
+	for (i = 0; i < n; i++)
+		p = ring_copy(qp, p, bufs[i].addr, bufs[i].length);
+	h->byte_count = htobe32((uint32_t)total | MLX5_INLINE_SEG);
+	total += sizeof(*h);
+	total = (total + 15) & ~(size_t)15;
+	b->seg = seg_next(qp, b->seg, total);
+	b->ds += (uint32_t)(total / 16);
+	return 0;
+}
+
+/* Closes the WQE: control segment, bookkeeping, ring index advance. */
+static void wqe_finish(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint64_t wr_id)
+{
+	uint32_t idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
+	struct mlx5_wqe_ctrl_seg *c = b->ctrl;
+
+	c->opmod_idx_opcode = htobe32(((qp->sq.cur_post & 0xffff) << 8) | b->mlx5_opcode);
+	c->qpn_ds = htobe32(qp->qpn << 8 | b->ds);
+	c->signature = 0;
+	c->dci_stream_channel_id = 0;
+	c->fm_ce_se = b->fm_ce_se;
+	c->imm = b->imm;
+	qp->sq.wrid[idx] = wr_id;
+	qp->sq.wqe_head[idx] = qp->sq.head;
+	qp->sq.wc_opcode[idx] = b->wc_opcode;
+	qp->sq.cur_post += (b->ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	qp->sq.head++;
+}
+
+/* Record the producer and ring: the first 8 bytes of the last WQE. */
+static void sq_doorbell(struct mlx5_qp *qp, struct mlx5_wqe_ctrl_seg *last)
+{
+	struct mlx5_context *ctx = to_mctx(qp->vqp.qp.context);
+	uint64_t val;
+
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* WQEs before the record */
+	qp->dbrec[MLX5_SND_DBR] = htobe32(qp->sq.cur_post & 0xffff);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* record before the doorbell */
+	memcpy(&val, last, sizeof(val));
+	smx_dev_mmio_write64(ctx->hca,
+			     (uint64_t)ctx->uar_page * MLX5_ADAPTER_PAGE_SIZE + qp->bf_offset,
+			     val);
+	qp->bf_offset ^= MLX5_BF_SIZE;
+}
+
+static int map_send_opcode(enum ibv_wr_opcode op, uint8_t *mlx5_op, uint8_t *wc_op)
+{
+	switch (op) {
+	case IBV_WR_SEND: *mlx5_op = MLX5_OPCODE_SEND; *wc_op = IBV_WC_SEND; return 0;
+	case IBV_WR_SEND_WITH_IMM: *mlx5_op = MLX5_OPCODE_SEND_IMM; *wc_op = IBV_WC_SEND; return 0;
+	case IBV_WR_SEND_WITH_INV: *mlx5_op = MLX5_OPCODE_SEND_INVAL; *wc_op = IBV_WC_SEND; return 0;
+	case IBV_WR_RDMA_WRITE: *mlx5_op = MLX5_OPCODE_RDMA_WRITE; *wc_op = IBV_WC_RDMA_WRITE; return 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*mlx5_op = MLX5_OPCODE_RDMA_WRITE_IMM; *wc_op = IBV_WC_RDMA_WRITE; return 0;
+	case IBV_WR_RDMA_READ: *mlx5_op = MLX5_OPCODE_RDMA_READ; *wc_op = IBV_WC_RDMA_READ; return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*mlx5_op = MLX5_OPCODE_ATOMIC_CS; *wc_op = IBV_WC_COMP_SWAP; return 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*mlx5_op = MLX5_OPCODE_ATOMIC_FA; *wc_op = IBV_WC_FETCH_ADD; return 0;
+	default:
+		return EINVAL;	/* MW bind, local invalidate, TSO: not yet */
+	}
+}
+
+static bool sq_state_ok(struct mlx5_qp *qp)
+{
+	enum ibv_qp_state s = qp->vqp.qp.state;
+
+	/* Posting is allowed from RTS on; in ERR the WQEs are flushed. */
+	return s == IBV_QPS_RTS || s == IBV_QPS_SQD || s == IBV_QPS_SQE ||
+	       s == IBV_QPS_ERR;
+}
+
+static int post_one(struct mlx5_qp *qp, struct ibv_send_wr *wr, struct mlx5_wqe_build *b)
+{
+	uint8_t mop, wop;
+	__be32 imm = 0;
+	int ret;
+
+	ret = map_send_opcode(wr->opcode, &mop, &wop);
+	if (ret)
+		return ret;
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		imm = wr->imm_data;
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		imm = htobe32(wr->invalidate_rkey);
+	ret = wqe_begin(qp, b, mop, wop, wr->send_flags, imm);
+	if (ret)
+		return ret;
+	if (b->xrc)
+		((struct mlx5_wqe_xrc_seg *)b->xrc)->xrc_srqn =
+			htobe32(wr->qp_type.xrc.remote_srqn);
+	if (b->dgram) {
+		struct mlx5_wqe_datagram_seg *d = (struct mlx5_wqe_datagram_seg *)b->dgram;
+
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		memcpy(&d->av, &SMX_CONTAINER_OF(wr->wr.ud.ah, struct mlx5_ah, ibv_ah)->av,
+		       sizeof(d->av));
+		d->av.dqp_dct = htobe32(wr->wr.ud.remote_qpn | MLX5_EXTENDED_UD_AV);
+		d->av.key.qkey.qkey = htobe32(wr->wr.ud.remote_qkey);
+	}
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		wqe_raddr(qp, b, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		wqe_raddr(qp, b, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey);
+		if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
+			wqe_atomic(qp, b, wr->wr.atomic.swap, wr->wr.atomic.compare_add);
+		else
+			wqe_atomic(qp, b, wr->wr.atomic.compare_add, 0);
+		break;
+	default:
+		break;
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ &&
+	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
+	    wr->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		struct ibv_data_buf bufs[64];
+		int i;
+
+		if (wr->num_sge < 0 || wr->num_sge > 64)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			bufs[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
+			bufs[i].length = wr->sg_list[i].length;
+		}
+		ret = wqe_inline(qp, b, bufs, (size_t)wr->num_sge);
+	} else {
+		if (wr->num_sge < 0)
+			return EINVAL;
+		ret = wqe_sges(qp, b, wr->sg_list, (size_t)wr->num_sge);
+	}
+	if (ret)
+		return ret;
+	wqe_finish(qp, b, wr->wr_id);
+	return 0;
+}
+
+int mlx5_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	struct mlx5_wqe_ctrl_seg *last = NULL;
+	struct mlx5_wqe_build b;
+	int ret = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	if (!qp->sq.wqe_cnt || !sq_state_ok(qp)) {
+		ret = EINVAL;
+		*bad = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		ret = post_one(qp, wr, &b);
+		if (ret) {
+			*bad = wr;
+			break;
+		}
+		last = b.ctrl;
+	}
+	if (last)
+		sq_doorbell(qp, last);
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret;
+}
+
+/* ---- receive rings ---- */
+
+static void recv_fill(struct mlx5_wqe_data_seg *d, const struct ibv_sge *sg, int n, uint32_t max)
+{
+	int i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!sg[i].length)
+			continue;
+		d[j].byte_count = htobe32(sg[i].length);
+		d[j].lkey = htobe32(sg[i].lkey);
+		d[j].addr = htobe64(sg[i].addr);
+		j++;
+	}
+	if ((uint32_t)j < max) {	/* terminate a short scatter list */
+		d[j].byte_count = 0;
+		d[j].lkey = htobe32(MLX5_INVALID_LKEY);
+		d[j].addr = 0;
+	}
+}
+
+int mlx5_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	int ret = 0, n = 0;
+
+	pthread_spin_lock(&qp->rq.lock);
+	if (!qp->rq.wqe_cnt || ibqp->state == IBV_QPS_RESET) {
+		ret = EINVAL;
+		*bad = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		uint32_t idx = qp->rq.head & (qp->rq.wqe_cnt - 1);
+
+		if (qp->rq.head - qp->rq.tail >= qp->rq.max_post) {
+			ret = ENOMEM;
+			*bad = wr;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_gs) {
+			ret = EINVAL;
+			*bad = wr;
+			break;
+		}
+		recv_fill((struct mlx5_wqe_data_seg *)((uint8_t *)qp->rq.buf +
+						       ((size_t)idx << qp->rq.wqe_shift)),
+			  wr->sg_list, wr->num_sge, qp->rq.max_gs);
+		qp->rq.wrid[idx] = wr->wr_id;
+		qp->rq.head++;
+		n++;
+	}
+	if (n) {
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		qp->dbrec[MLX5_RCV_DBR] = htobe32(qp->rq.head & 0xffff);
+	}
+out:
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}
+
+static inline struct mlx5_wqe_srq_next_seg *srq_wqe(struct mlx5_srq *srq, uint32_t i)
+{
+	return (struct mlx5_wqe_srq_next_seg *)((uint8_t *)srq->buf.addr +
+						((size_t)i << srq->wqe_shift));
+}
+
+int mlx5_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad)
+{
+	struct mlx5_srq *srq = to_msrq(ibsrq);
+	int ret = 0, n = 0;
+
+	pthread_spin_lock(&srq->lock);
+	for (; wr; wr = wr->next) {
+		struct mlx5_wqe_srq_next_seg *w;
+		uint32_t idx = srq->head;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_gs) {
+			ret = EINVAL;
+			*bad = wr;
+			break;
+		}
+		if (srq->head == srq->tail) {	/* only the sentinel is free */
+			ret = ENOMEM;
+			*bad = wr;
+			break;
+		}
+		w = srq_wqe(srq, idx);
+		recv_fill((struct mlx5_wqe_data_seg *)(w + 1), wr->sg_list, wr->num_sge,
+			  srq->max_gs);
+		srq->wrid[idx] = wr->wr_id;
+		srq->head = be16toh(w->next_wqe_index);
+		srq->counter++;
+		n++;
+	}
+	if (n) {
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		srq->dbrec[0] = htobe32(srq->counter & 0xffff);
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
+}
+
+/* A consumed SRQ WQE goes back to the end of the free list. */
+void mlx5_srq_free_wqe(struct mlx5_srq *srq, uint32_t idx)
+{
+	pthread_spin_lock(&srq->lock);
+	srq_wqe(srq, srq->tail)->next_wqe_index = htobe16((uint16_t)idx);
+	srq->tail = idx;
+	pthread_spin_unlock(&srq->lock);
+}
+
+/* ---- ibv_wr_*: the extended send API ---- */
+
+static inline struct mlx5_qp *ex_to_mqp(struct ibv_qp_ex *ex)
+{
+	return SMX_CONTAINER_OF(ex, struct mlx5_qp, vqp.qp_ex);
+}
+
+static void ex_start(struct ibv_qp_ex *ex)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->ex_err = sq_state_ok(qp) ? 0 : EINVAL;
+	qp->ex_nreq = 0;
+	qp->bld.ctrl = NULL;
+	qp->bld.needs_data = false;
+	qp->ex_rb_post = qp->sq.cur_post;
+	qp->ex_rb_head = qp->sq.head;
+}
+
+static int ex_complete(struct ibv_qp_ex *ex)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+	int err = qp->ex_err;
+
+	if (!err && qp->bld.needs_data)
+		err = EINVAL;	/* an operation without its data setter */
+	/* A failed batch is not rung and its WQEs are taken back: the device
+	 * sees none of it. */
+	if (err) {
+		qp->sq.cur_post = qp->ex_rb_post;
+		qp->sq.head = qp->ex_rb_head;
+	} else if (qp->ex_nreq) {
+		sq_doorbell(qp, qp->bld.ctrl);
+	}
+	pthread_spin_unlock(&qp->sq.lock);
+	return err;
+}
+
+static void ex_abort(struct ibv_qp_ex *ex)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+
+	qp->sq.cur_post = qp->ex_rb_post;
+	qp->sq.head = qp->ex_rb_head;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+/* Starts one operation of the batch; data setters complete it. */
+static struct mlx5_qp *ex_op(struct ibv_qp_ex *ex, uint8_t mop, uint8_t wop, __be32 imm,
+			     bool needs_data)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+	int ret;
+
+	if (qp->ex_err)
+		return NULL;
+	if (qp->bld.needs_data) {
+		qp->ex_err = EINVAL;
+		return NULL;
+	}
+	ret = wqe_begin(qp, &qp->bld, mop, wop, ex->wr_flags, imm);
+	if (ret) {
+		qp->ex_err = ret;
+		return NULL;
+	}
+	qp->bld.needs_data = needs_data;
+	if (!needs_data) {
+		wqe_finish(qp, &qp->bld, ex->wr_id);
+		qp->ex_nreq++;
+	}
+	return qp;
+}
+
+static void ex_data_done(struct mlx5_qp *qp, int ret)
+{
+	if (ret) {
+		qp->ex_err = ret;
+		return;
+	}
+	qp->bld.needs_data = false;
+	wqe_finish(qp, &qp->bld, qp->vqp.qp_ex.wr_id);
+	qp->ex_nreq++;
+}
+
+static void ex_send(struct ibv_qp_ex *ex)
+{
+	ex_op(ex, MLX5_OPCODE_SEND, IBV_WC_SEND, 0, true);
+}
+
+static void ex_send_imm(struct ibv_qp_ex *ex, __be32 imm)
+{
+	ex_op(ex, MLX5_OPCODE_SEND_IMM, IBV_WC_SEND, imm, true);
+}
+
+static void ex_send_inv(struct ibv_qp_ex *ex, uint32_t rkey)
+{
+	ex_op(ex, MLX5_OPCODE_SEND_INVAL, IBV_WC_SEND, htobe32(rkey), true);
+}
+
+static void ex_rdma(struct ibv_qp_ex *ex, uint8_t mop, uint8_t wop, uint32_t rkey,
+		    uint64_t raddr, __be32 imm)
+{
+	struct mlx5_qp *qp = ex_op(ex, mop, wop, imm, true);
+
+	if (qp)
+		wqe_raddr(qp, &qp->bld, raddr, rkey);
+}
+
+static void ex_rdma_write(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr)
+{
+	ex_rdma(ex, MLX5_OPCODE_RDMA_WRITE, IBV_WC_RDMA_WRITE, rkey, raddr, 0);
+}
+
+static void ex_rdma_write_imm(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr,
+			      __be32 imm)
+{
+	ex_rdma(ex, MLX5_OPCODE_RDMA_WRITE_IMM, IBV_WC_RDMA_WRITE, rkey, raddr, imm);
+}
+
+static void ex_rdma_read(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr)
+{
+	ex_rdma(ex, MLX5_OPCODE_RDMA_READ, IBV_WC_RDMA_READ, rkey, raddr, 0);
+}
+
+static void ex_cmp_swp(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr,
+		       uint64_t compare, uint64_t swap)
+{
+	struct mlx5_qp *qp = ex_op(ex, MLX5_OPCODE_ATOMIC_CS, IBV_WC_COMP_SWAP, 0, true);
+
+	if (qp) {
+		wqe_raddr(qp, &qp->bld, raddr, rkey);
+		wqe_atomic(qp, &qp->bld, swap, compare);
+	}
+}
+
+static void ex_fetch_add(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr, uint64_t add)
+{
+	struct mlx5_qp *qp = ex_op(ex, MLX5_OPCODE_ATOMIC_FA, IBV_WC_FETCH_ADD, 0, true);
+
+	if (qp) {
+		wqe_raddr(qp, &qp->bld, raddr, rkey);
+		wqe_atomic(qp, &qp->bld, add, 0);
+	}
+}
+
+static void ex_set_ud_addr(struct ibv_qp_ex *ex, struct ibv_ah *ah, uint32_t qpn,
+			   uint32_t qkey)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+	struct mlx5_wqe_datagram_seg *d;
+
+	if (qp->ex_err)
+		return;
+	if (!qp->bld.dgram || !ah) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	d = (struct mlx5_wqe_datagram_seg *)qp->bld.dgram;
+	memcpy(&d->av, &SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah)->av, sizeof(d->av));
+	d->av.dqp_dct = htobe32(qpn | MLX5_EXTENDED_UD_AV);
+	d->av.key.qkey.qkey = htobe32(qkey);
+}
+
+static void ex_set_xrc_srqn(struct ibv_qp_ex *ex, uint32_t srqn)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+
+	if (qp->ex_err)
+		return;
+	if (!qp->bld.xrc) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	((struct mlx5_wqe_xrc_seg *)qp->bld.xrc)->xrc_srqn = htobe32(srqn);
+}
+
+static void ex_set_sge(struct ibv_qp_ex *ex, uint32_t lkey, uint64_t addr, uint32_t len)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+
+	if (qp->ex_err || !qp->bld.needs_data) {
+		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
+		return;
+	}
+	ex_data_done(qp, wqe_sges(qp, &qp->bld, &sge, 1));
+}
+
+static void ex_set_sge_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_sge *sg)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+
+	if (qp->ex_err || !qp->bld.needs_data) {
+		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
+		return;
+	}
+	ex_data_done(qp, wqe_sges(qp, &qp->bld, sg, n));
+}
+
+static bool ex_inline_ok(struct mlx5_qp *qp)
+{
+	uint8_t op = qp->bld.mlx5_opcode;
+
+	return op != MLX5_OPCODE_RDMA_READ && op != MLX5_OPCODE_ATOMIC_CS &&
+	       op != MLX5_OPCODE_ATOMIC_FA;
+}
+
+static void ex_set_inline(struct ibv_qp_ex *ex, void *addr, size_t len)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+	struct ibv_data_buf b = { .addr = addr, .length = len };
+
+	if (qp->ex_err || !qp->bld.needs_data || !ex_inline_ok(qp)) {
+		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
+		return;
+	}
+	ex_data_done(qp, wqe_inline(qp, &qp->bld, &b, 1));
+}
+
+static void ex_set_inline_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_data_buf *b)
+{
+	struct mlx5_qp *qp = ex_to_mqp(ex);
+
+	if (qp->ex_err || !qp->bld.needs_data || !ex_inline_ok(qp)) {
+		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
+		return;
+	}
+	ex_data_done(qp, wqe_inline(qp, &qp->bld, b, n));
+}
+
+/* Operations a QP-ex may be created with (IBV_QP_EX_WITH_*). */
+uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t)
+{
+	uint64_t sends = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
+	switch (t) {
+	case IBV_QPT_UD:
+		return sends;
+	case IBV_QPT_UC:
+		return sends | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
+		return sends | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV;
+	default:
+		return 0;
+	}
+}
+
+void mlx5_qp_ex_init(struct mlx5_qp *qp)
+{
+	struct ibv_qp_ex *ex = &qp->vqp.qp_ex;
+
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	ex->wr_start = ex_start;
+	ex->wr_complete = ex_complete;
+	ex->wr_abort = ex_abort;
+	ex->wr_send = ex_send;
+	ex->wr_send_imm = ex_send_imm;
+	ex->wr_send_inv = ex_send_inv;
+	ex->wr_rdma_write = ex_rdma_write;
+	ex->wr_rdma_write_imm = ex_rdma_write_imm;
+	ex->wr_rdma_read = ex_rdma_read;
+	ex->wr_atomic_cmp_swp = ex_cmp_swp;
+	ex->wr_atomic_fetch_add = ex_fetch_add;
+	ex->wr_set_ud_addr = ex_set_ud_addr;
+	ex->wr_set_xrc_srqn = ex_set_xrc_srqn;
+	ex->wr_set_sge = ex_set_sge;
+	ex->wr_set_sge_list = ex_set_sge_list;
+	ex->wr_set_inline_data = ex_set_inline;
+	ex->wr_set_inline_data_list = ex_set_inline_list;
+}
