@@ -648,6 +648,24 @@ void fw_set_uar_pages(struct fw *fw, void *pages)
 	fw->uar_pages = pages;
 }
 
+void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg)
+{
+	pthread_mutex_lock(&fw->lock);
+	if (hooks)
+		fw->hooks = *hooks;
+	else
+		memset(&fw->hooks, 0, sizeof(fw->hooks));
+	fw->hooks_arg = arg;
+	pthread_mutex_unlock(&fw->lock);
+}
+
+void fw_hook_eng_free(struct fw *fw, void **eng)
+{
+	if (*eng && fw->hooks.eng_free)
+		fw->hooks.eng_free(fw->hooks_arg, *eng);
+	*eng = NULL;
+}
+
 #define FW_FREE_TABLE(t, type, fn)                                             \
 	do {                                                                   \
 		uint32_t i_;                                                   \

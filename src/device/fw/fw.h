@@ -125,6 +125,7 @@ struct fw_eq {
 	struct fw_buf buf;	/* EQEs, stride 64 */
 	uint32_t log_size;
 	uint32_t intr;
+	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
 struct fw_cq {
@@ -137,6 +138,7 @@ struct fw_cq {
 	uint32_t cqe_size;
 	volatile uint32_t *dbrec; /* [0] consumer index, [1] arm */
 	struct fw_umem *dbr_umem;
+	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
 enum fw_srq_kind {
@@ -159,6 +161,7 @@ struct fw_srq {
 	uint32_t user_index;
 	volatile uint32_t *dbrec;
 	struct fw_umem *dbr_umem;
+	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
 struct fw_qp {
@@ -179,6 +182,7 @@ struct fw_qp {
 	uint32_t rq_stride;
 	volatile uint32_t *dbrec; /* [0] RQ counter, [1] SQ counter */
 	struct fw_umem *dbr_umem;
+	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
 struct fw_mkey {
@@ -217,6 +221,20 @@ struct fw_pd *fw_pd_lookup(struct fw *fw, uint32_t pdn);
 struct fw_mkey *fw_mkey_lookup(struct fw *fw, uint32_t key);
 struct fw_umem *fw_umem_lookup(struct fw *fw, uint32_t umem_id);
 struct fw_uar *fw_uar_lookup(struct fw *fw, uint32_t index);
+
+/*
+ * Engine hooks. Called by command handlers with fw->lock held, in the
+ * command's thread; they must not issue commands. eng_free is called for an
+ * object being destroyed whose ->eng is set; the hook frees that state (the
+ * engine frees what is left itself when it stops, before fw_destroy). qp_modified follows every successful QP transition (the
+ * new state is qp->state).
+ */
+struct fw_hooks {
+	void (*qp_created)(void *arg, struct fw_qp *qp);
+	void (*qp_modified)(void *arg, struct fw_qp *qp, uint32_t old_state);
+	void (*eng_free)(void *arg, void *eng);
+};
+void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg);
 
 /* Device identity as firmware presents it. */
 const struct smx_config *fw_config(const struct fw *fw);

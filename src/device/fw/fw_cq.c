@@ -118,6 +118,7 @@ int fw_cq_destroy(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
 			       "cq 0x%x is still attached to %u QPs/SRQs", cqn,
 			       cq->obj.refs);
+	fw_hook_eng_free(c->fw, &cq->eng);
 	fw_table_del(&c->fw->cq, cqn);
 	fw_obj_disown(c->fw, &cq->obj);
 	fw_cq_put_refs(cq);

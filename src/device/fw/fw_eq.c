@@ -115,6 +115,7 @@ int fw_eq_destroy(struct fw_cmd *c)
 	if (eq->obj.refs)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
 			       "eq %u still serves %u CQs", eqn, eq->obj.refs);
+	fw_hook_eng_free(c->fw, &eq->eng);
 	fw_table_del(&c->fw->eq, eqn);
 	fw_obj_disown(c->fw, &eq->obj);
 	fw_unref(&eq->uar->obj);

@@ -39,6 +39,8 @@ struct fw {
 	struct fw_memic_blk *memic_used;
 	uint32_t nr_uars;
 	uint8_t *uar_pages;	/* set by device.c through fw_set_uar_pages */
+	struct fw_hooks hooks;	/* the data-path engine's (fw_set_hooks) */
+	void *hooks_arg;
 };
 
 /* Command context. in/out are aligned private copies of the mailboxes. */
@@ -128,6 +130,9 @@ volatile uint32_t *fw_dbr_resolve(struct fw_cmd *c, const char *what,
 				  uint64_t addr, struct fw_umem **umem_out);
 /* Write the buffer's PAS back into an output mailbox at @pas_off. */
 void fw_buf_put_pas(struct fw_cmd *c, const struct fw_buf *b, size_t pas_off);
+
+/* fw.c: engine hooks (no-ops while none are set) */
+void fw_hook_eng_free(struct fw *fw, void **eng);
 
 void fw_ref(struct fw_obj *o);
 void fw_unref(struct fw_obj *o);

@@ -210,6 +210,8 @@ int fw_qp_create(struct fw_cmd *c)
 	qp->opt_param_mask = IN_GET(create_qp_in, opt_param_mask);
 	n = qp->obj.id;
 	OUT_SET(create_qp_out, qpn, n);
+	if (c->fw->hooks.qp_created)
+		c->fw->hooks.qp_created(c->fw->hooks_arg, qp);
 	return 0;
 err:
 	fw_qp_put_refs(qp);
@@ -229,6 +231,7 @@ int fw_qp_destroy(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
 			       "qp 0x%x is still referenced %u times", qpn,
 			       qp->obj.refs);
+	fw_hook_eng_free(c->fw, &qp->eng);
 	fw_table_del(&c->fw->qp, qpn);
 	fw_obj_disown(c->fw, &qp->obj);
 	fw_qp_put_refs(qp);
@@ -463,7 +466,7 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 	const uint8_t *q = has_qpc ? IN_ADDR(modify_qp_in, qpc) : NULL;
 	uint32_t mask = has_qpc ? IN_GET(modify_qp_in, opt_param_mask) : 0;
 	struct fw_qp *qp = FW_GET(c, qp, qpn, c->desc->name);
-	uint32_t g;
+	uint32_t g, old;
 
 	if (!qp)
 		return -1;
@@ -489,8 +492,11 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 		fw_qp_apply(qp, q, g);
 		qp->opt_param_mask = mask;
 	}
+	old = qp->state;
 	qp->state = t->to;
 	DEVX_SET(qpc, qp->qpc, state, qp->state);
+	if (c->fw->hooks.qp_modified)
+		c->fw->hooks.qp_modified(c->fw->hooks_arg, qp, old);
 	return 0;
 }
 

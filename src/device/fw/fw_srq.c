@@ -69,6 +69,7 @@ static int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
 			       "%s 0x%x still serves %u QPs",
 			       fw_srq_kind_name[kind], n, srq->obj.refs);
+	fw_hook_eng_free(c->fw, &srq->eng);
 	fw_table_del(&c->fw->srq, n);
 	fw_obj_disown(c->fw, &srq->obj);
 	fw_unref(&srq->pd->obj);
