@@ -28,10 +28,43 @@ int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len)
 	return 0;
 }
 
+int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *ibpd,
+		      uint64_t res_type)
+{
+	struct mlx5_pd *pd = ibpd ? to_mpd(ibpd) : NULL;
+	size_t size;
+	void *p;
+
+	if (!pd || !pd->parent || !pd->alloc)
+		return mlx5_buf_alloc(buf, len);
+	if (!len)
+		return EINVAL;
+	size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	p = pd->alloc(ibpd, pd->pd_context, size, MLX5_ADAPTER_PAGE_SIZE, res_type);
+	if (p == IBV_ALLOCATOR_USE_DEFAULT)
+		return mlx5_buf_alloc(buf, len);
+	if (!p || ((uintptr_t)p & (MLX5_ADAPTER_PAGE_SIZE - 1)))
+		return ENOMEM;	/* the device needs page-aligned rings */
+	memset(p, 0, size);
+	buf->addr = p;
+	buf->len = size;
+	buf->custom = pd;
+	buf->res_type = res_type;
+	return 0;
+}
+
 void mlx5_buf_free(struct mlx5_buf *buf)
 {
 	if (!buf->addr)
 		return;
+	if (buf->custom) {
+		if (buf->custom->free)
+			buf->custom->free(&buf->custom->ibv_pd, buf->custom->pd_context,
+					  buf->addr, buf->res_type);
+		buf->addr = NULL;
+		buf->custom = NULL;
+		return;
+	}
 	madvise(buf->addr, buf->len, MADV_DOFORK);
 	free(buf->addr);
 	buf->addr = NULL;

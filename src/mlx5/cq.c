@@ -48,7 +48,7 @@ static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
 }
 
 static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
-				 int comp_vector)
+				 int comp_vector, struct ibv_pd *pd)
 {
 	uint32_t out[DEVX_ST_SZ_DW(create_cq_out)] = {};
 	uint32_t ncqe, eqn, i, *in = NULL;
@@ -75,7 +75,7 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	cq->cqe_cnt = ncqe;
 	cq->cqe_size = MLX5_CQE_SIZE_64;
 	cq->comp_vector = comp_vector;
-	ret = mlx5_buf_alloc(&cq->buf, (size_t)ncqe * cq->cqe_size);
+	ret = mlx5_buf_alloc_pd(&cq->buf, (size_t)ncqe * cq->cqe_size, pd, MLX5DV_RES_TYPE_CQ);
 	if (ret)
 		goto err;
 	for (i = 0; i < ncqe; i++) {
@@ -137,7 +137,7 @@ struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector);
+	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibv_cq) : NULL;
 }
 
@@ -162,7 +162,13 @@ struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector);
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || !to_mpd(attr->parent_domain)->parent)) {
+		errno = EINVAL;	/* only a parent domain may be given */
+		return NULL;
+	}
+	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector,
+		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL);
 	if (!cq)
 		return NULL;
 	cq->wc_flags = attr->wc_flags;

@@ -296,7 +296,9 @@ static void mlx5_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops mlx5_ctx_ops = {
 	.alloc_dm = mlx5_alloc_dm,
+	.alloc_parent_domain = mlx5_alloc_parent_domain,
 	.alloc_pd = mlx5_alloc_pd,
+	.alloc_td = mlx5_alloc_td,
 	.close_xrcd = mlx5_close_xrcd,
 	.create_ah = mlx5_create_ah,
 	.cq_event = mlx5_cq_event,
@@ -307,6 +309,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.create_srq = mlx5_create_srq,
 	.create_srq_ex = mlx5_create_srq_ex,
 	.dealloc_pd = mlx5_dealloc_pd,
+	.dealloc_td = mlx5_dealloc_td,
 	.dereg_mr = mlx5_dereg_mr,
 	.destroy_ah = mlx5_destroy_ah,
 	.destroy_cq = mlx5_destroy_cq,

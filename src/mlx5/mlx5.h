@@ -29,6 +29,8 @@
 struct mlx5_buf {
 	void *addr;
 	size_t len;		/* page multiple */
+	struct mlx5_pd *custom;	/* parent domain whose allocator gave it */
+	uint64_t res_type;
 };
 
 #define MLX5_MAX_COMP_EQS 32
@@ -136,6 +138,21 @@ struct mlx5_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
 	bool imported;
+	atomic_int users;		/* parent domains built on this PD */
+	/* Parent domain (ibv_alloc_parent_domain): the PD it wraps, the
+	 * thread domain, and the application's buffer allocators. */
+	struct mlx5_pd *parent;
+	struct ibv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+struct mlx5_td {
+	struct ibv_td ibv_td;
+	atomic_int users;
 };
 
 struct mlx5_mr {
@@ -314,6 +331,9 @@ void mlx5_eq_rearm(struct mlx5_context *ctx);
 
 /* buf.c */
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len);
+/* Through @pd's allocators when @pd is a parent domain that has them. */
+int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *pd,
+		      uint64_t res_type);
 void mlx5_buf_free(struct mlx5_buf *buf);
 size_t mlx5_buf_npages(const struct mlx5_buf *buf);
 void mlx5_buf_fill_pas(const struct mlx5_buf *buf, __be64 *pas);
@@ -343,6 +363,10 @@ struct ibv_pd *mlx5_alloc_pd(struct ibv_context *context);
 int mlx5_dealloc_pd(struct ibv_pd *pd);
 struct ibv_pd *mlx5_import_pd(struct ibv_context *context, uint32_t handle);
 void mlx5_unimport_pd(struct ibv_pd *pd);
+struct ibv_pd *mlx5_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *mlx5_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int mlx5_dealloc_td(struct ibv_td *td);
 
 int mlx5_mr_check_access(int access);
 void mlx5_mkc_set_access(void *mkc, int access);

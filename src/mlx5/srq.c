@@ -190,7 +190,8 @@ static struct ibv_srq *srq_create(struct mlx5_context *ctx, struct ibv_pd *pd,
 	ret = srq_sizes(ctx, srq, attr);
 	if (ret)
 		goto err;
-	ret = mlx5_buf_alloc(&srq->buf, (size_t)srq->wqe_cnt << srq->wqe_shift);
+	ret = mlx5_buf_alloc_pd(&srq->buf, (size_t)srq->wqe_cnt << srq->wqe_shift, pd,
+				MLX5DV_RES_TYPE_SRQ);
 	if (ret)
 		goto err;
 	srq->dbrec = mlx5_dbrec_alloc();
