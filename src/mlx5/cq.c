@@ -194,3 +194,96 @@ int mlx5_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+
+/* CQEs the device produced that the application has not polled yet. */
+static uint32_t cq_outstanding(struct mlx5_cq *cq)
+{
+	uint32_t n = 0;
+
+	while (n < cq->cqe_cnt) {
+		uint32_t ci = cq->cons_index + n;
+		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
+							     (size_t)(ci & (cq->cqe_cnt - 1)) *
+								     cq->cqe_size);
+		uint8_t own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
+
+		if ((own >> 4) == MLX5_CQE_INVALID ||
+		    ((own & MLX5_CQE_OWNER_MASK) ^ !!(ci & cq->cqe_cnt)))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * RESIZE_CQ (MODIFY_CQ op_mod 1) onto a fresh ring. The producer and
+ * consumer counters carry on, so ring slots and owner bits follow the new
+ * size. Unpolled CQEs are not migrated: more than the new size is EINVAL
+ * (verbs), fewer is refused with EAGAIN (docs/status.md).
+ */
+int mlx5_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mlx5_context *ctx = to_mctx(ibcq->context);
+	struct mlx5_cq *cq = to_mcq(ibcq);
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+	struct mlx5_buf nbuf = {}, obuf;
+	uint32_t ncqe, i, pending, *in;
+	size_t inlen;
+	void *cqc;
+	int ret;
+
+	if (cqe <= 0 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	ncqe = roundup_pow2((uint32_t)cqe + 1);
+	pthread_spin_lock(&cq->lock);
+	pending = cq_outstanding(cq);
+	if (pending > (uint32_t)cqe) {
+		ret = EINVAL;
+		goto out;
+	}
+	if (pending) {
+		ret = EAGAIN;
+		goto out;
+	}
+	if (ncqe == cq->cqe_cnt) {
+		ret = 0;
+		goto out;
+	}
+	ret = mlx5_buf_alloc(&nbuf, (size_t)ncqe * cq->cqe_size);
+	if (ret)
+		goto out;
+	for (i = 0; i < ncqe; i++)
+		((struct mlx5_cqe64 *)((uint8_t *)nbuf.addr + i * cq->cqe_size))->op_own =
+			MLX5_CQE_INVALID << 4;
+	inlen = DEVX_ST_SZ_BYTES(modify_cq_in) + mlx5_buf_npages(&nbuf) * sizeof(__be64);
+	in = calloc(1, inlen);
+	if (!in) {
+		mlx5_buf_free(&nbuf);
+		ret = ENOMEM;
+		goto out;
+	}
+	DEVX_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+	DEVX_SET(modify_cq_in, in, op_mod, MLX5_MODIFY_CQ_IN_OP_MOD_RESIZE_CQ);
+	DEVX_SET(modify_cq_in, in, cqn, cq->cqn);
+	DEVX_SET(modify_cq_in, in, modify_field_select_resize_field_select,
+		 MLX5_CQ_RESIZE_LOG_CQ_SIZE | MLX5_CQ_RESIZE_PAGE_OFFSET |
+			 MLX5_CQ_RESIZE_LOG_PAGE_SIZE);
+	cqc = DEVX_ADDR_OF(modify_cq_in, in, cq_context);
+	DEVX_SET(cqc, cqc, log_cq_size, (uint32_t)cq_log2(ncqe));
+	DEVX_SET(cqc, cqc, log_page_size, 0);
+	mlx5_buf_fill_pas(&nbuf, (__be64 *)DEVX_ADDR_OF(modify_cq_in, in, pas));
+	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
+	free(in);
+	if (ret) {
+		mlx5_buf_free(&nbuf);
+		goto out;
+	}
+	obuf = cq->buf;
+	cq->buf = nbuf;
+	cq->cqe_cnt = ncqe;
+	cq->ibv_cq.cqe = (int)ncqe - 1;
+	mlx5_buf_free(&obuf);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}

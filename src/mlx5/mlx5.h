@@ -158,7 +158,7 @@ struct mlx5_td {
 struct mlx5_mr {
 	struct ibv_mr ibv_mr;
 	int access;
-	uint32_t handle_idx;
+	uint64_t iova;
 	uint32_t mkey;
 	bool imported;
 };
@@ -374,6 +374,8 @@ int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey);
 struct ibv_mr *mlx5_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int mlx5_dereg_mr(struct ibv_mr *mr);
+int mlx5_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, int access);
 struct ibv_mr *mlx5_import_mr(struct ibv_pd *pd, uint32_t handle);
 void mlx5_unimport_mr(struct ibv_mr *mr);
 
@@ -398,6 +400,7 @@ int mlx5_destroy_cq(struct ibv_cq *cq);
 int mlx5_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int mlx5_cq_arm(struct ibv_cq *cq, int solicited);
 void mlx5_cq_event(struct ibv_cq *cq);
+int mlx5_resize_cq(struct ibv_cq *cq, int cqe);
 
 struct ibv_srq *mlx5_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
 struct ibv_srq *mlx5_create_srq_ex(struct ibv_context *context,

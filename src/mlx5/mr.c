@@ -76,15 +76,13 @@ int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey)
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }
 
-struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
-			   uint64_t iova, int access)
+/* CREATE_MKEY in MTT mode over [addr, addr + length) seen at @iova. */
+static int mr_mkey_create(struct mlx5_context *ctx, uint32_t pdn, void *addr,
+			  size_t length, uint64_t iova, int access, uint32_t *key)
 {
-	struct mlx5_context *ctx = to_mctx(ibpd->context);
 	uint32_t out[DEVX_ST_SZ_DW(create_mkey_out)] = {};
-	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
 	uint64_t base, end, npages, i, pgsz;
 	uint32_t variant, *in;
-	struct mlx5_mr *mr;
 	size_t inlen;
 	void *mkc;
 	__be64 *mtt;
@@ -92,16 +90,12 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 
 	ret = mlx5_mr_check_access(access);
 	if (ret)
-		goto err_ret;
-	if (!addr || !length || (uint64_t)(uintptr_t)addr + length < (uintptr_t)addr) {
-		ret = EINVAL;
-		goto err_ret;
-	}
+		return ret;
+	if (!addr || !length || (uint64_t)(uintptr_t)addr + length < (uintptr_t)addr)
+		return EINVAL;
 	log = mr_log_page_size((uintptr_t)addr, iova);
-	if (log < 0) {
-		ret = EINVAL;
-		goto err_ret;
-	}
+	if (log < 0)
+		return EINVAL;
 	pgsz = 1ull << log;
 	base = (uintptr_t)addr & ~(pgsz - 1);
 	end = ((uintptr_t)addr + length + pgsz - 1) & ~(pgsz - 1);
@@ -109,11 +103,8 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 
 	inlen = DEVX_ST_SZ_BYTES(create_mkey_in) + ((npages + 1) & ~1ull) * sizeof(*mtt);
 	in = calloc(1, inlen);
-	mr = calloc(1, sizeof(*mr));
-	if (!in || !mr) {
-		ret = ENOMEM;
-		goto err_free;
-	}
+	if (!in)
+		return ENOMEM;
 	variant = mr_next_variant(ctx);
 	DEVX_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
 	DEVX_SET(create_mkey_in, in, translations_octword_actual_size,
@@ -123,7 +114,7 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	mlx5_mkc_set_access(mkc, access);
 	DEVX_SET(mkc, mkc, qpn, 0xffffff);
 	DEVX_SET(mkc, mkc, mkey_7_0, variant);
-	DEVX_SET(mkc, mkc, pd, to_mpd(ibpd)->pdn);
+	DEVX_SET(mkc, mkc, pd, pdn);
 	DEVX_SET64(mkc, mkc, start_addr, iova);
 	DEVX_SET64(mkc, mkc, len, length);
 	DEVX_SET(mkc, mkc, log_page_size, (uint32_t)log);
@@ -131,34 +122,87 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	mtt = (__be64 *)DEVX_ADDR_OF(create_mkey_in, in, klm_pas_mtt);
 	for (i = 0; i < npages; i++)
 		mtt[i] = htobe64((base + i * pgsz) | MTT_READ | MTT_WRITE);
-
 	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
 	free(in);
-	in = NULL;
-	if (ret)
-		goto err_free;
-	mr->ibv_mr.lkey = DEVX_GET(create_mkey_out, out, mkey_index) << 8 | variant;
-	mr->ibv_mr.rkey = mr->ibv_mr.lkey;
-	mr->access = access;
+	if (!ret)
+		*key = DEVX_GET(create_mkey_out, out, mkey_index) << 8 | variant;
+	return ret;
+}
 
-	h.hw_id = mr->ibv_mr.lkey;
+struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t iova, int access)
+{
+	struct mlx5_context *ctx = to_mctx(ibpd->context);
+	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
+	struct mlx5_mr *mr;
+	uint32_t key;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access, &key);
+	if (ret)
+		goto err;
+	mr->ibv_mr.lkey = key;
+	mr->ibv_mr.rkey = key;
+	mr->access = access;
+	mr->iova = iova;
+	h.hw_id = key;
 	h.u64 = (uintptr_t)addr;
 	h.u64b = length;
 	h.access = (uint32_t)access;
 	h.pd_handle = ibpd->handle;
 	ret = mlx5_handle_add(ctx->uctx, &h, &mr->ibv_mr.handle);
 	if (ret) {
-		mlx5_mkey_destroy(ctx, mr->ibv_mr.lkey);
-		goto err_free;
+		mlx5_mkey_destroy(ctx, key);
+		goto err;
 	}
 	return &mr->ibv_mr;
-
-err_free:
-	free(in);
+err:
 	free(mr);
-err_ret:
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * Re-registration builds the new translation first and retires the old
+ * key only once it exists, so a failed rereg leaves the MR as it was.
+ * Keys change, as they may on mlx5.
+ */
+int mlx5_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, int access)
+{
+	struct mlx5_context *ctx = to_mctx(ibmr->context);
+	struct mlx5_mr *mr = to_mmr(ibmr);
+	struct ibv_pd *npd = (flags & IBV_REREG_MR_CHANGE_PD) ? pd : ibmr->pd;
+	void *naddr = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? addr : ibmr->addr;
+	size_t nlen = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? length : ibmr->length;
+	int nacc = (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : mr->access;
+	uint64_t iova = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? (uintptr_t)addr : mr->iova;
+	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
+	uint32_t key, old = ibmr->lkey;
+	int ret;
+
+	if (mr->imported || !ibmr->addr || (npd && npd->context != ibmr->context))
+		return EINVAL;	/* DM MRs and imports cannot be re-registered */
+	ret = mr_mkey_create(ctx, to_mpd(npd)->pdn, naddr, nlen, iova, nacc, &key);
+	if (ret)
+		return ret;
+	mlx5_mkey_destroy(ctx, old);
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+	mr->access = nacc;
+	mr->iova = iova;
+	mlx5_handle_del(ctx->uctx, ibmr->handle);
+	h.hw_id = key;
+	h.u64 = (uintptr_t)naddr;
+	h.u64b = nlen;
+	h.access = (uint32_t)nacc;
+	h.pd_handle = npd->handle;
+	return mlx5_handle_add(ctx->uctx, &h, &ibmr->handle);
 }
 
 int mlx5_dereg_mr(struct ibv_mr *ibmr)

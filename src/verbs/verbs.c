@@ -5,6 +5,7 @@
  * fills the generic fields of the returned object.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,33 +110,35 @@ SMX_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return mr;
 }
 
+/* Returns 0 or one of enum ibv_rereg_mr_err_code (negative), errno set. */
 SMX_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			    void *addr, size_t length, int access)
 {
+	bool translate = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
 	int ret;
 
-	if (!mr || flags <= 0 || (flags & ~(IBV_REREG_MR_FLAGS_SUPPORTED - 1)))
+	if (!mr || flags <= 0 || (flags & ~(IBV_REREG_MR_FLAGS_SUPPORTED - 1)) ||
+	    (translate && (!length || !addr)) || (!translate && length) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
+		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
-	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr))
-		return IBV_REREG_MR_ERR_INPUT;
-	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION) && length)
-		return IBV_REREG_MR_ERR_INPUT;
-	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)
-		return IBV_REREG_MR_ERR_INPUT;
+	}
 	if (!verbs_ops(mr->context)->rereg_mr) {
 		errno = EOPNOTSUPP;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
 	ret = verbs_ops(mr->context)->rereg_mr(mr, flags, pd, addr, length, access);
-	if (!ret) {
-		if (flags & IBV_REREG_MR_CHANGE_PD)
-			mr->pd = pd;
-		if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-			mr->addr = addr;
-			mr->length = length;
-		}
+	if (ret) {
+		errno = ret;
+		return IBV_REREG_MR_ERR_CMD;
 	}
-	return ret;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (translate) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return 0;
 }
 
 SMX_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
