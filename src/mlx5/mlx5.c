@@ -295,6 +295,7 @@ static void mlx5_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops mlx5_ctx_ops = {
+	.advise_mr = mlx5_advise_mr,
 	.alloc_dm = mlx5_alloc_dm,
 	.alloc_parent_domain = mlx5_alloc_parent_domain,
 	.alloc_pd = mlx5_alloc_pd,

@@ -112,8 +112,10 @@ struct mlx5_caps {
 	uint8_t gen[MLX5_CAP_GENERAL_BYTES];	/* cmd_hca_cap, current */
 	uint8_t roce[MLX5_CAP_GENERAL_BYTES];	/* roce_cap (Ethernet only) */
 	uint8_t dm[MLX5_CAP_GENERAL_BYTES];	/* device_mem_cap */
+	uint8_t odp[MLX5_CAP_GENERAL_BYTES];	/* odp_cap */
 	bool have_roce;
 	bool have_dm;
+	bool have_odp;
 };
 
 struct mlx5_context {
@@ -159,6 +161,7 @@ struct mlx5_mr {
 	struct ibv_mr ibv_mr;
 	int access;
 	uint64_t iova;
+	bool implicit;		/* implicit ODP: a uid-0 mkey over all memory */
 	uint32_t mkey;
 	bool imported;
 };
@@ -369,6 +372,8 @@ struct ibv_td *mlx5_alloc_td(struct ibv_context *context, struct ibv_td_init_att
 int mlx5_dealloc_td(struct ibv_td *td);
 
 int mlx5_mr_check_access(int access);
+int mlx5_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		   struct ibv_sge *sg_list, uint32_t num_sge);
 void mlx5_mkc_set_access(void *mkc, int access);
 int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey);
 struct ibv_mr *mlx5_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

@@ -27,9 +27,9 @@ int mlx5_mr_check_access(int access)
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
-	if (access & (IBV_ACCESS_ON_DEMAND | IBV_ACCESS_MW_BIND))
-		return EOPNOTSUPP;	/* not implemented yet: docs/status.md */
-	if (access & ~(mr_supported_access | IBV_ACCESS_HUGETLB |
+	if (access & IBV_ACCESS_MW_BIND)
+		return EOPNOTSUPP;	/* memory windows: docs/status.md */
+	if (access & ~(mr_supported_access | IBV_ACCESS_HUGETLB | IBV_ACCESS_ON_DEMAND |
 		       IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_ZERO_BASED))
 		return EINVAL;
 	return 0;
@@ -129,9 +129,38 @@ static int mr_mkey_create(struct mlx5_context *ctx, uint32_t pdn, void *addr,
 	return ret;
 }
 
+/*
+ * Implicit ODP (addr NULL, length SIZE_MAX): one key over the whole address
+ * space. The kernel creates such keys itself, so the mkey belongs to uid 0
+ * and uses PA mode; the device still checks PD and rights on every access
+ * and treats an unmapped page as an access error.
+ */
+static int mr_implicit_create(struct mlx5_context *ctx, uint32_t pdn, int access,
+			      uint32_t *key)
+{
+	uint32_t in[DEVX_ST_SZ_DW(create_mkey_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_mkey_out)] = {};
+	uint32_t variant = mr_next_variant(ctx);
+	void *mkc = DEVX_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	int ret;
+
+	DEVX_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
+	DEVX_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
+	mlx5_mkc_set_access(mkc, access);
+	DEVX_SET(mkc, mkc, qpn, 0xffffff);
+	DEVX_SET(mkc, mkc, mkey_7_0, variant);
+	DEVX_SET(mkc, mkc, pd, pdn);
+	DEVX_SET(mkc, mkc, length64, 1);
+	ret = mlx5_cmd_exec_hca(ctx->hca, 0, in, sizeof(in), out, sizeof(out));
+	if (!ret)
+		*key = DEVX_GET(create_mkey_out, out, mkey_index) << 8 | variant;
+	return ret;
+}
+
 struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t iova, int access)
 {
+	bool implicit = !addr && length == SIZE_MAX;
 	struct mlx5_context *ctx = to_mctx(ibpd->context);
 	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
 	struct mlx5_mr *mr;
@@ -143,9 +172,21 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access, &key);
+	if (implicit && !(access & IBV_ACCESS_ON_DEMAND))
+		ret = EINVAL;
+	else if (implicit && !ctx->caps.have_odp)
+		ret = EOPNOTSUPP;
+	else if (implicit)
+		ret = mlx5_mr_check_access(access) ?:
+		      mr_implicit_create(ctx, to_mpd(ibpd)->pdn, access, &key);
+	else if ((access & IBV_ACCESS_ON_DEMAND) && !ctx->caps.have_odp)
+		ret = EOPNOTSUPP;
+	else
+		ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access,
+				     &key);
 	if (ret)
 		goto err;
+	mr->implicit = implicit;
 	mr->ibv_mr.lkey = key;
 	mr->ibv_mr.rkey = key;
 	mr->access = access;
@@ -213,7 +254,16 @@ int mlx5_dereg_mr(struct ibv_mr *ibmr)
 
 	if (mr->imported)
 		return EINVAL;
-	ret = mlx5_mkey_destroy(ctx, ibmr->lkey);
+	if (mr->implicit) {
+		uint32_t in[DEVX_ST_SZ_DW(destroy_mkey_in)] = {};
+		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+		DEVX_SET(destroy_mkey_in, in, opcode, MLX5_CMD_OP_DESTROY_MKEY);
+		DEVX_SET(destroy_mkey_in, in, mkey_index, ibmr->lkey >> 8);
+		ret = mlx5_cmd_exec_hca(ctx->hca, 0, in, sizeof(in), out, sizeof(out));
+	} else {
+		ret = mlx5_mkey_destroy(ctx, ibmr->lkey);
+	}
 	if (ret)
 		return ret;
 	mlx5_handle_del(ctx->uctx, ibmr->handle);
@@ -253,4 +303,45 @@ struct ibv_mr *mlx5_import_mr(struct ibv_pd *pd, uint32_t handle)
 void mlx5_unimport_mr(struct ibv_mr *mr)
 {
 	free(to_mmr(mr));
+}
+
+/*
+ * ibv_advise_mr: the device reaches memory through the process's own
+ * mappings, so there is nothing to prefetch; the call still validates what
+ * the kernel validates -- advice, flags, and that every SGE lies in an ODP MR
+ * of this PD (writable for PREFETCH_WRITE).
+ */
+int mlx5_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		   struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	struct mlx5_ucontext *u = to_mctx(pd->context)->uctx;
+	uint32_t i, h;
+
+	if (advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return EOPNOTSUPP;
+	if ((flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) || !num_sge || !sg_list)
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		bool found = false;
+
+		pthread_mutex_lock(&u->lock);
+		for (h = 0; h < u->num_handles && !found; h++) {
+			const struct mlx5_handle *e = &u->handles[h];
+
+			if (!e->live || e->type != MLX5_HANDLE_MR || e->hw_id != sg_list[i].lkey)
+				continue;
+			found = (e->access & IBV_ACCESS_ON_DEMAND) && e->pd_handle == pd->handle &&
+				(advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE ||
+				 (e->access & IBV_ACCESS_LOCAL_WRITE)) &&
+				(e->u64b == SIZE_MAX ||
+				 (sg_list[i].addr >= e->u64 &&
+				  sg_list[i].addr + sg_list[i].length <= e->u64 + e->u64b));
+		}
+		pthread_mutex_unlock(&u->lock);
+		if (!found)
+			return EINVAL;
+	}
+	return 0;
 }

@@ -34,6 +34,10 @@ int mlx5_context_caps_load(struct mlx5_context *ctx)
 		ctx->caps.have_roce = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_ROCE,
 							  ctx->caps.roce,
 							  sizeof(ctx->caps.roce));
+	if (CAP_GEN(ctx, pg))
+		ctx->caps.have_odp = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_ODP,
+							 ctx->caps.odp,
+							 sizeof(ctx->caps.odp));
 	if (CAP_GEN(ctx, device_memory))
 		ctx->caps.have_dm = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_DEV_MEM,
 							ctx->caps.dm,
@@ -75,6 +79,17 @@ static int query_hca_vport(struct mlx5_context *ctx, uint8_t port, void *out,
 		 MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT);
 	DEVX_SET(query_hca_vport_context_in, in, port_num, port);
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, outlen);
+}
+
+static uint32_t odp_transport_caps(const void *t)
+{
+	return (DEVX_GET(odp_per_transport_service_cap, t, send) ? IBV_ODP_SUPPORT_SEND : 0) |
+	       (DEVX_GET(odp_per_transport_service_cap, t, receive) ? IBV_ODP_SUPPORT_RECV : 0) |
+	       (DEVX_GET(odp_per_transport_service_cap, t, write) ? IBV_ODP_SUPPORT_WRITE : 0) |
+	       (DEVX_GET(odp_per_transport_service_cap, t, read) ? IBV_ODP_SUPPORT_READ : 0) |
+	       (DEVX_GET(odp_per_transport_service_cap, t, atomic) ? IBV_ODP_SUPPORT_ATOMIC : 0) |
+	       (DEVX_GET(odp_per_transport_service_cap, t, srq_receive) ?
+			IBV_ODP_SUPPORT_SRQ_RECV : 0);
 }
 
 int mlx5_query_device_ex(struct ibv_context *context,
@@ -129,6 +144,17 @@ int mlx5_query_device_ex(struct ibv_context *context,
 	o->max_mcast_qp_attach = (int)CAP_GEN(ctx, max_qp_mcg);
 	o->max_total_mcast_qp_attach = o->max_mcast_qp_attach * o->max_mcast_grp;
 
+	if (ctx->caps.have_odp) {
+		a.odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
+		a.odp_caps.per_transport_caps.rc_odp_caps =
+			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, rc_odp_caps));
+		a.odp_caps.per_transport_caps.uc_odp_caps =
+			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, uc_odp_caps));
+		a.odp_caps.per_transport_caps.ud_odp_caps =
+			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, ud_odp_caps));
+		a.xrc_odp_caps =
+			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, xrc_odp_caps));
+	}
 	a.phys_port_cnt_ex = ctx->num_ports;
 	a.max_dm_size = ctx->caps.have_dm ?
 				DEVX_GET(device_mem_cap, ctx->caps.dm, max_memic_size) : 0;
@@ -333,7 +359,8 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_DC_ODP_CAPS) {
-		attrs->dc_odp_caps = 0;
+		attrs->dc_odp_caps = ctx->caps.have_odp ?
+			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, dc_odp_caps)) : 0;
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_DC_ODP_CAPS;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS) {
@@ -356,6 +383,5 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		memset(&attrs->crypto_caps, 0, sizeof(attrs->crypto_caps));
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD;
 	}
-	(void)ctx;
 	return 0;
 }

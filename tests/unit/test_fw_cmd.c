@@ -104,7 +104,14 @@ static void test_caps(struct smx_dev *d)
 	DEVX_SET(query_hca_cap_in, query_hca_cap_in, op_mod, MLX5_CAP_ODP << 1);
 	CHECK_EQ(t_cmd(d, query_hca_cap_in, sizeof(query_hca_cap_in), out, olen),
 		 0);
-	CHECK_EQ(DEVX_GET(odp_cap, cap, rc_odp_caps.send), 0);
+	/* ODP: every transport sends; UD has no RDMA; DC receives nothing. */
+	CHECK_EQ(DEVX_GET(odp_cap, cap, rc_odp_caps.send), 1);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, rc_odp_caps.atomic), 1);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, ud_odp_caps.write), 0);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, ud_odp_caps.read), 0);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, uc_odp_caps.read), 0);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, dc_odp_caps.receive), 0);
+	CHECK_EQ(DEVX_GET(odp_cap, cap, xrc_odp_caps.srq_receive), 1);
 
 	/* Hostile: other function. */
 	DEVX_SET(query_hca_cap_in, query_hca_cap_in, op_mod, 1);

@@ -53,6 +53,7 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, cq_moderation, 1);
 	CAP_SET(cmd_hca_cap, cq_period_mode_modify, 1);
 	CAP_SET(cmd_hca_cap, cq_eq_remap, 1);
+	CAP_SET(cmd_hca_cap, pg, 1);		/* on-demand paging */
 	CAP_SET(cmd_hca_cap, xrc, 1);
 	CAP_SET(cmd_hca_cap, ud, 1);
 	CAP_SET(cmd_hca_cap, uc, 1);
@@ -122,6 +123,31 @@ static void fw_caps_dev_mem(const struct fw *fw, void *cap)
 	CAP_SET(device_mem_cap, max_memic_size, (uint32_t)fw->memic_size);
 }
 
+/* On-demand paging: the device reaches host memory through the owner's
+ * mappings, so every transport can fault in every operation. */
+static void fw_caps_odp(void *cap)
+{
+	/* rc, uc, ud, xrc, dc */
+	void *t[5] = {
+		DEVX_ADDR_OF(odp_cap, cap, rc_odp_caps),
+		DEVX_ADDR_OF(odp_cap, cap, uc_odp_caps),
+		DEVX_ADDR_OF(odp_cap, cap, ud_odp_caps),
+		DEVX_ADDR_OF(odp_cap, cap, xrc_odp_caps),
+		DEVX_ADDR_OF(odp_cap, cap, dc_odp_caps),
+	};
+
+	for (unsigned int i = 0; i < 5; i++) {
+		bool reliable = i != 1 && i != 2;	/* not UC, not UD */
+
+		DEVX_SET(odp_per_transport_service_cap, t[i], send, 1);
+		DEVX_SET(odp_per_transport_service_cap, t[i], receive, i != 4);
+		DEVX_SET(odp_per_transport_service_cap, t[i], write, i != 2);
+		DEVX_SET(odp_per_transport_service_cap, t[i], read, reliable);
+		DEVX_SET(odp_per_transport_service_cap, t[i], atomic, reliable);
+		DEVX_SET(odp_per_transport_service_cap, t[i], srq_receive, 1);
+	}
+}
+
 int fw_caps_query_hca_cap(struct fw_cmd *c)
 {
 	uint32_t type = c->op_mod >> 1;
@@ -136,7 +162,7 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 		fw_caps_general(c->fw, cap);
 		break;
 	case MLX5_CAP_ODP:
-		/* No on-demand paging: all zero. */
+		fw_caps_odp(cap);
 		break;
 	case MLX5_CAP_ATOMIC:
 		fw_caps_atomic(cap);

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completions and events, in the PRM formats the driver parses:
+ *
+ * CQE (struct mlx5_cqe64; the second half of a 128-byte CQE). The entry at
+ * producer counter pi lives at index pi & (size - 1); its owner bit (op_own
+ * bit 0) is (pi >> log_size) & 1, so software, which initialised op_own to
+ * 0xf0 and accepts a CQE when opcode != INVALID and owner == !!(ci & size),
+ * sees each pass of the ring in turn. Everything but op_own is stored first,
+ * then op_own with release order. Before writing, the consumer index in the
+ * doorbell record (dbrec[0], 24 bits) is compared with pi: a full CQ is an
+ * overrun -- the CQE is dropped, the CQ is in error and a CQ error event
+ * (syndrome 1, overrun) is raised -- unless cqc.oi (overrun ignore) is set.
+ *
+ * Arming (CQ doorbell 0x20 or the arm record dbrec[1]: sn << 28 | cmd << 24 |
+ * ci): cmd 0 requests an event for the next CQE, 1 for the next solicited or
+ * error CQE. Like the hardware, arming when CQEs beyond the given consumer
+ * index already exist fires at once (cmd 0; for cmd 1 only new solicited CQEs
+ * count). An event disarms the CQ.
+ *
+ * EQE (64 bytes): type at byte 1, sub_type at 3, 28 bytes of data at 32,
+ * owner at 63 = (pi >> log_size) & 1 (the driver initialises owner = 1).
+ * Completion event data: cqn at data + 24. An armed EQ that gets an EQE calls
+ * the interrupt handler of eqc.intr and disarms until the next doorbell 0x40.
+ * The device's internal EQs (no ring) just raise their vector.
+ */
+#include <string.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+static inline void put_be32(void *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+
+static void eng_cq_event(struct eng *e, struct fw_cq *cq)
+{
+	uint8_t data[28] = { 0 };
+
+	put_be32(data + 24, cq->obj.id & 0xffffff);
+	if (cq->eq)
+		eng_eqe_post(e, cq->eq, ENG_EVT_COMP, 0, data);
+}
+
+static void eng_cq_error(struct eng *e, struct fw_cq *cq, uint8_t syndrome)
+{
+	uint8_t data[28] = { 0 };
+	struct fw_eq *eq = cq->eq;
+
+	put_be32(data, cq->obj.id & 0xffffff);
+	data[11] = syndrome;
+	smx_dbg("engine: cq 0x%x overrun (syndrome %u): CQE dropped, CQ in "
+		"error", cq->obj.id, syndrome);
+	/* A CQ error goes to the CQ's own EQ if it enables the type, else to
+	 * whichever EQ of the uid does. */
+	if (eq && !eq->internal && (eq->event_bitmask[0] >> ENG_EVT_CQ_ERROR) & 1)
+		eng_eqe_post(e, eq, ENG_EVT_CQ_ERROR, 0, data);
+	else
+		eng_async_event(e, ENG_EVT_CQ_ERROR, cq->obj.id, false,
+				cq->obj.uid);
+}
+
+bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
+{
+	struct eng_cq *ec = eng_cq_of(e, cq);
+	uint32_t size = 1u << cq->log_size;
+	uint32_t ci, pi;
+	struct mlx5_cqe64 cqe;
+	uint8_t *slot;
+	bool fire;
+
+	if (!ec)
+		return false;
+	pi = ec->pi;
+	ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) &
+	     0xffffff;
+	if (((pi - ci) & 0xffffff) >= size &&
+	    !DEVX_GET(cqc, cq->ctx, oi)) {
+		if (!ec->overrun) {
+			ec->overrun = true;
+			DEVX_SET(cqc, cq->ctx, status, 0x9);	/* CQ overflow */
+			eng_cq_error(e, cq, 1);
+		}
+		return false;
+	}
+	slot = fw_buf_addr(&cq->buf, (uint64_t)(pi & (size - 1)) *
+				     cq->cqe_size + (cq->cqe_size - 64));
+	if (!slot)
+		return false;
+
+	memset(&cqe, 0, sizeof(cqe));
+	if (c->opcode == MLX5_CQE_REQ_ERR || c->opcode == MLX5_CQE_RESP_ERR) {
+		struct mlx5_err_cqe *ecqe = (struct mlx5_err_cqe *)&cqe;
+
+		ecqe->srqn = htobe32(c->srqn_uidx & 0xffffff);
+		ecqe->vendor_err_synd = c->vendor_synd;
+		ecqe->syndrome = c->syndrome;
+		ecqe->s_wqe_opcode_qpn = htobe32((uint32_t)c->sq_opcode << 24 |
+						 (c->qpn & 0xffffff));
+		ecqe->wqe_counter = htobe16(c->wqe_counter);
+	} else {
+		cqe.srqn_uidx = htobe32(c->srqn_uidx & 0xffffff);
+		cqe.imm_inval_pkey = c->imm_inval_pkey;
+		cqe.byte_cnt = htobe32(c->byte_cnt);
+		cqe.timestamp = htobe64(eng_now());
+		cqe.flags_rqpn = htobe32(c->flags_rqpn);
+		cqe.sop_drop_qpn = htobe32((c->opcode == MLX5_CQE_REQ ?
+					    (uint32_t)c->sq_opcode << 24 : 0) |
+					   (c->qpn & 0xffffff));
+		cqe.wqe_counter = htobe16(c->wqe_counter);
+	}
+	memcpy(slot, &cqe, 63);
+	__atomic_store_n(&slot[63],
+			 (uint8_t)(c->opcode << 4 | ((pi >> cq->log_size) & 1)),
+			 __ATOMIC_RELEASE);
+	ec->pi = pi + 1;
+
+	fire = ec->arm == ENG_ARM_NEXT ||
+	       (ec->arm == ENG_ARM_SOLICITED &&
+		(c->solicited || c->opcode == MLX5_CQE_REQ_ERR ||
+		 c->opcode == MLX5_CQE_RESP_ERR));
+	if (fire) {
+		ec->arm = ENG_ARM_NONE;
+		eng_cq_event(e, cq);
+	}
+	return true;
+}
+
+void eng_cq_arm(struct eng *e, struct fw_cq *cq, uint32_t arm_word)
+{
+	struct eng_cq *ec = eng_cq_of(e, cq);
+	uint32_t cmd = (arm_word >> 24) & 0xf;
+	uint32_t ci = arm_word & 0xffffff;
+
+	if (!ec)
+		return;
+	ec->arm_word = arm_word;
+	if (cmd > 1) {
+		smx_dbg("engine: cq 0x%x arm command %u is not 0 or 1, ignored",
+			cq->obj.id, cmd);
+		return;
+	}
+	ec->arm = cmd == 1 ? ENG_ARM_SOLICITED : ENG_ARM_NEXT;
+	if (ec->arm == ENG_ARM_NEXT && ((ec->pi - ci) & 0xffffff) != 0 &&
+	    ((ec->pi - ci) & 0xffffff) <= (1u << cq->log_size)) {
+		ec->arm = ENG_ARM_NONE;
+		eng_cq_event(e, cq);
+	}
+}
+
+void eng_eq_doorbell(struct eng *e, struct fw_eq *eq, uint32_t ci, bool arm)
+{
+	struct eng_eq *q = eng_eq_of(e, eq);
+
+	if (!q)
+		return;
+	q->ci = ci & 0xffffff;
+	if (!arm)
+		return;
+	q->armed = true;
+	/* EQEs the consumer has not reached yet: interrupt again. */
+	if (!eq->internal && ((q->pi - q->ci) & 0xffffff) != 0) {
+		q->armed = false;
+		eng_irq_fire(e, eq->intr);
+	}
+}
+
+void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
+		  uint8_t sub_type, const uint8_t data[28])
+{
+	struct eng_eq *q = eng_eq_of(e, eq);
+	uint32_t size;
+	uint8_t eqe[64];
+	uint8_t *slot;
+
+	if (!q)
+		return;
+	if (eq->internal) {
+		eng_irq_fire(e, eq->intr);
+		return;
+	}
+	size = 1u << eq->log_size;
+	if (((q->pi - q->ci) & 0xffffff) >= size) {
+		smx_dbg("engine: eq %u overrun, event type 0x%x dropped",
+			eq->obj.id, type);
+		return;
+	}
+	slot = fw_buf_addr(&eq->buf, (uint64_t)(q->pi & (size - 1)) * 64);
+	if (!slot)
+		return;
+	memset(eqe, 0, sizeof(eqe));
+	eqe[1] = type;
+	eqe[3] = sub_type;
+	memcpy(eqe + 32, data, 28);
+	memcpy(slot, eqe, 63);
+	__atomic_store_n(&slot[63], (uint8_t)((q->pi >> eq->log_size) & 1),
+			 __ATOMIC_RELEASE);
+	q->pi++;
+	if (q->armed) {
+		q->armed = false;
+		eng_irq_fire(e, eq->intr);
+	}
+}
+
+void eng_async_event(struct eng *e, uint8_t type, uint32_t num, bool is_srq,
+		     uint16_t uid)
+{
+	uint8_t data[28] = { 0 };
+	uint32_t eqn;
+	bool sent = false;
+
+	if (type == ENG_EVT_CQ_ERROR) {
+		put_be32(data, num & 0xffffff);
+		data[11] = 1;
+	} else {
+		data[20] = is_srq ? 1 : 0;
+		put_be32(data + 24, num & 0xffffff);
+	}
+	/* Every EQ (with a ring) of the object's uid, or of uid 0, that
+	 * enables this event type. EQs are few; walk the numbers. */
+	for (eqn = 0; eqn < 256; eqn++) {
+		struct fw_eq *eq = fw_eq_lookup(e->fw, eqn);
+
+		if (!eq || eq->internal)
+			continue;
+		if (eq->obj.uid && eq->obj.uid != uid)
+			continue;
+		if (!((eq->event_bitmask[type / 64] >> (type % 64)) & 1))
+			continue;
+		eng_eqe_post(e, eq, type, 0, data);
+		sent = true;
+	}
+	if (!sent)
+		smx_dbg("engine: event 0x%x for %s 0x%x: no EQ enables it",
+			type, is_srq ? "srq" : type == ENG_EVT_CQ_ERROR ? "cq" :
+			"qp", num);
+}

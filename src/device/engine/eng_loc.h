@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to src/device/engine: the engine instance, per-object engine state,
+ * the "packet" handed between requester and responder through the fabric,
+ * and cross-file prototypes grouped by the file that defines them.
+ *
+ * LOCKING AND THREADS.
+ *   eng->lock   outer lock; serialises every engine pass (an MMIO doorbell
+ *               in the caller's thread, one doorbell-watcher pass).
+ *   fw->lock    nested inside eng->lock for the whole pass: fw object
+ *               pointers (QP, CQ, mkey ...) stay valid and no command can
+ *               change a QP's state under a WQE being executed. Command
+ *               handlers run with fw->lock only and call the engine hooks
+ *               (engine.c) with it held; hooks never take eng->lock.
+ *   Order: eng->lock -> fw->lock -> irq_lock / wlock (leaves).
+ * So every piece of engine state hanging off a firmware object (->eng) and
+ * the engine's object lists are protected by fw->lock; eng->lock adds the
+ * single-threaded execution of the data path. Interrupt handlers are called
+ * with both held (device.h: handlers must not issue commands or ring
+ * doorbells synchronously).
+ */
+#ifndef SMX_DEVICE_ENGINE_ENG_LOC_H
+#define SMX_DEVICE_ENGINE_ENG_LOC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/engine/engine.h"
+#include "device/fw/fw.h"
+#include "prm/prm.h"
+
+#define ENG_NR_VECTORS 256
+#define ENG_UAR_SIZE 4096u
+#define ENG_MAX_WQE_BYTES (63 * 16)	/* DS is a 6-bit count of 16 bytes */
+#define ENG_MAX_SGE 64
+
+/* ------------------------------------------------------------------ */
+/* Per-object engine state                                            */
+/* ------------------------------------------------------------------ */
+
+enum eng_kind { ENG_K_QP, ENG_K_CQ, ENG_K_EQ, ENG_K_SRQ, ENG_K_NUM };
+
+struct eng_obj {
+	enum eng_kind kind;
+	struct eng_obj *next, *prev;	/* e->list[kind], circular */
+};
+
+/* Why a requester's WQE is parked. */
+enum eng_wait {
+	ENG_WAIT_NONE = 0,
+	ENG_WAIT_RNR,		/* RNR NAK: retry when the RNR timer expires */
+	ENG_WAIT_ACK,		/* no response: retry when the ACK timer expires */
+};
+
+struct eng_qp {
+	struct eng_obj o;
+	struct fw_qp *qp;
+	uint16_t sq_ci;		/* next WQEBB counter to execute */
+	uint16_t rq_ci;		/* next receive WQE counter */
+	uint8_t wait;		/* enum eng_wait for the WQE at sq_ci */
+	bool attempted;		/* the WQE at sq_ci went out at least once */
+	uint8_t rnr_left;	/* RNR retries left (7: infinite) */
+	uint8_t retry_left;	/* transport retries left */
+	uint32_t wqe_psn;	/* first PSN of the WQE at sq_ci */
+	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
+	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
+};
+
+enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
+
+struct eng_cq {
+	struct eng_obj o;
+	struct fw_cq *cq;
+	uint32_t pi;		/* CQEs written (producer counter) */
+	uint8_t arm;		/* enum eng_arm */
+	uint32_t arm_word;	/* last arm request seen (dbrec[1] format) */
+	bool overrun;		/* a CQE was lost: CQ in error */
+};
+
+struct eng_eq {
+	struct eng_obj o;
+	struct fw_eq *eq;
+	uint32_t pi;		/* EQEs written */
+	uint32_t ci;		/* consumer index from the last EQ doorbell */
+	bool armed;
+};
+
+struct eng_srq {
+	struct eng_obj o;
+	struct fw_srq *srq;
+	uint16_t consumed;	/* WQEs taken (compared with dbrec[0]) */
+	uint16_t head;		/* index of the next WQE (linked list) */
+};
+
+/* ------------------------------------------------------------------ */
+/* The engine                                                         */
+/* ------------------------------------------------------------------ */
+
+struct eng_irq {
+	smx_irq_fn fn;
+	void *arg;
+};
+
+struct eng {
+	pthread_mutex_t lock;		/* see LOCKING above */
+	struct fw *fw;
+	uint8_t *bar;
+	uint32_t nr_uars;
+	struct eng_obj list[ENG_K_NUM];	/* sentinels (fw->lock) */
+	uint32_t nqps;			/* (fw->lock) */
+
+	pthread_mutex_t irq_lock;
+	struct eng_irq irq[ENG_NR_VECTORS];
+
+	/* Doorbell watcher. */
+	pthread_t thr;
+	bool thr_started;
+	pthread_mutex_t wlock;
+	pthread_cond_t wcond;
+	bool stop;
+	uint32_t wqps;			/* QPs as the watcher knows (wlock) */
+	uint64_t last_activity;		/* ns of the last doorbell work */
+	uint64_t next_timer;		/* earliest requester timer, ns */
+
+	/* Scratch for the WQE being executed (under eng->lock). */
+	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
+};
+
+/* ------------------------------------------------------------------ */
+/* Scatter/gather lists: validated memory, translated chunk by chunk  */
+/* ------------------------------------------------------------------ */
+
+/* Either host memory (@host: inline data, device scratch) or @len bytes of
+ * mkey @mk starting at virtual address @va (already checked). */
+struct eng_sge {
+	uint8_t *host;
+	struct fw_mkey *mk;
+	uint64_t va;
+	uint64_t len;
+};
+
+struct eng_sgl {
+	struct eng_sge *sge;
+	uint32_t n;
+	uint64_t len;		/* sum of sge[].len */
+};
+
+/* ------------------------------------------------------------------ */
+/* The fabric: one message ("packet") from a requester to a responder */
+/* ------------------------------------------------------------------ */
+
+enum eng_pkt_op {
+	ENG_PKT_SEND,
+	ENG_PKT_WRITE,
+	ENG_PKT_READ,
+	ENG_PKT_CMP_SWAP,
+	ENG_PKT_FETCH_ADD,
+};
+
+enum {
+	ENG_PKT_F_IMM = 1 << 0,	/* imm carries immediate data */
+	ENG_PKT_F_INV = 1 << 1,	/* inv_rkey: SEND with invalidate */
+	ENG_PKT_F_SE = 1 << 2,	/* solicited event */
+};
+
+struct eng_pkt {
+	uint8_t op;		/* enum eng_pkt_op */
+	uint8_t flags;
+	uint8_t st;		/* MLX5_QPC_ST_* of the sender */
+	uint32_t sqpn, dqpn;
+	uint32_t psn;		/* first PSN */
+	uint32_t npkts;		/* packets the message takes on the wire */
+	uint32_t len;		/* message length */
+	uint32_t imm;		/* immediate data, big-endian as in the WQE */
+	uint32_t inv_rkey;
+	uint32_t qkey;		/* UD */
+	uint32_t xrc_srqn;	/* XRC */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	uint16_t pkey;
+	uint8_t sgid[16], dgid[16];	/* UD GRH */
+	uint8_t tclass, hop_limit;
+	uint32_t flow_label;
+	const struct eng_sgl *payload;	/* SEND / WRITE data (requester memory) */
+	const struct eng_sgl *rdata;	/* READ / atomic response lands here */
+};
+
+enum eng_ack {
+	ENG_ACK_OK = 0,
+	ENG_ACK_DROPPED,	/* no response at all (lost, or UC/UD) */
+	ENG_NAK_RNR,
+	ENG_NAK_SEQ,		/* PSN sequence error */
+	ENG_NAK_INV_REQ,
+	ENG_NAK_REM_ACCESS,
+	ENG_NAK_REM_OP,
+};
+
+struct eng_resp {
+	uint8_t ack;		/* enum eng_ack */
+	uint8_t rnr_timer;	/* min_rnr_nak encoding, for ENG_NAK_RNR */
+	uint64_t atomic_orig;
+};
+
+/* ------------------------------------------------------------------ */
+/* Completions                                                        */
+/* ------------------------------------------------------------------ */
+
+struct eng_cqe {
+	uint8_t opcode;		/* MLX5_CQE_* */
+	uint8_t syndrome;	/* error CQEs */
+	uint8_t vendor_synd;
+	uint8_t sq_opcode;	/* requester CQEs: the WQE's MLX5_OPCODE_* */
+	uint32_t qpn;
+	uint16_t wqe_counter;
+	uint32_t byte_cnt;
+	uint32_t imm_inval_pkey;	/* stored as given (big-endian imm) */
+	uint32_t flags_rqpn;	/* host order */
+	uint32_t srqn_uidx;
+	bool solicited;		/* wakes a solicited-only armed CQ */
+};
+
+/* EQE types (PRM "event types"). */
+enum {
+	ENG_EVT_COMP = 0x00,
+	ENG_EVT_SQ_DRAINED = 0x03,
+	ENG_EVT_CQ_ERROR = 0x04,
+	ENG_EVT_WQ_CATAS_ERROR = 0x05,
+	ENG_EVT_WQ_INVAL_REQ_ERROR = 0x10,
+	ENG_EVT_WQ_ACCESS_ERROR = 0x11,
+	ENG_EVT_SRQ_CATAS_ERROR = 0x12,
+	ENG_EVT_SRQ_LAST_WQE = 0x13,
+	ENG_EVT_SRQ_RQ_LIMIT = 0x14,
+};
+
+/* ------------------------------------------------------------------ */
+/* Cross-file prototypes                                              */
+/* ------------------------------------------------------------------ */
+
+/* engine.c */
+uint64_t eng_now(void);
+struct eng_qp *eng_qp_of(struct eng *e, struct fw_qp *qp);
+struct eng_cq *eng_cq_of(struct eng *e, struct fw_cq *cq);
+struct eng_eq *eng_eq_of(struct eng *e, struct fw_eq *eq);
+struct eng_srq *eng_srq_of(struct eng *e, struct fw_srq *srq);
+void eng_irq_fire(struct eng *e, uint32_t vector);
+/* Moves @qp to ERR as the hardware does after an error completion. */
+void eng_qp_to_err(struct eng *e, struct fw_qp *qp);
+/* A requester timer was set: make the watcher wake by @deadline. */
+void eng_timer_note(struct eng *e, uint64_t deadline);
+/* One pass over all QPs (watcher); returns true if there was work. */
+bool eng_scan(struct eng *e, uint64_t now);
+const char *eng_synd_str(uint8_t syndrome);
+
+/* eng_mmio.c */
+void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf,
+	      size_t len);
+
+/* eng_sq.c: the requester */
+/* Executes posted send WQEs of @q (or flushes them in ERR). */
+void eng_sq_run(struct eng *e, struct eng_qp *q);
+/* Flushes every posted SQ WQE of an ERR QP with WR_FLUSH_ERR. */
+void eng_sq_flush(struct eng *e, struct eng_qp *q);
+uint32_t eng_mtu_bytes(uint32_t mtu_enum);
+uint64_t eng_rnr_timer_ns(uint32_t enc);
+uint64_t eng_ack_timeout_ns(uint32_t timeout);
+uint32_t eng_psn_add(uint32_t psn, uint32_t n);
+/* Distance a - b in the 24-bit PSN space, as a signed value. */
+int32_t eng_psn_diff(uint32_t a, uint32_t b);
+
+/* eng_resp.c: the responder */
+void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r);
+
+/* eng_rq.c: receive WQEs */
+struct eng_rwqe {
+	struct fw_srq *srq;	/* NULL: the QP's RQ */
+	uint16_t index;		/* WQE index (CQE wqe_counter) */
+	uint32_t nseg;
+	struct mlx5_wqe_data_seg seg[ENG_MAX_SGE];
+};
+/* Takes the next receive WQE of @qp (RQ, or @srq); false if none posted. */
+bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
+		 struct eng_rwqe *w);
+/* Flushes every posted RQ WQE of an ERR QP with WR_FLUSH_ERR. */
+void eng_rq_flush(struct eng *e, struct eng_qp *q);
+/* SRQ limit event check after a WQE was taken. */
+void eng_srq_limit_check(struct eng *e, struct fw_srq *srq);
+
+/* eng_comp.c: CQEs and EQEs */
+/* Writes a CQE to @cq (completion event if armed); false on overrun. */
+bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c);
+/* Applies a CQ arm request (doorbell or arm record). */
+void eng_cq_arm(struct eng *e, struct fw_cq *cq, uint32_t arm_word);
+void eng_eq_doorbell(struct eng *e, struct fw_eq *eq, uint32_t ci, bool arm);
+/* Async event about a QP (@is_srq: an SRQ) to every EQ that enables it. */
+void eng_async_event(struct eng *e, uint8_t type, uint32_t num, bool is_srq,
+		     uint16_t uid);
+/* Writes one EQE (type, 28 bytes of data) to @eq; fires the IRQ if armed. */
+void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
+		  uint8_t sub_type, const uint8_t data[28]);
+
+/* eng_mkey.c: keys, translation, copies */
+enum {
+	ENG_ACC_LR = 1 << 0,
+	ENG_ACC_LW = 1 << 1,
+	ENG_ACC_RR = 1 << 2,
+	ENG_ACC_RW = 1 << 3,
+	ENG_ACC_A = 1 << 4,
+};
+enum eng_key_err {
+	ENG_KEY_OK = 0,
+	ENG_KEY_INVALID,	/* no such key / free */
+	ENG_KEY_PD,
+	ENG_KEY_RIGHTS,
+	ENG_KEY_BOUNDS,
+	ENG_KEY_MODE,		/* access mode the engine cannot translate */
+};
+/*
+ * Checks key @key for [va, va + len) with rights @need in protection domain
+ * @pd; on success *mkp is the mkey. On failure @why (may be NULL) says why.
+ */
+int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
+		  uint32_t need, uint64_t va, uint64_t len,
+		  struct fw_mkey **mkp, char *why, size_t whylen);
+/* Host address of @va in @mk, and how many bytes are contiguous there. */
+uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va,
+		       uint64_t *contig);
+/* Copies @len bytes from @src at @soff to @dst at @doff; returns bytes. */
+uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
+		      const struct eng_sgl *src, uint64_t soff, uint64_t len);
+/* Host address of 8 naturally aligned bytes at @off in @l, or NULL. */
+uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off);
+
+/* eng_fabric.c */
+/* Hands @p to the device that owns @p->dqpn; fills the response. */
+void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
+		     struct eng_resp *r);
+/* Does @gid belong to this device (any GID table entry)? */
+bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
+
+#endif

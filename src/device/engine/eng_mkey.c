@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory keys on the data path: the checks every lkey/rkey use goes through
+ * (exists and not free, protection domain, access rights, bounds, a mode the
+ * engine can translate) and the translation of a virtual address into a host
+ * address, chunk by chunk:
+ *   PA     the address is the "physical" (= process virtual) address;
+ *   MTT    entry i covers page i of 2^log_page_size bytes counted from
+ *          align_down(start_addr, page size); or, with a umem, byte
+ *          mkey_umem_offset + (va - start_addr) of the umem;
+ *   MEMIC  device memory in the BAR, start_addr being its BAR address.
+ * KLM/KSM (indirect) mkeys are refused with ENG_KEY_MODE for now.
+ * Nothing outside a checked [va, va + len) is ever touched: copies walk the
+ * checked lists and translate at most one page at a time.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "device/engine/eng_loc.h"
+
+static const char *const eng_acc_name[] = {
+	"local read", "local write", "remote read", "remote write", "atomic",
+};
+
+int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
+		  uint32_t need, uint64_t va, uint64_t len,
+		  struct fw_mkey **mkp, char *why, size_t whylen)
+{
+	struct fw_mkey *mk = fw_mkey_lookup(e->fw, key);
+	uint32_t missing;
+
+	*mkp = NULL;
+	if (!mk || mk->free) {
+		if (why)
+			snprintf(why, whylen, "key 0x%x %s", key,
+				 mk ? "is free (invalidated)" : "does not exist");
+		return ENG_KEY_INVALID;
+	}
+	if (mk->pd != pd) {
+		if (why)
+			snprintf(why, whylen, "key 0x%x is in pd 0x%x, the QP in "
+				 "pd 0x%x", key, mk->pd ? mk->pd->obj.id : 0,
+				 pd ? pd->obj.id : 0);
+		return ENG_KEY_PD;
+	}
+	missing = need & ~mk->access;
+	if (missing) {
+		unsigned int b = (unsigned int)__builtin_ctz(missing);
+
+		if (why)
+			snprintf(why, whylen, "key 0x%x lacks %s access", key,
+				 b < 5 ? eng_acc_name[b] : "?");
+		return ENG_KEY_RIGHTS;
+	}
+	if (!mk->len64 &&
+	    (va < mk->start || va - mk->start > mk->len ||
+	     len > mk->len - (va - mk->start))) {
+		if (why)
+			snprintf(why, whylen, "key 0x%x bounds [0x%llx,+0x%llx) "
+				 "outside mkey [0x%llx,+0x%llx)", key,
+				 (unsigned long long)va, (unsigned long long)len,
+				 (unsigned long long)mk->start,
+				 (unsigned long long)mk->len);
+		return ENG_KEY_BOUNDS;
+	}
+	if (mk->len64 && len && va + len - 1 < va) {
+		if (why)
+			snprintf(why, whylen, "key 0x%x: [0x%llx,+0x%llx) wraps "
+				 "the address space", key,
+				 (unsigned long long)va, (unsigned long long)len);
+		return ENG_KEY_BOUNDS;
+	}
+	switch (mk->access_mode) {
+	case MLX5_MKC_ACCESS_MODE_PA:
+	case MLX5_MKC_ACCESS_MODE_MEMIC:
+		break;
+	case MLX5_MKC_ACCESS_MODE_MTT:
+		if (len && !mk->umem) {
+			uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
+			uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+
+			if (last >= mk->nmtt || !mk->mtt[last] ||
+			    !mk->mtt[(va - base) >> mk->page_shift]) {
+				if (why)
+					snprintf(why, whylen, "key 0x%x: page %llu "
+						 "has no MTT entry (%u given)", key,
+						 (unsigned long long)last, mk->nmtt);
+				return ENG_KEY_BOUNDS;
+			}
+		}
+		break;
+	default:
+		if (why)
+			snprintf(why, whylen, "key 0x%x: access mode %u is not "
+				 "translated by the engine yet", key,
+				 mk->access_mode);
+		return ENG_KEY_MODE;
+	}
+	*mkp = mk;
+	return ENG_KEY_OK;
+}
+
+uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va, uint64_t *contig)
+{
+	switch (mk->access_mode) {
+	case MLX5_MKC_ACCESS_MODE_PA:
+		*contig = UINT64_MAX;
+		return (uint8_t *)(uintptr_t)va;
+	case MLX5_MKC_ACCESS_MODE_MEMIC:
+		*contig = mk->len - (va - mk->start);
+		return mk->memic + (va - mk->start);
+	case MLX5_MKC_ACCESS_MODE_MTT: {
+		uint64_t psz = 1ull << mk->page_shift;
+		uint64_t base, i;
+
+		if (mk->umem) {
+			const struct fw_buf *b = &mk->umem->buf;
+			uint64_t off = mk->umem_offset + (va - mk->start);
+			uint64_t ppos = (b->offset + off) &
+					((1ull << b->page_shift) - 1);
+			uint8_t *p = fw_buf_addr(b, off);
+
+			if (!p)
+				return NULL;
+			*contig = (1ull << b->page_shift) - ppos;
+			if (*contig > b->size - off)
+				*contig = b->size - off;
+			return p;
+		}
+		base = mk->start & ~(psz - 1);
+		i = (va - base) >> mk->page_shift;
+		if (i >= mk->nmtt || !mk->mtt[i])
+			return NULL;
+		*contig = psz - (va & (psz - 1));
+		return (uint8_t *)(uintptr_t)mk->mtt[i] + (va & (psz - 1));
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* Host address of byte @off of @s and the contiguous bytes there. */
+static uint8_t *eng_sge_at(const struct eng_sge *s, uint64_t off, uint64_t *n)
+{
+	uint8_t *p;
+	uint64_t c;
+
+	if (s->host) {
+		*n = s->len - off;
+		return s->host + off;
+	}
+	p = eng_mkey_host(s->mk, s->va + off, &c);
+	if (!p)
+		return NULL;
+	*n = c < s->len - off ? c : s->len - off;
+	return p;
+}
+
+struct eng_cursor {
+	const struct eng_sgl *l;
+	uint32_t i;
+	uint64_t off;	/* within sge[i] */
+};
+
+static void eng_cursor_seek(struct eng_cursor *c, const struct eng_sgl *l,
+			    uint64_t off)
+{
+	c->l = l;
+	c->i = 0;
+	while (c->i < l->n && off >= l->sge[c->i].len) {
+		off -= l->sge[c->i].len;
+		c->i++;
+	}
+	c->off = off;
+}
+
+static uint8_t *eng_cursor_chunk(struct eng_cursor *c, uint64_t *n)
+{
+	while (c->i < c->l->n && c->off >= c->l->sge[c->i].len) {
+		c->i++;
+		c->off = 0;
+	}
+	if (c->i >= c->l->n)
+		return NULL;
+	return eng_sge_at(&c->l->sge[c->i], c->off, n);
+}
+
+uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
+		      const struct eng_sgl *src, uint64_t soff, uint64_t len)
+{
+	struct eng_cursor d, s;
+	uint64_t done = 0;
+
+	eng_cursor_seek(&d, dst, doff);
+	eng_cursor_seek(&s, src, soff);
+	while (done < len) {
+		uint64_t dn, sn, n;
+		uint8_t *dp = eng_cursor_chunk(&d, &dn);
+		uint8_t *sp = eng_cursor_chunk(&s, &sn);
+
+		if (!dp || !sp)
+			break;
+		n = len - done;
+		if (dn < n)
+			n = dn;
+		if (sn < n)
+			n = sn;
+		memmove(dp, sp, n);
+		d.off += n;
+		s.off += n;
+		done += n;
+	}
+	return done;
+}
+
+uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off)
+{
+	struct eng_cursor c;
+	uint64_t n;
+	uint8_t *p;
+
+	eng_cursor_seek(&c, l, off);
+	p = eng_cursor_chunk(&c, &n);
+	if (!p || n < 8 || ((uintptr_t)p & 7))
+		return NULL;
+	return p;
+}

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine instance: locks, per-object engine state (created on first use,
+ * freed by the firmware's destroy hooks), the firmware hooks that tell the
+ * engine about QP state changes, interrupt vectors, and the doorbell watcher.
+ *
+ * THE DOORBELL WATCHER. A device thread that, while any QP exists, compares
+ * every QP's send doorbell record with the engine's consumer counter and
+ * executes what a client posted by plain stores (DEVX clients never call the
+ * library), flushes receives posted to QPs in error, notices CQ arm records,
+ * and retries requesters parked on an RNR or ACK timer when it expires.
+ * Period: 100 us for 20 ms after the last work found, then 1 ms, 5 ms after a
+ * second of quiet, always shortened to the earliest requester timer. With no
+ * QP at all it sleeps on a condition variable until one is created.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+uint64_t eng_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *eng_synd_str(uint8_t s)
+{
+	switch (s) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR: return "LOCAL_LENGTH_ERR";
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR: return "LOCAL_QP_OP_ERR";
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR: return "LOCAL_PROT_ERR";
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR: return "MW_BIND_ERR";
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR: return "BAD_RESP_ERR";
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR: return "LOCAL_ACCESS_ERR";
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR: return "REMOTE_INVAL_REQ_ERR";
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR: return "REMOTE_ACCESS_ERR";
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR: return "REMOTE_OP_ERR";
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR: return "TRANSPORT_RETRY_EXC_ERR";
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR: return "REMOTE_ABORTED_ERR";
+	default: return "unknown syndrome";
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Object state                                                       */
+/* ------------------------------------------------------------------ */
+
+static void eng_link(struct eng *e, struct eng_obj *o, enum eng_kind kind)
+{
+	struct eng_obj *head = &e->list[kind];
+
+	o->kind = kind;
+	o->next = head;
+	o->prev = head->prev;
+	head->prev->next = o;
+	head->prev = o;
+}
+
+static void eng_unlink(struct eng_obj *o)
+{
+	o->prev->next = o->next;
+	o->next->prev = o->prev;
+	o->next = o->prev = o;
+}
+
+static void eng_watcher_qps(struct eng *e, int delta)
+{
+	pthread_mutex_lock(&e->wlock);
+	e->wqps += delta;
+	pthread_cond_signal(&e->wcond);
+	pthread_mutex_unlock(&e->wlock);
+}
+
+struct eng_qp *eng_qp_of(struct eng *e, struct fw_qp *qp)
+{
+	struct eng_qp *q = qp->eng;
+
+	if (q)
+		return q;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->qp = qp;
+	eng_link(e, &q->o, ENG_K_QP);
+	qp->eng = q;
+	e->nqps++;
+	eng_watcher_qps(e, 1);
+	return q;
+}
+
+struct eng_cq *eng_cq_of(struct eng *e, struct fw_cq *cq)
+{
+	struct eng_cq *c = cq->eng;
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cq = cq;
+	/* Whatever the arm record holds now is not a new request. */
+	c->arm_word = be32toh(__atomic_load_n(&cq->dbrec[1], __ATOMIC_ACQUIRE));
+	eng_link(e, &c->o, ENG_K_CQ);
+	cq->eng = c;
+	return c;
+}
+
+struct eng_eq *eng_eq_of(struct eng *e, struct fw_eq *eq)
+{
+	struct eng_eq *q = eq->eng;
+
+	if (q)
+		return q;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->eq = eq;
+	/* An EQ starts in the state its creator wrote into eqc.st. */
+	q->armed = eq->internal ||
+		   DEVX_GET(eqc, eq->ctx, st) == MLX5_EQC_ST_ARMED;
+	eng_link(e, &q->o, ENG_K_EQ);
+	eq->eng = q;
+	return q;
+}
+
+struct eng_srq *eng_srq_of(struct eng *e, struct fw_srq *srq)
+{
+	struct eng_srq *s = srq->eng;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->srq = srq;
+	eng_link(e, &s->o, ENG_K_SRQ);
+	srq->eng = s;
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Firmware hooks (fw->lock held, never eng->lock)                    */
+/* ------------------------------------------------------------------ */
+
+static void eng_hook_qp_created(void *arg, struct fw_qp *qp)
+{
+	struct eng *e = arg;
+
+	eng_qp_of(e, qp);
+	if (qp->scq)
+		eng_cq_of(e, qp->scq);
+	if (qp->rcq)
+		eng_cq_of(e, qp->rcq);
+}
+
+/* Everything the hardware does when a QP enters ERR. */
+static void eng_qp_entered_err(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+
+	q->wait = ENG_WAIT_NONE;
+	eng_sq_flush(e, q);
+	eng_rq_flush(e, q);
+	if (qp->srq && !q->last_wqe_sent) {
+		q->last_wqe_sent = true;
+		eng_async_event(e, ENG_EVT_SRQ_LAST_WQE, qp->obj.id, false,
+				qp->obj.uid);
+	}
+}
+
+void eng_qp_to_err(struct eng *e, struct fw_qp *qp)
+{
+	struct eng_qp *q = eng_qp_of(e, qp);
+
+	if (qp->state == MLX5_QPC_STATE_ERR)
+		return;
+	qp->state = MLX5_QPC_STATE_ERR;
+	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_ERR);
+	if (q)
+		eng_qp_entered_err(e, q);
+}
+
+static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
+{
+	struct eng *e = arg;
+	struct eng_qp *q = eng_qp_of(e, qp);
+
+	if (!q)
+		return;
+	switch (qp->state) {
+	case MLX5_QPC_STATE_RST:
+		/* The driver restarts its counters at 0 (and zeroes the
+		 * doorbell record); so does the device. */
+		q->sq_ci = 0;
+		q->rq_ci = 0;
+		q->wait = ENG_WAIT_NONE;
+		q->attempted = false;
+		q->last_wqe_sent = false;
+		break;
+	case MLX5_QPC_STATE_ERR:
+		if (old != MLX5_QPC_STATE_ERR)
+			eng_qp_entered_err(e, q);
+		break;
+	case MLX5_QPC_STATE_SQD:
+		/* Synchronous fabric: nothing is outstanding unless the
+		 * requester is parked on a timer. */
+		if (old == MLX5_QPC_STATE_RTS && q->wait == ENG_WAIT_NONE)
+			eng_async_event(e, ENG_EVT_SQ_DRAINED, qp->obj.id,
+					false, qp->obj.uid);
+		break;
+	default:
+		break;
+	}
+	/* WQEs posted before RTS (or during SQD) are now executable: let the
+	 * watcher look at once. */
+	pthread_mutex_lock(&e->wlock);
+	e->last_activity = eng_now();
+	pthread_cond_signal(&e->wcond);
+	pthread_mutex_unlock(&e->wlock);
+}
+
+static void eng_hook_free(void *arg, void *state)
+{
+	struct eng *e = arg;
+	struct eng_obj *o = state;
+
+	eng_unlink(o);
+	if (o->kind == ENG_K_QP) {
+		e->nqps--;
+		eng_watcher_qps(e, -1);
+	}
+	free(o);
+}
+
+static const struct fw_hooks eng_hooks = {
+	.qp_created = eng_hook_qp_created,
+	.qp_modified = eng_hook_qp_modified,
+	.eng_free = eng_hook_free,
+};
+
+/* ------------------------------------------------------------------ */
+/* Interrupts                                                         */
+/* ------------------------------------------------------------------ */
+
+int eng_irq_register(struct eng *e, uint32_t vector, smx_irq_fn fn, void *arg)
+{
+	if (vector >= ENG_NR_VECTORS || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&e->irq_lock);
+	if (e->irq[vector].fn) {
+		pthread_mutex_unlock(&e->irq_lock);
+		return -EBUSY;
+	}
+	e->irq[vector].fn = fn;
+	e->irq[vector].arg = arg;
+	pthread_mutex_unlock(&e->irq_lock);
+	return 0;
+}
+
+void eng_irq_unregister(struct eng *e, uint32_t vector)
+{
+	if (vector >= ENG_NR_VECTORS)
+		return;
+	pthread_mutex_lock(&e->irq_lock);
+	e->irq[vector].fn = NULL;
+	e->irq[vector].arg = NULL;
+	pthread_mutex_unlock(&e->irq_lock);
+}
+
+void eng_irq_fire(struct eng *e, uint32_t vector)
+{
+	struct eng_irq irq = { NULL, NULL };
+
+	if (vector >= ENG_NR_VECTORS)
+		return;
+	pthread_mutex_lock(&e->irq_lock);
+	irq = e->irq[vector];
+	pthread_mutex_unlock(&e->irq_lock);
+	if (irq.fn)
+		irq.fn(irq.arg, vector);
+}
+
+/* ------------------------------------------------------------------ */
+/* The doorbell watcher                                               */
+/* ------------------------------------------------------------------ */
+
+void eng_timer_note(struct eng *e, uint64_t deadline)
+{
+	if (deadline < e->next_timer)
+		e->next_timer = deadline;
+}
+
+bool eng_scan(struct eng *e, uint64_t now)
+{
+	struct eng_obj *o, *n;
+	bool work = false;
+
+	e->next_timer = UINT64_MAX;
+	for (o = e->list[ENG_K_QP].next; o != &e->list[ENG_K_QP]; o = n) {
+		struct eng_qp *q = (struct eng_qp *)o;
+		struct fw_qp *qp = q->qp;
+		uint16_t sq_pi, rq_pi;
+
+		n = o->next;
+		if (!qp->dbrec)
+			continue;
+		sq_pi = (uint16_t)be32toh(__atomic_load_n(&qp->dbrec[1],
+							  __ATOMIC_ACQUIRE));
+		rq_pi = (uint16_t)be32toh(__atomic_load_n(&qp->dbrec[0],
+							  __ATOMIC_ACQUIRE));
+		if (qp->state == MLX5_QPC_STATE_ERR) {
+			if ((qp->sq_wqebbs && sq_pi != q->sq_ci) ||
+			    (qp->rq_wqes && rq_pi != q->rq_ci)) {
+				eng_sq_flush(e, q);
+				eng_rq_flush(e, q);
+				work = true;
+			}
+			continue;
+		}
+		if (q->wait != ENG_WAIT_NONE) {
+			if (now < q->deadline) {
+				eng_timer_note(e, q->deadline);
+				continue;
+			}
+			q->wait = ENG_WAIT_NONE;	/* retry it */
+			eng_sq_run(e, q);
+			work = true;
+		} else if (qp->sq_wqebbs && sq_pi != q->sq_ci) {
+			uint16_t before = q->sq_ci;
+
+			eng_sq_run(e, q);
+			work |= q->sq_ci != before;
+		}
+		if (q->wait != ENG_WAIT_NONE)
+			eng_timer_note(e, q->deadline);
+	}
+	for (o = e->list[ENG_K_CQ].next; o != &e->list[ENG_K_CQ]; o = o->next) {
+		struct eng_cq *c = (struct eng_cq *)o;
+		uint32_t w = be32toh(__atomic_load_n(&c->cq->dbrec[1],
+						     __ATOMIC_ACQUIRE));
+
+		if (w != c->arm_word) {
+			eng_cq_arm(e, c->cq, w);
+			work = true;
+		}
+	}
+	return work;
+}
+
+void eng_poll(struct eng *e)
+{
+	uint64_t now = eng_now();
+	bool work;
+
+	pthread_mutex_lock(&e->lock);
+	fw_lock(e->fw);
+	work = eng_scan(e, now);
+	fw_unlock(e->fw);
+	pthread_mutex_unlock(&e->lock);
+	if (work)
+		__atomic_store_n(&e->last_activity, now, __ATOMIC_RELAXED);
+}
+
+static void *eng_watcher(void *arg)
+{
+	struct eng *e = arg;
+
+	pthread_mutex_lock(&e->wlock);
+	while (!e->stop) {
+		uint64_t now, idle, period, next, timer;
+		struct timespec ts;
+
+		if (!e->wqps) {
+			pthread_cond_wait(&e->wcond, &e->wlock);
+			continue;
+		}
+		now = eng_now();
+		idle = now - __atomic_load_n(&e->last_activity, __ATOMIC_RELAXED);
+		period = idle < 20000000ull ? 100000ull :
+			 idle < 1000000000ull ? 1000000ull : 5000000ull;
+		next = now + period;
+		timer = __atomic_load_n(&e->next_timer, __ATOMIC_RELAXED);
+		if (timer < next)
+			next = timer > now ? timer : now;
+		ts.tv_sec = (time_t)(next / 1000000000ull);
+		ts.tv_nsec = (long)(next % 1000000000ull);
+		if (next > now) {
+			int r = pthread_cond_timedwait(&e->wcond, &e->wlock, &ts);
+
+			if (r != ETIMEDOUT)
+				continue;	/* woken: re-evaluate */
+		}
+		if (e->stop || !e->wqps)
+			continue;
+		pthread_mutex_unlock(&e->wlock);
+		eng_poll(e);
+		pthread_mutex_lock(&e->wlock);
+	}
+	pthread_mutex_unlock(&e->wlock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lifetime                                                           */
+/* ------------------------------------------------------------------ */
+
+struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars)
+{
+	struct eng *e = aligned_alloc(64, sizeof(struct eng));
+	pthread_condattr_t ca;
+	int k;
+
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->fw = fw;
+	e->bar = bar;
+	e->nr_uars = nr_uars;
+	e->next_timer = UINT64_MAX;
+	for (k = 0; k < ENG_K_NUM; k++)
+		e->list[k].next = e->list[k].prev = &e->list[k];
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->irq_lock, NULL);
+	pthread_mutex_init(&e->wlock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->wcond, &ca);
+	pthread_condattr_destroy(&ca);
+	fw_set_hooks(fw, &eng_hooks, e);
+	if (pthread_create(&e->thr, NULL, eng_watcher, e) == 0)
+		e->thr_started = true;
+	else
+		smx_err("engine: cannot start the doorbell watcher; doorbells "
+			"written without the library will not be seen");
+	return e;
+}
+
+void eng_destroy(struct eng *e)
+{
+	int k;
+
+	if (!e)
+		return;
+	fw_set_hooks(e->fw, NULL, NULL);
+	pthread_mutex_lock(&e->wlock);
+	e->stop = true;
+	pthread_cond_signal(&e->wcond);
+	pthread_mutex_unlock(&e->wlock);
+	if (e->thr_started)
+		pthread_join(e->thr, NULL);
+	fw_lock(e->fw);
+	for (k = 0; k < ENG_K_NUM; k++) {
+		while (e->list[k].next != &e->list[k]) {
+			struct eng_obj *o = e->list[k].next;
+
+			switch (o->kind) {
+			case ENG_K_QP: ((struct eng_qp *)o)->qp->eng = NULL; break;
+			case ENG_K_CQ: ((struct eng_cq *)o)->cq->eng = NULL; break;
+			case ENG_K_EQ: ((struct eng_eq *)o)->eq->eng = NULL; break;
+			case ENG_K_SRQ: ((struct eng_srq *)o)->srq->eng = NULL; break;
+			default: break;
+			}
+			eng_unlink(o);
+			free(o);
+		}
+	}
+	fw_unlock(e->fw);
+	pthread_cond_destroy(&e->wcond);
+	pthread_mutex_destroy(&e->wlock);
+	pthread_mutex_destroy(&e->irq_lock);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
+{
+	pthread_mutex_lock(&e->lock);
+	fw_lock(e->fw);
+	eng_mmio(e, offset, buf, len);
+	fw_unlock(e->fw);
+	pthread_mutex_unlock(&e->lock);
+	__atomic_store_n(&e->last_activity, eng_now(), __ATOMIC_RELAXED);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data-path engine as the device instance (device.c) sees it: created
+ * after the firmware, stopped before it. Everything else is private to
+ * src/device/engine (eng_loc.h).
+ */
+#ifndef SMX_DEVICE_ENGINE_ENGINE_H
+#define SMX_DEVICE_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/device.h"
+
+struct fw;
+struct eng;
+
+/* @bar: the BAR's UAR pages (@nr_uars pages of 4 KiB from BAR offset 0). */
+struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars);
+/* Stops the doorbell watcher, frees all engine state, unhooks the firmware. */
+void eng_destroy(struct eng *e);
+
+/* A CPU store of @len bytes (4, 8, or a BlueFlame burst) at BAR @offset. */
+void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf,
+		    size_t len);
+
+int eng_irq_register(struct eng *e, uint32_t vector, smx_irq_fn fn,
+		     void *arg);
+void eng_irq_unregister(struct eng *e, uint32_t vector);
+
+/* Runs one pass of the doorbell watcher now (tests: deterministic timing). */
+void eng_poll(struct eng *e);
+
+#endif
