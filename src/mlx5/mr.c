@@ -19,7 +19,7 @@
 
 static const int mr_supported_access =
 	IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_RELAXED_ORDERING;
+	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_RELAXED_ORDERING | IBV_ACCESS_MW_BIND;
 
 /* Rights rules shared by every kind of MR (IB spec o10-37.2.x). */
 int mlx5_mr_check_access(int access)
@@ -27,8 +27,6 @@ int mlx5_mr_check_access(int access)
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
-	if (access & IBV_ACCESS_MW_BIND)
-		return EOPNOTSUPP;	/* memory windows: docs/status.md */
 	if (access & ~(mr_supported_access | IBV_ACCESS_HUGETLB | IBV_ACCESS_ON_DEMAND |
 		       IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_ZERO_BASED))
 		return EINVAL;

@@ -71,7 +71,7 @@ static bool op_legal(enum ibv_qp_type t, uint8_t mlx5_op)
 	case IBV_QPT_UC:
 		return mlx5_op == MLX5_OPCODE_SEND || mlx5_op == MLX5_OPCODE_SEND_IMM ||
 		       mlx5_op == MLX5_OPCODE_RDMA_WRITE ||
-		       mlx5_op == MLX5_OPCODE_RDMA_WRITE_IMM;
+		       mlx5_op == MLX5_OPCODE_RDMA_WRITE_IMM || mlx5_op == MLX5_OPCODE_UMR;
 	case IBV_QPT_RC:
 	case IBV_QPT_XRC_SEND:
 		return mlx5_op != MLX5_OPCODE_TSO;
@@ -222,6 +222,78 @@ static void sq_doorbell(struct mlx5_qp *qp, struct mlx5_wqe_ctrl_seg *last)
 	qp->bf_offset ^= MLX5_BF_SIZE;
 }
 
+/*
+ * A UMR WQE that binds (length > 0) or invalidates (length 0) a memory
+ * window: UMR control, mkey context and one inline KLM naming the MR. The
+ * window is ctrl.imm (set by the caller); @rkey's low byte becomes its new
+ * key variant; type 2 windows are tied to this QP.
+ */
+static int wqe_umr_mw(struct mlx5_qp *qp, struct mlx5_wqe_build *b, enum ibv_mw_type type,
+		      uint32_t rkey, const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_wqe_umr_ctrl_seg *uc = (struct mlx5_wqe_umr_ctrl_seg *)b->seg;
+	struct mlx5_wqe_mkey_context_seg *mk;
+	uint64_t mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY;
+
+	if (bi->length > 1ull << 31)
+		return EOPNOTSUPP;	/* a KLM covers at most 2 GiB */
+	if (bi->length && !bi->mr)
+		return EINVAL;
+	memset(uc, 0, sizeof(*uc));
+	uc->flags = MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET | MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	if (type == IBV_MW_TYPE_2)
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN;
+	if (bi->length) {
+		uc->klm_octowords = htobe16(4);	/* one KLM, padded to 64 bytes */
+		if (type == IBV_MW_TYPE_2)
+			uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+			MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+	} else if (type == IBV_MW_TYPE_2) {
+		uc->flags |= MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
+	}
+	uc->mkey_mask = htobe64(mask);
+	b->seg = seg_next(qp, b->seg, sizeof(*uc));
+	b->ds += sizeof(*uc) / 16;
+
+	mk = (struct mlx5_wqe_mkey_context_seg *)b->seg;
+	memset(mk, 0, sizeof(*mk));
+	mk->qpn_mkey = htobe32((rkey & 0xff) | ((type == IBV_MW_TYPE_1 || !bi->length) ?
+						 0xffffff00u : qp->qpn << 8));
+	if (bi->length) {
+		int acc = (int)bi->mw_access_flags;
+
+		mk->access_flags =
+			(acc & IBV_ACCESS_LOCAL_WRITE ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE : 0) |
+			(acc & IBV_ACCESS_REMOTE_WRITE ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE : 0) |
+			(acc & IBV_ACCESS_REMOTE_READ ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ : 0) |
+			(acc & IBV_ACCESS_REMOTE_ATOMIC ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC : 0);
+		mk->start_addr = (acc & IBV_ACCESS_ZERO_BASED) ? 0 : htobe64(bi->addr);
+		mk->len = htobe64(bi->length);
+	} else {
+		mk->free = MLX5_WQE_MKEY_CONTEXT_FREE;
+	}
+	b->seg = seg_next(qp, b->seg, sizeof(*mk));
+	b->ds += sizeof(*mk) / 16;
+	if (!bi->length)
+		return 0;
+
+	{
+		uint8_t klm[64] = {};
+		struct mlx5_wqe_umr_klm_seg *k = (struct mlx5_wqe_umr_klm_seg *)klm;
+
+		k->byte_count = htobe32((uint32_t)bi->length);
+		k->mkey = htobe32(bi->mr->lkey);
+		k->address = htobe64(bi->addr);
+		b->seg = ring_copy(qp, b->seg, klm, sizeof(klm));
+		b->ds += sizeof(klm) / 16;
+	}
+	return 0;
+}
+
 static int map_send_opcode(enum ibv_wr_opcode op, uint8_t *mlx5_op, uint8_t *wc_op)
 {
 	switch (op) {
@@ -236,8 +308,10 @@ static int map_send_opcode(enum ibv_wr_opcode op, uint8_t *mlx5_op, uint8_t *wc_
 		*mlx5_op = MLX5_OPCODE_ATOMIC_CS; *wc_op = IBV_WC_COMP_SWAP; return 0;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*mlx5_op = MLX5_OPCODE_ATOMIC_FA; *wc_op = IBV_WC_FETCH_ADD; return 0;
+	case IBV_WR_BIND_MW: *mlx5_op = MLX5_OPCODE_UMR; *wc_op = IBV_WC_BIND_MW; return 0;
+	case IBV_WR_LOCAL_INV: *mlx5_op = MLX5_OPCODE_UMR; *wc_op = IBV_WC_LOCAL_INV; return 0;
 	default:
-		return EINVAL;	/* MW bind, local invalidate, TSO: not yet */
+		return EINVAL;	/* TSO (raw packet QPs): not yet */
 	}
 }
 
@@ -261,11 +335,31 @@ static int post_one(struct mlx5_qp *qp, struct ibv_send_wr *wr, struct mlx5_wqe_
 		return ret;
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		imm = wr->imm_data;
-	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV || wr->opcode == IBV_WR_LOCAL_INV)
 		imm = htobe32(wr->invalidate_rkey);
+	else if (wr->opcode == IBV_WR_BIND_MW)
+		imm = htobe32(wr->bind_mw.mw ? wr->bind_mw.mw->rkey : 0);
 	ret = wqe_begin(qp, b, mop, wop, wr->send_flags, imm);
 	if (ret)
 		return ret;
+	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		static const struct ibv_mw_bind_info none;
+
+		/* Later WQEs wait for the window update (initiator small fence). */
+		b->fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+		if (wr->opcode == IBV_WR_BIND_MW) {
+			if (!wr->bind_mw.mw)
+				return EINVAL;
+			ret = wqe_umr_mw(qp, b, wr->bind_mw.mw->type, wr->bind_mw.rkey,
+					 &wr->bind_mw.bind_info);
+		} else {
+			ret = wqe_umr_mw(qp, b, IBV_MW_TYPE_2, 0, &none);
+		}
+		if (ret)
+			return ret;
+		wqe_finish(qp, b, wr->wr_id);
+		return 0;
+	}
 	if (b->xrc)
 		((struct mlx5_wqe_xrc_seg *)b->xrc)->xrc_srqn =
 			htobe32(wr->qp_type.xrc.remote_srqn);
@@ -607,6 +701,37 @@ static void ex_fetch_add(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t raddr, ui
 	}
 }
 
+static void ex_bind_mw(struct ibv_qp_ex *ex, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bi)
+{
+	struct mlx5_qp *qp;
+	int ret;
+
+	if (!mw || mw->type != IBV_MW_TYPE_2) {
+		ex_to_mqp(ex)->ex_err = EINVAL;	/* type 1 binds via ibv_bind_mw() */
+		return;
+	}
+	qp = ex_op(ex, MLX5_OPCODE_UMR, IBV_WC_BIND_MW, htobe32(mw->rkey), true);
+	if (!qp)
+		return;
+	qp->bld.fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	ret = wqe_umr_mw(qp, &qp->bld, IBV_MW_TYPE_2, rkey, bi);
+	ex_data_done(qp, ret);
+	if (!ret)
+		mw->rkey = rkey;
+}
+
+static void ex_local_inv(struct ibv_qp_ex *ex, uint32_t rkey)
+{
+	static const struct ibv_mw_bind_info none;
+	struct mlx5_qp *qp = ex_op(ex, MLX5_OPCODE_UMR, IBV_WC_LOCAL_INV, htobe32(rkey), true);
+
+	if (!qp)
+		return;
+	qp->bld.fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	ex_data_done(qp, wqe_umr_mw(qp, &qp->bld, IBV_MW_TYPE_2, 0, &none));
+}
+
 static void ex_set_ud_addr(struct ibv_qp_ex *ex, struct ibv_ah *ah, uint32_t qpn,
 			   uint32_t qkey)
 {
@@ -706,7 +831,8 @@ uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t)
 	case IBV_QPT_XRC_SEND:
 		return sends | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 	default:
 		return 0;
 	}
@@ -728,6 +854,8 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp)
 	ex->wr_rdma_read = ex_rdma_read;
 	ex->wr_atomic_cmp_swp = ex_cmp_swp;
 	ex->wr_atomic_fetch_add = ex_fetch_add;
+	ex->wr_bind_mw = ex_bind_mw;
+	ex->wr_local_inv = ex_local_inv;
 	ex->wr_set_ud_addr = ex_set_ud_addr;
 	ex->wr_set_xrc_srqn = ex_set_xrc_srqn;
 	ex->wr_set_sge = ex_set_sge;
