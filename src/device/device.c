@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "device/device.h"
+#include "device/engine/engine.h"
 #include "device/fw/fw.h"
 #include "util/log.h"
 
@@ -31,6 +32,7 @@ struct smx_dev {
 	struct smx_irq irq[SMX_NR_VECTORS];
 	struct smx_config cfg;
 	struct fw *fw;
+	struct eng *eng;	/* the data-path engine (src/device/engine) */
 	uint8_t *bar;
 	size_t bar_size;
 	uint64_t memic_base;
@@ -42,6 +44,7 @@ static struct smx_dev *smx_dev_instance;
 
 static void smx_dev_free(struct smx_dev *dev)
 {
+	eng_destroy(dev->eng);	/* before the objects it works on */
 	fw_destroy(dev->fw);
 	pthread_mutex_destroy(&dev->irq_lock);
 	if (dev->bar)
@@ -85,6 +88,12 @@ static struct smx_dev *smx_dev_new(void)
 		return NULL;
 	}
 	fw_set_uar_pages(dev->fw, dev->bar);
+	dev->eng = eng_create(dev, dev->fw, dev->bar, SMX_NR_UARS);
+	if (!dev->eng) {
+		smx_err("device: the data-path engine failed to start");
+		smx_dev_free(dev);
+		return NULL;
+	}
 	return dev;
 }
 
@@ -147,9 +156,11 @@ struct fw *smx_dev_fw(struct smx_dev *dev)
 }
 
 /*
- * MMIO. Until the data-path engine lands, a store only lands in the BAR page
- * (where the doorbell watcher will find it); out-of-BAR or misaligned stores
- * are dropped, as a PCIe write to nowhere is.
+ * MMIO. A store lands in the BAR page like on hardware (a BlueFlame buffer
+ * then holds the WQE copy); a store into a UAR page is then handed to the
+ * engine, which acts on doorbells before returning. Out-of-BAR or misaligned
+ * stores are dropped, as a PCIe write to nowhere is. Device memory (MEMIC)
+ * is plain memory.
  */
 void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value)
 {
@@ -157,16 +168,20 @@ void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value)
 		return;
 	__atomic_store_n((uint64_t *)(dev->bar + offset), value,
 			 __ATOMIC_RELEASE);
+	if (offset < dev->memic_base)
+		eng_mmio_write(dev->eng, offset, &value, sizeof(value));
 }
 
 void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
 			size_t len)
 {
-	if (!dev || !buf || !len || (offset & 7) || (len & 7) ||
+	if (!dev || !buf || !len || (offset & 3) || (len & 3) ||
 	    offset > dev->bar_size || len > dev->bar_size - offset)
 		return;
 	memcpy(dev->bar + offset, buf, len);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (offset < dev->memic_base)
+		eng_mmio_write(dev->eng, offset, buf, len);
 }
 
 int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
@@ -206,4 +221,10 @@ void smx_dev_irq_fire(struct smx_dev *dev, uint32_t vector)
 	pthread_mutex_unlock(&dev->irq_lock);
 	if (irq.fn)
 		irq.fn(irq.arg, vector);
+}
+
+/* For tests and tools: the engine behind a device. */
+struct eng *smx_dev_eng(struct smx_dev *dev)
+{
+	return dev->eng;
 }

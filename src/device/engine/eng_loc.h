@@ -12,7 +12,7 @@
  *               change a QP's state under a WQE being executed. Command
  *               handlers run with fw->lock only and call the engine hooks
  *               (engine.c) with it held; hooks never take eng->lock.
- *   Order: eng->lock -> fw->lock -> irq_lock / wlock (leaves).
+ *   Order: eng->lock -> fw->lock -> wlock, the device's irq_lock (leaves).
  * So every piece of engine state hanging off a firmware object (->eng) and
  * the engine's object lists are protected by fw->lock; eng->lock adds the
  * single-threaded execution of the data path. Interrupt handlers are called
@@ -65,6 +65,7 @@ struct eng_qp {
 	uint32_t wqe_psn;	/* first PSN of the WQE at sq_ci */
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
 	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
+	bool busy;		/* eng_sq_run is executing a WQE of this QP */
 };
 
 enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
@@ -97,21 +98,14 @@ struct eng_srq {
 /* The engine                                                         */
 /* ------------------------------------------------------------------ */
 
-struct eng_irq {
-	smx_irq_fn fn;
-	void *arg;
-};
-
 struct eng {
 	pthread_mutex_t lock;		/* see LOCKING above */
+	struct smx_dev *dev;
 	struct fw *fw;
 	uint8_t *bar;
 	uint32_t nr_uars;
 	struct eng_obj list[ENG_K_NUM];	/* sentinels (fw->lock) */
 	uint32_t nqps;			/* (fw->lock) */
-
-	pthread_mutex_t irq_lock;
-	struct eng_irq irq[ENG_NR_VECTORS];
 
 	/* Doorbell watcher. */
 	pthread_t thr;

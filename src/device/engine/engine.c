@@ -166,8 +166,10 @@ static void eng_qp_entered_err(struct eng *e, struct eng_qp *q)
 {
 	struct fw_qp *qp = q->qp;
 
-	q->wait = ENG_WAIT_NONE;
-	eng_sq_flush(e, q);
+	if (!q->busy) {
+		q->wait = ENG_WAIT_NONE;
+		eng_sq_flush(e, q);
+	}
 	eng_rq_flush(e, q);
 	if (qp->srq && !q->last_wqe_sent) {
 		q->last_wqe_sent = true;
@@ -250,42 +252,10 @@ static const struct fw_hooks eng_hooks = {
 /* Interrupts                                                         */
 /* ------------------------------------------------------------------ */
 
-int eng_irq_register(struct eng *e, uint32_t vector, smx_irq_fn fn, void *arg)
-{
-	if (vector >= ENG_NR_VECTORS || !fn)
-		return -EINVAL;
-	pthread_mutex_lock(&e->irq_lock);
-	if (e->irq[vector].fn) {
-		pthread_mutex_unlock(&e->irq_lock);
-		return -EBUSY;
-	}
-	e->irq[vector].fn = fn;
-	e->irq[vector].arg = arg;
-	pthread_mutex_unlock(&e->irq_lock);
-	return 0;
-}
-
-void eng_irq_unregister(struct eng *e, uint32_t vector)
-{
-	if (vector >= ENG_NR_VECTORS)
-		return;
-	pthread_mutex_lock(&e->irq_lock);
-	e->irq[vector].fn = NULL;
-	e->irq[vector].arg = NULL;
-	pthread_mutex_unlock(&e->irq_lock);
-}
-
 void eng_irq_fire(struct eng *e, uint32_t vector)
 {
-	struct eng_irq irq = { NULL, NULL };
-
-	if (vector >= ENG_NR_VECTORS)
-		return;
-	pthread_mutex_lock(&e->irq_lock);
-	irq = e->irq[vector];
-	pthread_mutex_unlock(&e->irq_lock);
-	if (irq.fn)
-		irq.fn(irq.arg, vector);
+	/* The device keeps the vector table (smx_dev_irq_register). */
+	smx_dev_irq_fire(e->dev, vector);
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,8 +264,13 @@ void eng_irq_fire(struct eng *e, uint32_t vector)
 
 void eng_timer_note(struct eng *e, uint64_t deadline)
 {
-	if (deadline < e->next_timer)
-		e->next_timer = deadline;
+	if (deadline >= e->next_timer)
+		return;
+	/* wlock is a leaf: fine under eng->lock and fw->lock. */
+	pthread_mutex_lock(&e->wlock);
+	e->next_timer = deadline;
+	pthread_cond_signal(&e->wcond);
+	pthread_mutex_unlock(&e->wlock);
 }
 
 bool eng_scan(struct eng *e, uint64_t now)
@@ -330,8 +305,7 @@ bool eng_scan(struct eng *e, uint64_t now)
 				eng_timer_note(e, q->deadline);
 				continue;
 			}
-			q->wait = ENG_WAIT_NONE;	/* retry it */
-			eng_sq_run(e, q);
+			eng_sq_run(e, q);	/* retry it, or give up */
 			work = true;
 		} else if (qp->sq_wqebbs && sq_pi != q->sq_ci) {
 			uint16_t before = q->sq_ci;
@@ -412,7 +386,8 @@ static void *eng_watcher(void *arg)
 /* Lifetime                                                           */
 /* ------------------------------------------------------------------ */
 
-struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars)
+struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
+		       uint32_t nr_uars)
 {
 	struct eng *e = aligned_alloc(64, sizeof(struct eng));
 	pthread_condattr_t ca;
@@ -421,6 +396,7 @@ struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars)
 	if (!e)
 		return NULL;
 	memset(e, 0, sizeof(*e));
+	e->dev = dev;
 	e->fw = fw;
 	e->bar = bar;
 	e->nr_uars = nr_uars;
@@ -428,7 +404,6 @@ struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars)
 	for (k = 0; k < ENG_K_NUM; k++)
 		e->list[k].next = e->list[k].prev = &e->list[k];
 	pthread_mutex_init(&e->lock, NULL);
-	pthread_mutex_init(&e->irq_lock, NULL);
 	pthread_mutex_init(&e->wlock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -475,7 +450,6 @@ void eng_destroy(struct eng *e)
 	fw_unlock(e->fw);
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
-	pthread_mutex_destroy(&e->irq_lock);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }

@@ -15,8 +15,10 @@
 struct fw;
 struct eng;
 
-/* @bar: the BAR's UAR pages (@nr_uars pages of 4 KiB from BAR offset 0). */
-struct eng *eng_create(struct fw *fw, uint8_t *bar, uint32_t nr_uars);
+/* @bar: the BAR's UAR pages (@nr_uars pages of 4 KiB from BAR offset 0).
+ * Interrupts are raised through smx_dev_irq_fire(@dev, vector). */
+struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
+		       uint32_t nr_uars);
 /* Stops the doorbell watcher, frees all engine state, unhooks the firmware. */
 void eng_destroy(struct eng *e);
 
@@ -24,11 +26,10 @@ void eng_destroy(struct eng *e);
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf,
 		    size_t len);
 
-int eng_irq_register(struct eng *e, uint32_t vector, smx_irq_fn fn,
-		     void *arg);
-void eng_irq_unregister(struct eng *e, uint32_t vector);
-
 /* Runs one pass of the doorbell watcher now (tests: deterministic timing). */
 void eng_poll(struct eng *e);
+
+/* The engine behind a device instance (tests, tools). */
+struct eng *smx_dev_eng(struct smx_dev *dev);
 
 #endif

@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester: send WQEs from the SQ ring, decoded through one opcode table,
+ * checked, turned into a message for the fabric, and completed in order.
+ *
+ * SEND WQE (PRM): a 16-byte control segment (opmod_idx_opcode: opmod << 24 |
+ * wqe index << 8 | opcode; qpn_ds: qpn << 8 | DS, the WQE size in 16-byte
+ * units; fm_ce_se: fence bits 7:5, CQ update (ce) bits 3:2, solicited bit 1;
+ * imm: immediate data or the rkey to invalidate), then per QP type and opcode
+ * an XRC segment (XRC: remote SRQ number), a datagram segment (UD: the 48-byte
+ * address vector with dqpn and qkey), a remote-address segment, an atomic
+ * segment, and data: 16-byte pointer segments (byte_count 0 = 2 GiB) or
+ * inline segments (byte_count | 0x80000000, data, padded to 16). A WQE takes
+ * ceil(DS / 4) 64-byte basic blocks (WQEBBs) and may wrap around the ring.
+ * The producer is the WQEBB counter in the low 16 bits of dbrec[1].
+ *
+ * Ordering: one WQE at a time, in ring order. The fabric is synchronous (the
+ * responder has run when xmit returns), so RDMA READ and atomic results are
+ * in place before the next WQE starts: every fence is satisfied by
+ * construction. A WQE that must wait (RNR NAK, no response) parks the QP
+ * until its timer expires; nothing behind it runs meanwhile.
+ *
+ * Errors complete the WQE with an error CQE (whether signalled or not), move
+ * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+/* Segments following the control segment, and what the opcode does. */
+enum {
+	OPF_RADDR = 1 << 0,	/* remote address segment */
+	OPF_ATOMIC = 1 << 1,	/* atomic segment */
+	OPF_GATHER = 1 << 2,	/* data segments are the source (local read) */
+	OPF_SCATTER = 1 << 3,	/* data segments receive the response */
+	OPF_IMM = 1 << 4,	/* ctrl.imm is immediate data */
+	OPF_INV = 1 << 5,	/* ctrl.imm is the rkey to invalidate */
+	OPF_NOP = 1 << 6,	/* nothing goes on the wire */
+};
+
+#define QT(x) (1u << MLX5_QPC_ST_##x)
+#define QT_ALL (QT(RC) | QT(UC) | QT(UD) | QT(XRC))
+#define QT_CONN (QT(RC) | QT(UC) | QT(XRC))
+#define QT_RELIABLE (QT(RC) | QT(XRC))
+
+struct eng_opdesc {
+	const char *name;
+	uint32_t qp_types;	/* QT() of the QP types that may post it */
+	uint32_t flags;		/* OPF_* */
+	uint8_t pkt_op;		/* enum eng_pkt_op */
+};
+
+static const struct eng_opdesc eng_opdesc[256] = {
+	[MLX5_OPCODE_NOP] = {
+		.name = "NOP", .qp_types = QT_ALL, .flags = OPF_NOP,
+	},
+	[MLX5_OPCODE_SEND] = {
+		.name = "SEND", .qp_types = QT_ALL, .flags = OPF_GATHER,
+		.pkt_op = ENG_PKT_SEND,
+	},
+	[MLX5_OPCODE_SEND_IMM] = {
+		.name = "SEND_IMM", .qp_types = QT_ALL,
+		.flags = OPF_GATHER | OPF_IMM, .pkt_op = ENG_PKT_SEND,
+	},
+	[MLX5_OPCODE_SEND_INVAL] = {
+		.name = "SEND_INVAL", .qp_types = QT_CONN,
+		.flags = OPF_GATHER | OPF_INV, .pkt_op = ENG_PKT_SEND,
+	},
+	[MLX5_OPCODE_RDMA_WRITE] = {
+		.name = "RDMA_WRITE", .qp_types = QT_CONN,
+		.flags = OPF_RADDR | OPF_GATHER, .pkt_op = ENG_PKT_WRITE,
+	},
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = {
+		.name = "RDMA_WRITE_IMM", .qp_types = QT_CONN,
+		.flags = OPF_RADDR | OPF_GATHER | OPF_IMM,
+		.pkt_op = ENG_PKT_WRITE,
+	},
+	[MLX5_OPCODE_RDMA_READ] = {
+		.name = "RDMA_READ", .qp_types = QT_RELIABLE,
+		.flags = OPF_RADDR | OPF_SCATTER, .pkt_op = ENG_PKT_READ,
+	},
+	[MLX5_OPCODE_ATOMIC_CS] = {
+		.name = "ATOMIC_CS", .qp_types = QT_RELIABLE,
+		.flags = OPF_RADDR | OPF_ATOMIC | OPF_SCATTER,
+		.pkt_op = ENG_PKT_CMP_SWAP,
+	},
+	[MLX5_OPCODE_ATOMIC_FA] = {
+		.name = "ATOMIC_FA", .qp_types = QT_RELIABLE,
+		.flags = OPF_RADDR | OPF_ATOMIC | OPF_SCATTER,
+		.pkt_op = ENG_PKT_FETCH_ADD,
+	},
+	/* ATOMIC_MASKED_*, LOCAL_INVAL, UMR, SET_PSV ...: not in the table,
+	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
+};
+
+static const char *const eng_st_name[16] = {
+	[MLX5_QPC_ST_RC] = "RC", [MLX5_QPC_ST_UC] = "UC",
+	[MLX5_QPC_ST_UD] = "UD", [MLX5_QPC_ST_XRC] = "XRC",
+};
+
+/* ------------------------------------------------------------------ */
+/* Arithmetic of the wire                                             */
+/* ------------------------------------------------------------------ */
+
+uint32_t eng_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & 0xffffff;
+}
+
+int32_t eng_psn_diff(uint32_t a, uint32_t b)
+{
+	/* Sign-extend the 24-bit difference. */
+	return (int32_t)(((a - b) & 0xffffff) << 8) >> 8;
+}
+
+uint32_t eng_mtu_bytes(uint32_t mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 4096u;
+}
+
+uint64_t eng_rnr_timer_ns(uint32_t enc)
+{
+	/* IB spec 9.7.5.2.8: encoded minimum RNR NAK timer, in 10 us. */
+	static const uint32_t t10us[32] = {
+		65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+		12288, 16384, 24576, 32768, 49152,
+	};
+
+	return (uint64_t)t10us[enc & 31] * 10000ull;
+}
+
+uint64_t eng_ack_timeout_ns(uint32_t timeout)
+{
+	/* 4.096 us * 2^timeout; 0 means infinite. */
+	if (!timeout)
+		return UINT64_MAX;
+	return 4096ull << (timeout & 31);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading the ring                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Copies @nbb WQEBBs starting at counter @idx (wrapping) into @dst. */
+static bool eng_sq_copy(const struct fw_qp *qp, uint16_t idx, uint32_t nbb,
+			uint8_t *dst)
+{
+	uint32_t i;
+
+	for (i = 0; i < nbb; i++) {
+		uint32_t bb = (uint32_t)(uint16_t)(idx + i) & (qp->sq_wqebbs - 1);
+		const uint8_t *src = fw_buf_addr(&qp->buf, qp->sq_offset +
+						 (uint64_t)bb * 64);
+
+		if (!src)
+			return false;
+		memcpy(dst + (size_t)i * 64, src, 64);
+	}
+	return true;
+}
+
+static uint16_t eng_sq_pi(const struct fw_qp *qp)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&qp->dbrec[1],
+						 __ATOMIC_ACQUIRE));
+}
+
+/* Opcode and size of the WQE at @idx as written (flush, errors). */
+static void eng_sq_peek(const struct fw_qp *qp, uint16_t idx, uint16_t avail,
+			uint8_t *opcode, uint32_t *nbb)
+{
+	uint8_t bb[64];
+	uint32_t ds, n;
+
+	*opcode = 0;
+	*nbb = 1;
+	if (!eng_sq_copy(qp, idx, 1, bb))
+		return;
+	*opcode = (uint8_t)(be32toh(((struct mlx5_wqe_ctrl_seg *)bb)
+				    ->opmod_idx_opcode) & 0xff);
+	ds = be32toh(((struct mlx5_wqe_ctrl_seg *)bb)->qpn_ds) & 0x3f;
+	n = ds ? (ds * 16 + 63) / 64 : 1;
+	*nbb = n > avail ? avail : n;
+	if (!*nbb)
+		*nbb = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion                                                         */
+/* ------------------------------------------------------------------ */
+
+struct sq_err {
+	uint8_t syndrome;
+	uint32_t seg;
+	const char *segname;
+	char why[200];
+};
+
+#define SQ_FAIL(err, synd, sg, sgname, ...)                                    \
+	do {                                                                   \
+		(err)->syndrome = MLX5_CQE_SYNDROME_##synd;                    \
+		(err)->seg = (sg);                                             \
+		(err)->segname = (sgname);                                     \
+		snprintf((err)->why, sizeof((err)->why), __VA_ARGS__);         \
+	} while (0)
+
+static void eng_sq_cqe(struct eng *e, struct eng_qp *q, uint8_t cqe_opcode,
+		       uint8_t syndrome, uint8_t sq_opcode, uint32_t byte_cnt)
+{
+	struct fw_qp *qp = q->qp;
+	struct eng_cqe c = {
+		.opcode = cqe_opcode,
+		.syndrome = syndrome,
+		.sq_opcode = sq_opcode,
+		.qpn = qp->obj.id,
+		.wqe_counter = q->sq_ci,
+		.byte_cnt = byte_cnt,
+		.srqn_uidx = DEVX_GET(qpc, qp->qpc, user_index),
+	};
+
+	if (qp->scq)
+		eng_cqe_post(e, qp->scq, &c);
+}
+
+/* Completes the WQE at sq_ci in error, then the QP goes to ERR. */
+static void eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *err)
+{
+	struct fw_qp *qp = q->qp;
+	uint16_t avail = (uint16_t)(eng_sq_pi(qp) - q->sq_ci);
+	uint8_t opcode;
+	uint32_t nbb;
+
+	eng_sq_peek(qp, q->sq_ci, avail ? avail : 1, &opcode, &nbb);
+	smx_dbg("engine: qp 0x%x wqe %u seg %u (%s): %s -> %s", qp->obj.id,
+		q->sq_ci, err->seg, err->segname, err->why,
+		eng_synd_str(err->syndrome));
+	eng_sq_cqe(e, q, MLX5_CQE_REQ_ERR, err->syndrome, opcode, 0);
+	q->sq_ci += (uint16_t)nbb;
+	q->attempted = false;
+	q->wait = ENG_WAIT_NONE;
+	eng_qp_to_err(e, qp);
+}
+
+void eng_sq_flush(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+	uint16_t pi;
+
+	if (!qp->sq_wqebbs || !qp->dbrec)
+		return;
+	pi = eng_sq_pi(qp);
+	while (q->sq_ci != pi) {
+		uint8_t opcode;
+		uint32_t nbb;
+
+		eng_sq_peek(qp, q->sq_ci, (uint16_t)(pi - q->sq_ci), &opcode,
+			    &nbb);
+		eng_sq_cqe(e, q, MLX5_CQE_REQ_ERR, MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+			   opcode, 0);
+		q->sq_ci += (uint16_t)nbb;
+	}
+	q->attempted = false;
+	q->wait = ENG_WAIT_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* One WQE                                                            */
+/* ------------------------------------------------------------------ */
+
+enum sq_step { SQ_DONE, SQ_PARK, SQ_FAILED };
+
+struct sq_wqe {
+	const struct eng_opdesc *d;
+	uint8_t opcode;
+	uint32_t nbb;
+	bool signaled;
+	struct eng_pkt pkt;
+	struct eng_sge sge[ENG_MAX_SGE];
+	struct eng_sgl data;		/* gather or scatter list */
+	const struct mlx5_wqe_av *av;	/* UD */
+};
+
+/* Parses and checks the WQE in e->wqe; builds w->pkt. */
+static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
+			 uint16_t avail, struct sq_err *err)
+{
+	struct fw_qp *qp = q->qp;
+	uint8_t *b = e->wqe;
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)b;
+	uint32_t opmod_idx_opcode = be32toh(ctrl->opmod_idx_opcode);
+	uint32_t qpn_ds = be32toh(ctrl->qpn_ds);
+	uint32_t ds = qpn_ds & 0x3f, end = ds * 16, off = 16, segno = 1;
+	struct eng_pkt *p = &w->pkt;
+	uint32_t need;
+
+	w->opcode = opmod_idx_opcode & 0xff;
+	w->nbb = ds ? (ds * 16 + 63) / 64 : 1;
+	w->d = &eng_opdesc[w->opcode];
+	w->signaled = ((ctrl->fm_ce_se >> 2) & 3) >= 2;
+	if (!ds) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "DS is 0");
+		return -1;
+	}
+	if (w->nbb > avail) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "DS %u needs %u WQEBBs, "
+			"only %u posted", ds, w->nbb, avail);
+		return -1;
+	}
+	if (w->nbb > 1 && !eng_sq_copy(qp, (uint16_t)(q->sq_ci + 1),
+				       w->nbb - 1, b + 64)) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
+		return -1;
+	}
+	if ((qpn_ds >> 8) != qp->obj.id) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "qpn 0x%x in the "
+			"control segment, the WQE is on qp 0x%x", qpn_ds >> 8,
+			qp->obj.id);
+		return -1;
+	}
+	if (!w->d->name || !(w->d->qp_types & (1u << qp->st))) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "opcode 0x%x (%s) is "
+			"not supported on a %s QP", w->opcode,
+			w->d->name ? w->d->name : "unknown",
+			eng_st_name[qp->st & 0xf] ? eng_st_name[qp->st & 0xf] :
+			"?");
+		return -1;
+	}
+	if ((w->d->flags & OPF_ATOMIC) && (opmod_idx_opcode >> 24)) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "extended atomic "
+			"(opmod %u) is not supported", opmod_idx_opcode >> 24);
+		return -1;
+	}
+
+	memset(p, 0, sizeof(*p));
+	p->op = w->d->pkt_op;
+	p->st = (uint8_t)qp->st;
+	p->sqpn = qp->obj.id;
+	if (w->d->flags & OPF_IMM) {
+		p->flags |= ENG_PKT_F_IMM;
+		p->imm = ctrl->imm;
+	}
+	if (w->d->flags & OPF_INV) {
+		p->flags |= ENG_PKT_F_INV;
+		p->inv_rkey = be32toh(ctrl->imm);
+	}
+	if (ctrl->fm_ce_se & MLX5_WQE_CTRL_SOLICITED)
+		p->flags |= ENG_PKT_F_SE;
+
+	if (qp->st == MLX5_QPC_ST_XRC) {
+		if (off + 16 > end) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "xrc",
+				"DS %u ends before the XRC segment", ds);
+			return -1;
+		}
+		p->xrc_srqn = be32toh(*(const uint32_t *)(b + off)) & 0xffffff;
+		off += 16;
+		segno++;
+	}
+	if (qp->st == MLX5_QPC_ST_UD) {
+		if (off + sizeof(struct mlx5_wqe_av) > end) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "datagram",
+				"DS %u ends before the address vector", ds);
+			return -1;
+		}
+		w->av = (const struct mlx5_wqe_av *)(b + off);
+		off += sizeof(struct mlx5_wqe_av);
+		segno++;
+	}
+	if (w->d->flags & OPF_RADDR) {
+		const struct mlx5_wqe_raddr_seg *r = (const void *)(b + off);
+
+		if (off + 16 > end) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "raddr",
+				"DS %u ends before the remote address segment",
+				ds);
+			return -1;
+		}
+		p->raddr = be64toh(r->raddr);
+		p->rkey = be32toh(r->rkey);
+		off += 16;
+		segno++;
+	}
+	if (w->d->flags & OPF_ATOMIC) {
+		const struct mlx5_wqe_atomic_seg *a = (const void *)(b + off);
+
+		if (off + 16 > end) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "atomic",
+				"DS %u ends before the atomic segment", ds);
+			return -1;
+		}
+		p->swap_add = be64toh(a->swap_add);
+		p->compare = be64toh(a->compare);
+		off += 16;
+		segno++;
+	}
+
+	/* Data: gather (local read) or scatter (local write) list. */
+	need = (w->d->flags & OPF_SCATTER) ? ENG_ACC_LW : ENG_ACC_LR;
+	w->data.sge = w->sge;
+	w->data.n = 0;
+	w->data.len = 0;
+	while (!(w->d->flags & OPF_NOP) && off < end) {
+		uint32_t bc = be32toh(*(const uint32_t *)(b + off));
+		struct eng_sge *s = &w->sge[w->data.n];
+
+		if (w->data.n >= ENG_MAX_SGE) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "data",
+				"more than %u data segments", ENG_MAX_SGE);
+			return -1;
+		}
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+			if (w->d->flags & OPF_SCATTER) {
+				SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "inline",
+					"inline data on %s", w->d->name);
+				return -1;
+			}
+			if (len > end - off - 4) {
+				SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "inline",
+					"%u inline bytes run past DS %u", len, ds);
+				return -1;
+			}
+			s->host = b + off + 4;
+			s->mk = NULL;
+			s->va = 0;
+			s->len = len;
+			off += (4 + len + 15) & ~15u;
+		} else {
+			const struct mlx5_wqe_data_seg *d = (const void *)(b + off);
+			uint64_t len = bc & 0x7fffffff;
+			uint32_t lkey = be32toh(d->lkey);
+
+			if (off + 16 > end) {
+				SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "data",
+					"data segment cut by DS %u", ds);
+				return -1;
+			}
+			if (!len)
+				len = 1ull << 31;	/* PRM: 0 means 2 GiB */
+			if (eng_key_check(e, lkey, qp->pd, need,
+					  be64toh(d->addr), len, &s->mk,
+					  err->why, sizeof(err->why))) {
+				err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+				err->seg = segno;
+				err->segname = "data";
+				return -1;
+			}
+			s->host = NULL;
+			s->va = be64toh(d->addr);
+			s->len = len;
+			off += 16;
+		}
+		w->data.len += s->len;
+		w->data.n++;
+		segno++;
+	}
+	if (w->data.len > (1ull << 31)) {
+		SQ_FAIL(err, LOCAL_LENGTH_ERR, segno - 1, "data",
+			"message of %llu bytes above 2 GiB",
+			(unsigned long long)w->data.len);
+		return -1;
+	}
+	p->len = (uint32_t)w->data.len;
+	if ((w->d->flags & OPF_ATOMIC) && p->len != 8 && p->len != 0) {
+		SQ_FAIL(err, LOCAL_LENGTH_ERR, segno - 1, "data",
+			"atomic result buffer of %u bytes, must be 8", p->len);
+		return -1;
+	}
+	if (w->d->flags & OPF_GATHER)
+		p->payload = &w->data;
+	if (w->d->flags & OPF_SCATTER)
+		p->rdata = &w->data;
+	return 0;
+}
+
+/* Where the message goes; false when the path leads off this device. */
+static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
+			   struct sq_err *err)
+{
+	const struct smx_config *cfg = fw_config(e->fw);
+	struct eng_pkt *p = &w->pkt;
+	const uint8_t *q = qp->qpc;
+
+	if (qp->st == MLX5_QPC_ST_UD) {
+		const struct mlx5_wqe_av *av = w->av;
+		uint32_t fl = be32toh(av->grh_gid_fl);
+		uint32_t qkey = be32toh(av->key.qkey.qkey);
+		bool grh = cfg->link_layer == SMX_LINK_ETH || (fl >> 30) & 1;
+
+		p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
+		/* A qkey with the high bit set means "use the QP's". */
+		p->qkey = qkey & 0x80000000u ? DEVX_GET(qpc, q, q_key) : qkey;
+		p->tclass = av->tclass;
+		p->hop_limit = av->hop_limit;
+		p->flow_label = fl & 0xfffff;
+		memcpy(p->dgid, av->rgid, 16);
+		if (!fw_gid(e->fw, (fl >> 20) & 0xff, p->sgid)) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, 1, "datagram",
+				"source GID index %u is empty", (fl >> 20) & 0xff);
+			return false;
+		}
+		if (grh)
+			return eng_fabric_gid_local(e, p->dgid);
+		return be16toh(av->rlid) == cfg->lid;
+	}
+	p->dqpn = DEVX_GET(qpc, q, remote_qpn);
+	if (cfg->link_layer == SMX_LINK_ETH ||
+	    DEVX_GET(qpc, q, primary_address_path.grh))
+		return eng_fabric_gid_local(
+			e, DEVX_ADDR_OF(qpc, q, primary_address_path.rgid_rip));
+	return DEVX_GET(qpc, q, primary_address_path.rlid) == cfg->lid;
+}
+
+static void eng_sq_park(struct eng *e, struct eng_qp *q, uint8_t why,
+			uint64_t ns)
+{
+	q->wait = why;
+	q->deadline = ns == UINT64_MAX ? UINT64_MAX : eng_now() + ns;
+	eng_timer_note(e, q->deadline);
+}
+
+static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
+{
+	struct fw_qp *qp = q->qp;
+	const uint8_t *qc = qp->qpc;
+	struct sq_wqe w;
+	struct sq_err err = { 0 };
+	struct eng_resp r;
+	uint32_t mtu, byte_cnt;
+	bool routed;
+
+	if (!eng_sq_copy(qp, q->sq_ci, 1, e->wqe)) {
+		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
+		goto fail;
+	}
+	if (eng_sq_decode(e, q, &w, (uint16_t)(pi - q->sq_ci), &err))
+		goto fail;
+
+	if (w.d->flags & OPF_NOP)
+		goto done;
+
+	mtu = qp->st == MLX5_QPC_ST_UD ?
+	      eng_mtu_bytes(fw_config(e->fw)->max_mtu) :
+	      eng_mtu_bytes(DEVX_GET(qpc, qc, mtu));
+	if (qp->st == MLX5_QPC_ST_UD && w.pkt.len > mtu) {
+		SQ_FAIL(&err, LOCAL_LENGTH_ERR, 0, "data", "UD message of %u "
+			"bytes above the %u-byte MTU", w.pkt.len, mtu);
+		goto fail;
+	}
+	routed = eng_sq_address(e, qp, &w, &err);
+	if (err.syndrome)
+		goto fail;
+
+	/* PSNs: a message takes ceil(len / MTU) packets (at least one); a
+	 * retransmission reuses them. */
+	w.pkt.npkts = w.pkt.len ? (w.pkt.len + mtu - 1) / mtu : 1;
+	if (w.pkt.op == ENG_PKT_CMP_SWAP || w.pkt.op == ENG_PKT_FETCH_ADD ||
+	    qp->st == MLX5_QPC_ST_UD)
+		w.pkt.npkts = 1;
+	if (!q->attempted) {
+		q->attempted = true;
+		q->wqe_psn = DEVX_GET(qpc, qc, next_send_psn);
+		q->rnr_left = DEVX_GET(qpc, qc, rnr_retry);
+		q->retry_left = DEVX_GET(qpc, qc, retry_count);
+		DEVX_SET(qpc, qp->qpc, next_send_psn,
+			 eng_psn_add(q->wqe_psn, w.pkt.npkts));
+	}
+	w.pkt.psn = q->wqe_psn;
+	w.pkt.pkey = 0xffff;
+
+	if (routed) {
+		eng_fabric_xmit(e, &w.pkt, &r);
+	} else {
+		memset(&r, 0, sizeof(r));
+		r.ack = ENG_ACK_DROPPED;
+	}
+
+	if (qp->st == MLX5_QPC_ST_UC || qp->st == MLX5_QPC_ST_UD)
+		goto done;	/* unacknowledged: sent is done */
+	switch (r.ack) {
+	case ENG_ACK_OK:
+		break;
+	case ENG_NAK_RNR:
+		if (!q->rnr_left) {
+			SQ_FAIL(&err, RNR_RETRY_EXC_ERR, 0, "ctrl",
+				"RNR NAK from qp 0x%x, RNR retries exhausted "
+				"(rnr_retry %u)", w.pkt.dqpn,
+				DEVX_GET(qpc, qc, rnr_retry));
+			goto fail;
+		}
+		if (q->rnr_left != 7)
+			q->rnr_left--;
+		eng_sq_park(e, q, ENG_WAIT_RNR, eng_rnr_timer_ns(r.rnr_timer));
+		return SQ_PARK;
+	case ENG_ACK_DROPPED:
+	case ENG_NAK_SEQ:
+		eng_sq_park(e, q, ENG_WAIT_ACK,
+			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
+						primary_address_path.ack_timeout)));
+		return SQ_PARK;
+	case ENG_NAK_INV_REQ:
+		SQ_FAIL(&err, REMOTE_INVAL_REQ_ERR, 0, "ctrl", "qp 0x%x "
+			"answered NAK invalid request", w.pkt.dqpn);
+		goto fail;
+	case ENG_NAK_REM_ACCESS:
+		SQ_FAIL(&err, REMOTE_ACCESS_ERR, w.d->flags & OPF_RADDR ? 1 : 0,
+			w.d->flags & OPF_RADDR ? "raddr" : "ctrl",
+			"qp 0x%x answered NAK remote access (rkey 0x%x "
+			"[0x%llx,+0x%x))", w.pkt.dqpn, w.pkt.rkey,
+			(unsigned long long)w.pkt.raddr, w.pkt.len);
+		goto fail;
+	case ENG_NAK_REM_OP:
+	default:
+		SQ_FAIL(&err, REMOTE_OP_ERR, 0, "ctrl", "qp 0x%x answered NAK "
+			"remote operational error", w.pkt.dqpn);
+		goto fail;
+	}
+	if (w.pkt.op == ENG_PKT_CMP_SWAP || w.pkt.op == ENG_PKT_FETCH_ADD) {
+		uint64_t be = htobe64(r.atomic_orig);
+		struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
+		struct eng_sgl one = { &s, 1, 8 };
+
+		if (w.data.len)
+			eng_sgl_copy(&w.data, 0, &one, 0, 8);
+	}
+done:
+	byte_cnt = w.pkt.op == ENG_PKT_CMP_SWAP ||
+		   w.pkt.op == ENG_PKT_FETCH_ADD ? 8 : w.pkt.len;
+	if (w.signaled)
+		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, w.opcode,
+			   w.d->flags & OPF_NOP ? 0 : byte_cnt);
+	q->sq_ci += (uint16_t)w.nbb;
+	q->attempted = false;
+	return SQ_DONE;
+fail:
+	eng_sq_fail(e, q, &err);
+	return SQ_FAILED;
+}
+
+void eng_sq_run(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+
+	if (!qp->sq_wqebbs || !qp->dbrec)
+		return;
+	switch (qp->state) {
+	case MLX5_QPC_STATE_ERR:
+	case MLX5_QPC_STATE_SQER:
+		eng_sq_flush(e, q);
+		return;
+	case MLX5_QPC_STATE_RTS:
+		break;
+	default:
+		return;	/* RST/INIT/RTR: not yet; SQD: nothing new */
+	}
+	if (q->wait != ENG_WAIT_NONE) {
+		if (eng_now() < q->deadline)
+			return;
+		if (q->wait == ENG_WAIT_ACK) {
+			if (!q->retry_left) {
+				struct sq_err err = { 0 };
+
+				SQ_FAIL(&err, TRANSPORT_RETRY_EXC_ERR, 0, "ctrl",
+					"no response from qp 0x%x, transport "
+					"retries exhausted (retry_count %u)",
+					DEVX_GET(qpc, qp->qpc, remote_qpn),
+					DEVX_GET(qpc, qp->qpc, retry_count));
+				eng_sq_fail(e, q, &err);
+				return;
+			}
+			q->retry_left--;
+		}
+		q->wait = ENG_WAIT_NONE;
+	}
+	/* busy: a responder error on this very QP (loopback) must not flush
+	 * the WQE being executed; the flush happens below instead. */
+	q->busy = true;
+	while (qp->state == MLX5_QPC_STATE_RTS) {
+		uint16_t pi = eng_sq_pi(qp);
+
+		if (pi == q->sq_ci)
+			break;
+		if (eng_sq_exec(e, q, pi) != SQ_DONE)
+			break;
+	}
+	q->busy = false;
+	if (qp->state == MLX5_QPC_STATE_ERR)
+		eng_sq_flush(e, q);
+}
