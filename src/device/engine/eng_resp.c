@@ -359,7 +359,10 @@ static bool resp_invalidate(struct resp_ctx *c)
 {
 	struct fw_mkey *mk = fw_mkey_lookup(c->e->fw, c->p->inv_rkey);
 
-	if (!mk || mk->free || mk->pd != c->pd || !mk->umr_en) {
+	/* Remote invalidation needs mkc.en_rinval, or a UMR-managed key (the
+	 * memory windows and UMR mkeys the driver creates). */
+	if (!mk || mk->free || mk->pd != c->pd ||
+	    !(DEVX_GET(mkc, mk->ctx, en_rinval) || mk->umr_en)) {
 		snprintf(c->why, sizeof(c->why), "send with invalidate: key 0x%x "
 			 "%s", c->p->inv_rkey,
 			 !mk || mk->free ? "is not valid" :
