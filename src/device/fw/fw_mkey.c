@@ -121,7 +121,7 @@ int fw_mkey_create(struct fw_cmd *c)
 	mk->pd = FW_REF(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
 	if (!mk->pd)
 		goto err;
-	if ((mk->access & 0xc) && !(mk->access & 0x2)) {
+	if ((mk->access & 0x18) && !(mk->access & 0x2)) {
 		FW_FAIL(c, BAD_PARAM_ERR,
 			"remote write/atomic access without local write");
 		goto err;
