@@ -59,13 +59,31 @@ static inline unsigned int t_exec(struct smx_dev *d, const void *in, size_t inle
 	return DEVX_GET(mbox_out, out, status);
 }
 
+/* Everything a test allocates stays reachable here and is freed at exit
+ * (t_free_all), so LeakSanitizer only reports what the device leaks. */
+static void *t_allocs[8192];
+static unsigned int t_nallocs;
+
+static inline void *t_keep(void *p)
+{
+	if (p && t_nallocs < sizeof(t_allocs) / sizeof(t_allocs[0]))
+		t_allocs[t_nallocs++] = p;
+	return p;
+}
+
+static inline void t_free_all(void)
+{
+	while (t_nallocs)
+		free(t_allocs[--t_nallocs]);
+}
+
 static inline void *t_zalloc(size_t bytes)
 {
 	size_t sz = (bytes + 4095) & ~(size_t)4095;
 	void *p = aligned_alloc(4096, sz ? sz : 4096);
 
 	memset(p, 0, sz ? sz : 4096);
-	return p;
+	return t_keep(p);
 }
 
 static inline uint32_t t_alloc_handle(struct smx_dev *d, uint16_t op)
@@ -96,7 +114,7 @@ static inline void t_env_open(struct t_env *env)
 static inline struct t_cq *t_cq_create(struct t_env *env, uint32_t log,
 				       uint32_t eqn)
 {
-	struct t_cq *cq = calloc(1, sizeof(*cq));
+	struct t_cq *cq = t_keep(calloc(1, sizeof(*cq)));
 	size_t bytes = (size_t)64 << log, npas = (bytes + 4095) / 4096, i;
 	size_t inlen = DEVX_ST_SZ_BYTES(create_cq_in) + 8 * npas;
 	uint8_t *in = calloc(1, inlen);
@@ -224,7 +242,7 @@ static inline struct t_qp *t_qp_create(struct t_env *env, uint32_t st,
 				       struct t_cq *scq, struct t_cq *rcq,
 				       const struct t_qp_opt *o)
 {
-	struct t_qp *qp = calloc(1, sizeof(*qp));
+	struct t_qp *qp = t_keep(calloc(1, sizeof(*qp)));
 	uint32_t log_sq = o && o->log_sq ? o->log_sq : 6;
 	uint32_t log_rq = o && o->log_rq ? o->log_rq : 5;
 	bool srq = o && o->srqn;

@@ -456,5 +456,6 @@ int main(void)
 	test_ud();
 	test_srq();
 	smx_dev_close(env.d);
+	t_free_all();
 	return smx_test_done();
 }
