@@ -225,6 +225,7 @@ static struct verbs_context *context_create(struct ibv_device *ibdev, int cmd_fd
 		return NULL;
 	ctx->hca = mdev->hca;
 	ctx->dv_flags = dv_flags;
+	pthread_mutex_init(&ctx->lock, NULL);
 	ctx->uctx = u ? u : ucontext_new(mdev->hca, cmd_fd);
 	if (!ctx->uctx) {
 		ret = errno ? errno : ENOMEM;
@@ -283,9 +284,38 @@ static struct verbs_context *mlx5_context_import(struct ibv_device *ibdev,
 	return vctx;
 }
 
+/* A PD of the context's own, created on first use (XRC target QPs). */
+int mlx5_context_internal_pd(struct mlx5_context *ctx, uint32_t *pdn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(alloc_pd_out)] = {};
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->xrc_tgt_pdn) {
+		DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+		ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+		if (!ret)
+			ctx->xrc_tgt_pdn = DEVX_GET(alloc_pd_out, out, pd);
+	}
+	*pdn = ctx->xrc_tgt_pdn;
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
 static void mlx5_free_context(struct ibv_context *ibctx)
 {
 	struct mlx5_context *ctx = to_mctx(ibctx);
+
+	if (ctx->xrc_tgt_pdn) {
+		uint32_t in[DEVX_ST_SZ_DW(dealloc_pd_in)] = {};
+		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+		DEVX_SET(dealloc_pd_in, in, opcode, MLX5_CMD_OP_DEALLOC_PD);
+		DEVX_SET(dealloc_pd_in, in, pd, ctx->xrc_tgt_pdn);
+		mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	}
+	pthread_mutex_destroy(&ctx->lock);
 
 	context_free_td(ctx);
 	context_free_uar(ctx);

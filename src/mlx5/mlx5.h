@@ -126,6 +126,8 @@ struct mlx5_context {
 	uint32_t uar_page;	/* ALLOC_UAR page id: doorbells, BlueFlame */
 	void *uar;		/* the page, mapped from the device BAR */
 	uint32_t tdn;		/* transport domain for TIS/TIR (raw QPs) */
+	uint32_t xrc_tgt_pdn;	/* the PD XRC target QPs are created in */
+	pthread_mutex_t lock;
 	uint64_t dv_flags;	/* mlx5dv_open_device flags */
 	uint8_t link_layer;	
 	uint8_t num_ports;
@@ -361,6 +363,7 @@ int mlx5_query_gid_ex(struct ibv_context *context, uint32_t port,
 int mlx5_query_pkey(struct ibv_context *context, uint8_t port, int index,
 		    __be16 *pkey);
 int mlx5_context_caps_load(struct mlx5_context *ctx);
+int mlx5_context_internal_pd(struct mlx5_context *ctx, uint32_t *pdn);
 
 struct ibv_pd *mlx5_alloc_pd(struct ibv_context *context);
 int mlx5_dealloc_pd(struct ibv_pd *pd);

@@ -49,8 +49,9 @@ static int mr_log_page_size(uint64_t addr, uint64_t iova)
 {
 	int log;
 
+	/* Page 0 is never a DMA page: keep the first page's base non-zero. */
 	for (log = MR_MAX_LOG_PAGE; log > MLX5_ADAPTER_PAGE_SHIFT; log--)
-		if (!((addr ^ iova) & ((1ull << log) - 1)))
+		if (!((addr ^ iova) & ((1ull << log) - 1)) && (addr >> log))
 			break;
 	if ((addr ^ iova) & (MLX5_ADAPTER_PAGE_SIZE - 1))
 		return -1;

@@ -423,8 +423,20 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	qpc = DEVX_ADDR_OF(create_qp_in, in, qpc);
 	DEVX_SET(qpc, qpc, st, (uint32_t)st);
 	DEVX_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);
-	if (pd)
+	if (pd) {
 		DEVX_SET(qpc, qpc, pd, to_mpd(pd)->pdn);
+	} else {
+		/* XRC targets belong to no user PD; like the kernel, give them
+		 * one of the context's own (access checks use the XRC SRQ's). */
+		uint32_t pdn;
+
+		ret = mlx5_context_internal_pd(ctx, &pdn);
+		if (ret) {
+			free(in);
+			goto err_buf;
+		}
+		DEVX_SET(qpc, qpc, pd, pdn);
+	}
 	DEVX_SET(qpc, qpc, uar_page, ctx->uar_page);
 	DEVX_SET(qpc, qpc, log_page_size, 0);
 	DEVX_SET(qpc, qpc, block_lb_mc,

@@ -152,8 +152,10 @@ static inline int t_poll(struct t_cq *cq, struct mlx5_cqe64 *out)
 				(size_t)(cq->ci & (cq->n - 1)) * 64);
 	uint8_t own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
 
-	if ((own >> 4) == MLX5_CQE_INVALID || (own & 1) != !!(cq->ci & cq->n))
+	if ((own >> 4) == MLX5_CQE_INVALID || (own & 1) != !!(cq->ci & cq->n)) {
+		memset(out, 0, sizeof(*out));	/* callers check fields anyway */
 		return 0;
+	}
 	*out = *c;
 	cq->ci++;
 	cq->db[0] = htobe32(cq->ci & 0xffffff);

@@ -115,7 +115,10 @@ int fw_qp_create(struct fw_cmd *c)
 	    rq_type != MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ)
 		return FW_FAIL(c, BAD_PARAM_ERR, "rq_type %u is not valid",
 			       rq_type);
-	if (no_sq && rq_type == MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ)
+	/* An XRC target QP has neither: its receives land in the XRC SRQ
+	 * each packet names, within the QP's XRC domain. */
+	if (no_sq && rq_type == MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ &&
+	    !(st == MLX5_QPC_ST_XRC && QGET(qpc, xrcd)))
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "no_sq with a zero-size RQ: the QP has no queue");
 
