@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mlx5/devx.h"
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
@@ -307,6 +308,7 @@ static void mlx5_free_context(struct ibv_context *ibctx)
 {
 	struct mlx5_context *ctx = to_mctx(ibctx);
 
+	mlx5_devx_context_cleanup(ctx);
 	if (ctx->xrc_tgt_pdn) {
 		uint32_t in[DEVX_ST_SZ_DW(dealloc_pd_in)] = {};
 		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
