@@ -20,7 +20,7 @@
 
 /* Sorted by opcode (checked at fw_create). */
 static const struct fw_cmd_desc fw_cmd_table[] = {
-	CMD(QUERY_HCA_CAP, "QUERY_HCA_CAP", query_hca_cap_in, query_hca_cap_out, fw_caps_query_hca_cap),
+	{ MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", ST_BYTES(query_hca_cap_in), 0x810, fw_caps_query_hca_cap }, /* out: header + at least 2 KiB of the page (pyverbs reads 0x810), truncated */
 	CMD(QUERY_ADAPTER, "QUERY_ADAPTER", query_adapter_in, query_adapter_out, fw_caps_query_adapter),
 	CMD(CREATE_MKEY, "CREATE_MKEY", create_mkey_in, create_mkey_out, fw_mkey_create),
 	CMD(QUERY_MKEY, "QUERY_MKEY", query_mkey_in, query_mkey_out, fw_mkey_query),
@@ -123,7 +123,7 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 	/* Aligned private copies: DEVX_GET reads 32-bit words, and a failed
 	 * command must leave nothing but status and syndrome behind. */
 	inb = calloc(1, (inlen + 7) & ~(size_t)7);
-	outb = calloc(1, (outlen + 7) & ~(size_t)7);
+	outb = calloc(1, ((outlen > 0x1010 ? outlen : 0x1010) + 7) & ~(size_t)7); /* room for any handler's whole answer; outlen bytes go back */
 	if (!inb || !outb) {
 		free(inb);
 		free(outb);

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DEVX through libmlx5's public API on the software device: general commands,
+ * objects built from raw PRM mailboxes (PD, CQ, RC QP on umems + UAR + EQN,
+ * the way rdma-core's test_mlx5_devx does), QP transitions, queries, derived
+ * destroys, the asynchronous query channel, event channels, EQ + MSI vector,
+ * and hostile input.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "prm/prm.h"
+#include "smx_test.h"
+
+static struct ibv_device *dev;
+
+static uint8_t status_of(const void *out)
+{
+	return ((const uint8_t *)out)[0];
+}
+
+static struct ibv_context *open_devx(void)
+{
+	struct mlx5dv_context_attr attr = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+
+	return mlx5dv_open_device(dev, &attr);
+}
+
+static void test_general(struct ibv_context *ctx, struct ibv_context *plain)
+{
+	uint32_t in[DEVX_ST_SZ_DW(query_hca_cap_in)] = {};
+	uint8_t out[0x1010];
+	uint32_t nop[4] = {};
+	int ret;
+
+	/* QUERY_HCA_CAP, general caps, current: pyverbs' 0x810-byte read */
+	DEVX_SET(query_hca_cap_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
+	DEVX_SET(query_hca_cap_in, in, op_mod, 0 << 1 | 1);
+	memset(out, 0xee, sizeof(out));
+	ret = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 0x810);
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(status_of(out), 0);
+	/* port_type at cap bit 0x1b6 (2 bits), num_ports at bit 0x1b8 */
+	CHECK_EQ(out[16 + 0x36] & 3, 1);	/* Ethernet */
+	CHECK_EQ(out[16 + 0x37], 1);
+	CHECK_EQ(DEVX_GET(cmd_hca_cap, out + 16, port_type), out[16 + 0x36] & 3);
+	CHECK_EQ(out[0x810 - 1 + 1], 0xee);	/* nothing past outlen */
+
+	/* A non-DEVX context may still run the kernel's whitelisted queries. */
+	ret = mlx5dv_devx_general_cmd(plain, in, sizeof(in), out, 0x1010);
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(status_of(out), 0);
+	DEVX_SET(mbox_in, nop, opcode, MLX5_CMD_OP_NOP);
+	CHECK_EQ(mlx5dv_devx_general_cmd(plain, nop, sizeof(nop), out, 16), EINVAL);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, nop, sizeof(nop), out, 16), 0);
+
+	/* Failure answered by the device: EREMOTEIO, status in out. */
+	DEVX_SET(query_hca_cap_in, in, op_mod, 0x3e << 1 | 1);
+	ret = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 0x1010);
+	if (ret) {
+		CHECK_EQ(ret, EREMOTEIO);
+		CHECK(status_of(out) != 0);
+	}
+	/* Object commands are not general commands. */
+	DEVX_SET(mbox_in, nop, opcode, MLX5_CMD_OP_ALLOC_PD);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, nop, sizeof(nop), out, 16), EINVAL);
+	DEVX_SET(mbox_in, nop, opcode, MLX5_CMD_OP_DEALLOC_PD);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, nop, sizeof(nop), out, 16), EINVAL);
+	/* Mailboxes that cannot carry a command */
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, in, 8, out, 16), EINVAL);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, 8), EINVAL);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, NULL, 16, out, 16), EFAULT);
+	CHECK_EQ(mlx5dv_devx_general_cmd(ctx, in, 16, NULL, 16), EFAULT);
+	CHECK_EQ(mlx5dv_devx_general_cmd(NULL, in, 16, out, 16), EINVAL);
+}
+
+struct qp_res {
+	void *cq_buf, *cq_dbr, *qp_buf, *qp_dbr;
+	struct mlx5dv_devx_umem *cq_um, *cq_dbr_um, *qp_um, *qp_dbr_um;
+	struct mlx5dv_devx_uar *uar;
+	struct mlx5dv_devx_obj *pd, *cq, *qp;
+	uint32_t pdn, cqn, qpn, eqn;
+};
+
+static void *zalloc_pages(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len))
+		return NULL;
+	memset(p, 0, len);
+	return p;
+}
+
+static struct mlx5dv_devx_obj *create_cq(struct ibv_context *ctx, struct qp_res *r,
+					 uint32_t cq_umem_id, uint8_t *out)
+{
+	uint32_t in[DEVX_ST_SZ_DW(create_cq_in)] = {};
+	void *cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
+
+	DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	DEVX_SET(create_cq_in, in, cq_umem_valid, 1);
+	DEVX_SET(create_cq_in, in, cq_umem_id, cq_umem_id);
+	DEVX_SET(cqc, cqc, c_eqn, r->eqn);
+	DEVX_SET(cqc, cqc, uar_page, r->uar->page_id);
+	DEVX_SET(cqc, cqc, log_cq_size, 8);
+	DEVX_SET(cqc, cqc, dbr_umem_valid, 1);
+	DEVX_SET(cqc, cqc, dbr_umem_id, r->cq_dbr_um->umem_id);
+	return mlx5dv_devx_obj_create(ctx, in, sizeof(in), out,
+				      DEVX_ST_SZ_BYTES(create_cq_out));
+}
+
+static int qp_query_state(struct mlx5dv_devx_obj *qp, uint32_t qpn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(query_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_qp_out)] = {};
+
+	DEVX_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	DEVX_SET(query_qp_in, in, qpn, qpn);
+	if (mlx5dv_devx_obj_query(qp, in, sizeof(in), out, sizeof(out)))
+		return -1;
+	return (int)DEVX_GET(query_qp_out, out, qpc.state);
+}
+
+static void test_objects(struct ibv_context *ctx)
+{
+	struct qp_res r = {};
+	uint8_t out[0x200];
+	int ret;
+
+	/* umems: zero-filled posix_memalign buffers, like pyverbs */
+	r.cq_buf = zalloc_pages(256 * 64);
+	r.cq_dbr = zalloc_pages(4096);
+	r.qp_buf = zalloc_pages(512 * 1024);
+	r.qp_dbr = zalloc_pages(4096);
+	r.cq_um = mlx5dv_devx_umem_reg(ctx, r.cq_buf, 256 * 64, IBV_ACCESS_LOCAL_WRITE);
+	r.cq_dbr_um = mlx5dv_devx_umem_reg(ctx, r.cq_dbr, 8, IBV_ACCESS_LOCAL_WRITE);
+	r.qp_um = mlx5dv_devx_umem_reg(ctx, r.qp_buf, 512 * 1024, IBV_ACCESS_LOCAL_WRITE);
+	r.qp_dbr_um = mlx5dv_devx_umem_reg(ctx, r.qp_dbr, 8, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(r.cq_um && r.cq_dbr_um && r.qp_um && r.qp_dbr_um);
+	if (!r.cq_um || !r.cq_dbr_um || !r.qp_um || !r.qp_dbr_um)
+		return;
+	CHECK(r.cq_um->umem_id != r.qp_um->umem_id);
+
+	r.uar = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	CHECK(r.uar != NULL);
+	if (!r.uar)
+		return;
+	CHECK(r.uar->page_id != 0);
+	CHECK((uint8_t *)r.uar->reg_addr == (uint8_t *)r.uar->base_addr + 0x800);
+	CHECK(mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_NC) == r.uar);
+	CHECK_EQ(mlx5dv_devx_query_eqn(ctx, 0, &r.eqn), 0);
+	CHECK_EQ(mlx5dv_devx_query_eqn(ctx, 4096, &r.eqn), ENOENT);
+	CHECK_EQ(mlx5dv_devx_query_eqn(ctx, 0, &r.eqn), 0);
+
+	/* PD */
+	{
+		uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+
+		DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+		r.pd = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out,
+					      DEVX_ST_SZ_BYTES(alloc_pd_out));
+		CHECK(r.pd != NULL);
+		CHECK_EQ(status_of(out), 0);
+		r.pdn = DEVX_GET(alloc_pd_out, out, pd);
+		CHECK(r.pdn != 0);
+	}
+
+	/* CQ on a umem that does not exist: the device's answer, EREMOTEIO */
+	errno = 0;
+	CHECK(create_cq(ctx, &r, 0xabcdef, out) == NULL);
+	CHECK_EQ(errno, EREMOTEIO);
+	CHECK(status_of(out) != 0);
+
+	r.cq = create_cq(ctx, &r, r.cq_um->umem_id, out);
+	CHECK(r.cq != NULL);
+	if (!r.cq)
+		return;
+	r.cqn = DEVX_GET(create_cq_out, out, cqn);
+
+	/* RC QP: RQ 1024 x 16 B at 0, SQ 4096 x 64 B at 16 KiB */
+	{
+		uint32_t in[DEVX_ST_SZ_DW(create_qp_in)] = {};
+		void *qpc = DEVX_ADDR_OF(create_qp_in, in, qpc);
+
+		DEVX_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+		DEVX_SET(qpc, qpc, st, 0);
+		DEVX_SET(qpc, qpc, pd, r.pdn);
+		DEVX_SET(qpc, qpc, pm_state, 3);
+		DEVX_SET(qpc, qpc, log_rq_size, 10);
+		DEVX_SET(qpc, qpc, log_rq_stride, 0);
+		DEVX_SET(qpc, qpc, log_sq_size, 12);
+		DEVX_SET(qpc, qpc, ts_format, 1);
+		DEVX_SET(qpc, qpc, uar_page, r.uar->page_id);
+		DEVX_SET(qpc, qpc, cqn_snd, r.cqn);
+		DEVX_SET(qpc, qpc, cqn_rcv, r.cqn);
+		DEVX_SET(qpc, qpc, dbr_umem_valid, 1);
+		DEVX_SET(qpc, qpc, dbr_umem_id, r.qp_dbr_um->umem_id);
+		DEVX_SET(create_qp_in, in, wq_umem_valid, 1);
+		DEVX_SET(create_qp_in, in, wq_umem_id, r.qp_um->umem_id);
+		r.qp = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out,
+					      DEVX_ST_SZ_BYTES(create_qp_out));
+		CHECK(r.qp != NULL);
+		if (!r.qp) {
+			fprintf(stderr, "create_qp: status 0x%x syndrome 0x%x\n",
+				status_of(out), DEVX_GET(mbox_out, out, syndrome));
+			return;
+		}
+		r.qpn = DEVX_GET(create_qp_out, out, qpn);
+	}
+	CHECK_EQ(qp_query_state(r.qp, r.qpn), MLX5_QPC_STATE_RST);
+
+	/* A query naming another object is refused before the device. */
+	CHECK_EQ(qp_query_state(r.qp, r.qpn + 1), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(qp_query_state(r.cq, r.cqn), -1);
+	{
+		uint32_t in[DEVX_ST_SZ_DW(query_cq_in)] = {};
+		uint32_t qout[DEVX_ST_SZ_DW(query_cq_out)] = {};
+
+		DEVX_SET(query_cq_in, in, opcode, MLX5_CMD_OP_QUERY_CQ);
+		DEVX_SET(query_cq_in, in, cqn, r.cqn);
+		CHECK_EQ(mlx5dv_devx_obj_query(r.cq, in, sizeof(in), qout, sizeof(qout)), 0);
+		CHECK_EQ(DEVX_GET(query_cq_out, qout, cq_context.log_cq_size), 8);
+		CHECK_EQ(mlx5dv_devx_obj_query(r.qp, in, sizeof(in), qout, sizeof(qout)), EINVAL);
+		/* a modify opcode through query */
+		CHECK_EQ(mlx5dv_devx_obj_modify(r.cq, in, sizeof(in), qout, sizeof(qout)), EINVAL);
+	}
+
+	/* RST -> INIT -> RTR -> RTS, connected to itself */
+	{
+		uint32_t in[DEVX_ST_SZ_DW(rst2init_qp_in)] = {};
+		uint32_t mout[DEVX_ST_SZ_DW(rst2init_qp_out)] = {};
+		void *qpc = DEVX_ADDR_OF(rst2init_qp_in, in, qpc);
+
+		DEVX_SET(rst2init_qp_in, in, opcode, MLX5_CMD_OP_RST2INIT_QP);
+		DEVX_SET(rst2init_qp_in, in, qpn, r.qpn);
+		DEVX_SET(qpc, qpc, rre, 1);
+		DEVX_SET(qpc, qpc, rwe, 1);
+		DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, 1);
+		ret = mlx5dv_devx_obj_modify(r.qp, in, sizeof(in), mout, sizeof(mout));
+		CHECK_EQ(ret, 0);
+		CHECK_EQ(qp_query_state(r.qp, r.qpn), MLX5_QPC_STATE_INIT);
+		/* the same transition again: the device says no */
+		ret = mlx5dv_devx_obj_modify(r.qp, in, sizeof(in), mout, sizeof(mout));
+		CHECK_EQ(ret, EREMOTEIO);
+		CHECK(status_of(mout) != 0);
+	}
+	{
+		uint32_t in[DEVX_ST_SZ_DW(init2rtr_qp_in)] = {};
+		uint32_t mout[DEVX_ST_SZ_DW(init2rtr_qp_out)] = {};
+		void *qpc = DEVX_ADDR_OF(init2rtr_qp_in, in, qpc);
+		struct ibv_gid_entry gid;
+
+		DEVX_SET(init2rtr_qp_in, in, opcode, MLX5_CMD_OP_INIT2RTR_QP);
+		DEVX_SET(init2rtr_qp_in, in, qpn, r.qpn);
+		DEVX_SET(qpc, qpc, mtu, 3);
+		DEVX_SET(qpc, qpc, log_msg_max, 20);
+		DEVX_SET(qpc, qpc, remote_qpn, r.qpn);
+		DEVX_SET(qpc, qpc, min_rnr_nak, 12);
+		DEVX_SET(qpc, qpc, next_rcv_psn, 0);
+		DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, 1);
+		if (!ibv_query_gid_ex(ctx, 1, 0, &gid, 0))
+			memcpy(DEVX_ADDR_OF(qpc, qpc, primary_address_path.rgid_rip),
+			       gid.gid.raw, 16);
+		DEVX_SET(qpc, qpc, primary_address_path.src_addr_index, 0);
+		DEVX_SET(qpc, qpc, primary_address_path.hop_limit, 64);
+		DEVX_SET(qpc, qpc, primary_address_path.udp_sport, 0xdcba);
+		ret = mlx5dv_devx_obj_modify(r.qp, in, sizeof(in), mout, sizeof(mout));
+		CHECK_EQ(ret, 0);
+		if (ret)
+			fprintf(stderr, "init2rtr: status 0x%x syndrome 0x%x\n",
+				status_of(mout), DEVX_GET(mbox_out, mout, syndrome));
+		CHECK_EQ(qp_query_state(r.qp, r.qpn), MLX5_QPC_STATE_RTR);
+	}
+	{
+		uint32_t in[DEVX_ST_SZ_DW(rtr2rts_qp_in)] = {};
+		uint32_t mout[DEVX_ST_SZ_DW(rtr2rts_qp_out)] = {};
+		void *qpc = DEVX_ADDR_OF(rtr2rts_qp_in, in, qpc);
+
+		DEVX_SET(rtr2rts_qp_in, in, opcode, MLX5_CMD_OP_RTR2RTS_QP);
+		DEVX_SET(rtr2rts_qp_in, in, qpn, r.qpn);
+		DEVX_SET(qpc, qpc, retry_count, 7);
+		DEVX_SET(qpc, qpc, rnr_retry, 7);
+		DEVX_SET(qpc, qpc, next_send_psn, 0);
+		DEVX_SET(qpc, qpc, log_sra_max, 3);
+		DEVX_SET(qpc, qpc, primary_address_path.ack_timeout, 14);
+		ret = mlx5dv_devx_obj_modify(r.qp, in, sizeof(in), mout, sizeof(mout));
+		CHECK_EQ(ret, 0);
+		CHECK_EQ(qp_query_state(r.qp, r.qpn), MLX5_QPC_STATE_RTS);
+	}
+
+	/* Asynchronous query through a pollable command-completion fd. */
+	{
+		struct mlx5dv_devx_cmd_comp *cc = mlx5dv_devx_create_cmd_comp(ctx);
+		uint32_t in[DEVX_ST_SZ_DW(query_qp_in)] = {};
+		size_t outlen = DEVX_ST_SZ_BYTES(query_qp_out);
+		struct mlx5dv_devx_async_cmd_hdr *resp = calloc(1, sizeof(*resp) + outlen);
+		struct pollfd pfd;
+
+		CHECK(cc != NULL && resp != NULL);
+		if (cc && resp) {
+			pfd.fd = cc->fd;
+			pfd.events = POLLIN;
+			CHECK_EQ(poll(&pfd, 1, 0), 0);	/* nothing yet */
+			DEVX_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+			DEVX_SET(query_qp_in, in, qpn, r.qpn);
+			CHECK_EQ(mlx5dv_devx_obj_query_async(r.qp, in, sizeof(in), outlen,
+							     0x1234abcd, cc), 0);
+			CHECK_EQ(mlx5dv_devx_obj_query_async(r.qp, in, sizeof(in), outlen,
+							     7, cc), 0);
+			CHECK_EQ(poll(&pfd, 1, 1000), 1);
+			CHECK(pfd.revents & POLLIN);
+			/* too small: refused, the answer stays queued */
+			CHECK_EQ(mlx5dv_devx_get_async_cmd_comp(cc, resp, sizeof(*resp) + 4),
+				 ENOSPC);
+			CHECK_EQ(mlx5dv_devx_get_async_cmd_comp(cc, resp, sizeof(*resp) + outlen), 0);
+			CHECK_EQ(resp->wr_id, 0x1234abcd);
+			CHECK_EQ(status_of(resp->out_data), 0);
+			CHECK_EQ(DEVX_GET(query_qp_out, resp->out_data, qpc.state),
+				 MLX5_QPC_STATE_RTS);
+			CHECK_EQ(mlx5dv_devx_get_async_cmd_comp(cc, resp, sizeof(*resp) + outlen), 0);
+			CHECK_EQ(resp->wr_id, 7);
+			CHECK_EQ(poll(&pfd, 1, 0), 0);
+			/* a foreign object number is the call's error */
+			DEVX_SET(query_qp_in, in, qpn, r.cqn);
+			CHECK_EQ(mlx5dv_devx_obj_query_async(r.qp, in, sizeof(in), outlen, 1, cc),
+				 EINVAL);
+			/* left unread on purpose: destroy must drop it */
+			DEVX_SET(query_qp_in, in, qpn, r.qpn);
+			CHECK_EQ(mlx5dv_devx_obj_query_async(r.qp, in, sizeof(in), outlen, 2, cc), 0);
+			mlx5dv_devx_destroy_cmd_comp(cc);
+		}
+		free(resp);
+	}
+
+	/* Event channel bookkeeping */
+	{
+		struct mlx5dv_devx_event_channel *ch =
+			mlx5dv_devx_create_event_channel(ctx, 0);
+		uint16_t evs[2] = { 0, 0x04 };	/* completion, CQ error */
+		uint16_t bad = 0x30;
+		int efd = eventfd(0, 0), p[2];
+
+		CHECK(ch != NULL);
+		if (ch) {
+			struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, r.cq, sizeof(evs), evs, 99), 0);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, r.cq, 3, evs, 99), EINVAL);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, r.cq, sizeof(bad), &bad, 1), EINVAL);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, NULL, sizeof(evs), evs, 1), EINVAL);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event_fd(ch, efd, r.qp, 0x13), 0);
+			CHECK_EQ(pipe(p), 0);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event_fd(ch, p[0], r.qp, 0x13), EINVAL);
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event_fd(ch, -1, r.qp, 0x13), EBADF);
+			close(p[0]);
+			close(p[1]);
+			CHECK_EQ(poll(&pfd, 1, 0), 0);
+			mlx5dv_devx_destroy_event_channel(ch);
+		}
+		close(efd);
+	}
+
+	/* Derived destroys meet the device's reference rules. */
+	CHECK(mlx5dv_devx_obj_destroy(r.cq) != 0);		/* QP uses it */
+	CHECK_EQ(mlx5dv_devx_umem_dereg(r.qp_um), EBUSY);	/* QP buffer */
+	CHECK_EQ(mlx5dv_devx_obj_destroy(r.pd), EBUSY);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(r.qp), 0);		/* DESTROY_QP(qpn) */
+	CHECK_EQ(mlx5dv_devx_obj_destroy(r.cq), 0);		/* DESTROY_CQ(cqn) */
+	CHECK_EQ(mlx5dv_devx_obj_destroy(r.pd), 0);		/* DEALLOC_PD(pdn) */
+	CHECK_EQ(mlx5dv_devx_umem_dereg(r.qp_um), 0);
+	CHECK_EQ(mlx5dv_devx_umem_dereg(r.qp_dbr_um), 0);
+	CHECK_EQ(mlx5dv_devx_umem_dereg(r.cq_um), 0);
+	CHECK_EQ(mlx5dv_devx_umem_dereg(r.cq_dbr_um), 0);
+	mlx5dv_devx_free_uar(r.uar);	/* NC: no-op, freed with the context */
+	free(r.cq_buf);
+	free(r.cq_dbr);
+	free(r.qp_buf);
+	free(r.qp_dbr);
+}
+
+static void test_hostile(struct ibv_context *ctx, struct ibv_context *plain)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	uint8_t out[64];
+	void *p;
+
+	DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	errno = 0;
+	CHECK(mlx5dv_devx_obj_create(plain, in, sizeof(in), out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);			/* no DEVX uid */
+	CHECK(mlx5dv_devx_obj_create(ctx, in, 4, out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(mlx5dv_devx_obj_create(ctx, NULL, 16, out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EFAULT);
+	CHECK(mlx5dv_devx_obj_create(NULL, in, sizeof(in), out, sizeof(out)) == NULL);
+	/* not a create */
+	DEVX_SET(mbox_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_CAP);
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	DEVX_SET(mbox_in, in, opcode, MLX5_CMD_OP_CREATE_UMEM);
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	DEVX_SET(mbox_in, in, opcode, 0x7fff);
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	/* vhca_tunnel_id set */
+	DEVX_SET(mbox_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	DEVX_SET(general_obj_in_cmd_hdr, in, vhca_tunnel_id, 1);
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	/* a short output mailbox: the device answers BAD_OUTP_LEN */
+	DEVX_SET(general_obj_in_cmd_hdr, in, vhca_tunnel_id, 0);
+	errno = 0;
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 16) != NULL ||
+	      errno == EREMOTEIO);
+
+	/* umems of memory that is not there, or with bad rights */
+	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	munmap((uint8_t *)p + 4096, 4096);
+	errno = 0;
+	CHECK(mlx5dv_devx_umem_reg(ctx, p, 3 * 4096, IBV_ACCESS_LOCAL_WRITE) == NULL);
+	CHECK_EQ(errno, EFAULT);
+	CHECK(mlx5dv_devx_umem_reg(ctx, (void *)16, 4096, 0) == NULL);
+	CHECK_EQ(errno, EFAULT);
+	CHECK(mlx5dv_devx_umem_reg(ctx, p, 0, 0) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(mlx5dv_devx_umem_reg(ctx, p, 4096, IBV_ACCESS_REMOTE_WRITE) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(mlx5dv_devx_umem_reg(ctx, p, 4096, IBV_ACCESS_REMOTE_ATOMIC) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(mlx5dv_devx_umem_reg(plain, p, 4096, 0) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	{
+		struct mlx5dv_devx_umem_in uin = { .addr = p, .size = 4096,
+						   .pgsz_bitmap = 0 };
+		struct mlx5dv_devx_umem *um;
+
+		CHECK(mlx5dv_devx_umem_reg_ex(ctx, &uin) == NULL);
+		CHECK_EQ(errno, EINVAL);
+		uin.pgsz_bitmap = 4096;
+		uin.comp_mask = 1ull << 5;
+		CHECK(mlx5dv_devx_umem_reg_ex(ctx, &uin) == NULL);
+		CHECK_EQ(errno, EOPNOTSUPP);
+		uin.comp_mask = 0;
+		um = mlx5dv_devx_umem_reg_ex(ctx, &uin);
+		CHECK(um != NULL);
+		if (um)
+			CHECK_EQ(mlx5dv_devx_umem_dereg(um), 0);
+		/* 3-page umem at an offset inside the first page */
+		um = mlx5dv_devx_umem_reg(ctx, (uint8_t *)p + 100, 3000, 0);
+		CHECK(um != NULL);
+		if (um)
+			CHECK_EQ(mlx5dv_devx_umem_dereg(um), 0);
+	}
+	munmap(p, 4096);
+	munmap((uint8_t *)p + 2 * 4096, 4096);
+
+	/* UARs: BF is dedicated, unknown types unsupported, plain contexts too */
+	{
+		struct mlx5dv_devx_uar *a = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_BF);
+		struct mlx5dv_devx_uar *b = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_BF);
+		struct mlx5dv_devx_uar *c = mlx5dv_devx_alloc_uar(plain, MLX5DV_UAR_ALLOC_TYPE_BF);
+
+		CHECK(a && b && c);
+		if (a && b)
+			CHECK(a->page_id != b->page_id && a->page_id && b->page_id);
+		CHECK(mlx5dv_devx_alloc_uar(ctx, 0x2) == NULL);
+		CHECK_EQ(errno, EOPNOTSUPP);
+		mlx5dv_devx_free_uar(a);
+		mlx5dv_devx_free_uar(b);
+		mlx5dv_devx_free_uar(c);
+	}
+	/* event channel on a plain context: subscriptions need DEVX */
+	{
+		struct mlx5dv_devx_event_channel *ch = mlx5dv_devx_create_event_channel(plain, 0);
+		uint16_t ev = 0x09;
+
+		CHECK(ch != NULL);
+		if (ch) {
+			CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, NULL, 2, &ev, 0), EINVAL);
+			mlx5dv_devx_destroy_event_channel(ch);
+		}
+		CHECK(mlx5dv_devx_create_event_channel(ctx, 0x100) == NULL);
+	}
+}
+
+/* Verbs objects through DEVX query/modify: the number must be theirs. */
+static void test_verbs_objects(struct ibv_context *ctx)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct mlx5dv_cq dvcq;
+	struct mlx5dv_obj obj = { .cq = { .in = cq, .out = &dvcq } };
+	uint32_t in[DEVX_ST_SZ_DW(query_cq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_cq_out)] = {};
+
+	CHECK(cq != NULL);
+	if (!cq)
+		return;
+	CHECK_EQ(mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ), 0);
+	DEVX_SET(query_cq_in, in, opcode, MLX5_CMD_OP_QUERY_CQ);
+	DEVX_SET(query_cq_in, in, cqn, dvcq.cqn);
+	CHECK_EQ(mlx5dv_devx_cq_query(cq, in, sizeof(in), out, sizeof(out)), 0);
+	CHECK_EQ(status_of(out), 0);
+	DEVX_SET(query_cq_in, in, cqn, dvcq.cqn + 1);
+	CHECK_EQ(mlx5dv_devx_cq_query(cq, in, sizeof(in), out, sizeof(out)), EINVAL);
+	ibv_destroy_cq(cq);
+}
+
+/* A DEVX EQ on a buffer the library allocates, interrupting an MSI vector. */
+static void test_eq(struct ibv_context *ctx)
+{
+	struct mlx5dv_devx_msi_vector *msi = mlx5dv_devx_alloc_msi_vector(ctx);
+	struct mlx5dv_devx_uar *uar = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_BF);
+	uint32_t in[DEVX_ST_SZ_DW(create_eq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_eq_out)] = {};
+	struct mlx5dv_devx_eq *eq;
+	void *eqc;
+
+	CHECK(msi != NULL && uar != NULL);
+	if (!msi || !uar)
+		return;
+	CHECK(msi->fd >= 0 && msi->vector > 0);
+	DEVX_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
+	eqc = DEVX_ADDR_OF(create_eq_in, in, eq_context_entry);
+	DEVX_SET(eqc, eqc, log_eq_size, 6);
+	DEVX_SET(eqc, eqc, uar_page, uar->page_id);
+	DEVX_SET(eqc, eqc, intr, msi->vector);
+	eq = mlx5dv_devx_create_eq(ctx, in, sizeof(in), out, sizeof(out));
+	CHECK(eq != NULL);
+	if (eq) {
+		CHECK(eq->vaddr != NULL);
+		CHECK_EQ(((uint8_t *)eq->vaddr)[63] & 1, 1);	/* owned by the device */
+		CHECK_EQ(mlx5dv_devx_destroy_eq(eq), 0);
+	} else {
+		fprintf(stderr, "create_eq: status 0x%x syndrome 0x%x\n",
+			status_of(out), DEVX_GET(mbox_out, out, syndrome));
+	}
+	CHECK_EQ(mlx5dv_devx_free_msi_vector(msi), 0);
+	mlx5dv_devx_free_uar(uar);
+}
+
+/* Closing a context with DEVX objects still alive cleans up after them. */
+static void test_close_with_leftovers(void)
+{
+	struct ibv_context *ctx = open_devx();
+	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	uint8_t out[DEVX_ST_SZ_BYTES(alloc_pd_out)];
+	void *buf = zalloc_pages(8192);
+	struct mlx5dv_devx_umem *um;
+	int i;
+
+	CHECK(ctx != NULL);
+	if (!ctx)
+		return;
+	DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
+	for (i = 0; i < 8; i++)
+		CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) != NULL);
+	um = mlx5dv_devx_umem_reg(ctx, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(um != NULL);
+	CHECK(mlx5dv_devx_alloc_uar(ctx, 0) != NULL);
+	CHECK(mlx5dv_devx_create_cmd_comp(ctx) != NULL);
+	CHECK(mlx5dv_devx_create_event_channel(ctx, 0) != NULL);
+	CHECK(mlx5dv_devx_alloc_msi_vector(ctx) != NULL);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	free(buf);
+}
+
+int main(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx, *plain;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	CHECK(list && n >= 1);
+	if (!list || n < 1)
+		return smx_test_done();
+	dev = list[0];
+	ctx = open_devx();
+	plain = ibv_open_device(dev);
+	CHECK(ctx != NULL && plain != NULL);
+	if (ctx && plain) {
+		test_general(ctx, plain);
+		test_objects(ctx);
+		test_hostile(ctx, plain);
+		test_verbs_objects(ctx);
+		test_eq(ctx);
+		test_close_with_leftovers();
+	}
+	if (plain)
+		ibv_close_device(plain);
+	if (ctx)
+		ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	return smx_test_done();
+}
