@@ -53,10 +53,13 @@ check: deps
 	$(call banner,"build ($(BUILD)/)")
 	@$(MAKE) --no-print-directory build
 	$(call banner,"unit tests ($(BUILD)/)")
-	cd $(BUILD) && $(CTEST) -LE 'conformance|abi' --output-on-failure -j $(JOBS)
+	cd $(BUILD) && $(CTEST) -LE 'conformance|abi|fuzz' --output-on-failure -j $(JOBS)
 	$(call banner,"ASan+UBSan build ($(ASAN_BUILD)/) and unit tests")
 	@$(MAKE) --no-print-directory build-asan
-	cd $(ASAN_BUILD) && $(SAN_ENV) $(CTEST) -LE 'conformance|abi' --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && $(SAN_ENV) $(CTEST) -LE 'conformance|abi|fuzz' --output-on-failure -j $(JOBS)
+	# -- fuzz (tests/fuzz): clang libFuzzer+ASan+UBSan on the PRM command interpreter, ~70 s; skipped without clang
+	$(call banner,"fuzz: PRM command interpreter (libFuzzer, ASan+UBSan)")
+	cd $(BUILD) && $(CTEST) -L fuzz --output-on-failure
 	$(call banner,"ABI: exports and SONAMEs vs Debian 12 rdma-core 44")
 	tests/abi/compare_exports.sh $(BUILD)/lib
 	$(call banner,"ibv_devinfo -v on the software device")

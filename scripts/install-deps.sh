@@ -15,6 +15,7 @@ PACKAGES=(
     libisal-dev libssl-dev                   # CRC/T10-DIF/AES-XTS, key wrap
     ibverbs-utils ibverbs-providers rdma-core perftest   # real clients
     python3-pyverbs python3-scapy            # pyverbs conformance suite
+    clang libclang-rt-14-dev                 # fuzzer (tests/fuzz): libFuzzer runtime
 )
 
 if [[ ${SOFTMLX5_SKIP_DEPS:-0} == 1 ]]; then

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -378,7 +379,7 @@ void *fw_get(struct fw_cmd *c, struct fw_table *t, uint32_t id,
  * process_vm_readv() on ourselves, which fails with EFAULT on a hole instead
  * of faulting. Probing is skipped where the call is not permitted.
  */
-static bool fw_mem_readable(const uint64_t *addrs, uint32_t n)
+bool fw_mem_readable(const uint64_t *addrs, uint32_t n)
 {
 	uint8_t sink[64];
 	struct iovec local, remote[64];
@@ -401,6 +402,37 @@ static bool fw_mem_readable(const uint64_t *addrs, uint32_t n)
 		if (r != (ssize_t)k)
 			return false;
 		i += k;
+	}
+	return true;
+}
+
+/*
+ * True when @n pages of 1 << @shift bytes at @pages are mapped in this
+ * process over their whole length, not only at their first byte (mincore()
+ * fails with ENOMEM on a hole). Contiguous pages are checked as one range.
+ */
+bool fw_mem_pages_mapped(const uint64_t *pages, uint32_t n, uint32_t shift)
+{
+	uint64_t psz = 1ull << shift;
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint64_t start = pages[i], len = psz;
+		unsigned char *vec;
+		int r;
+
+		while (++i < n && pages[i] == start + len && len < (1ull << 32))
+			len += psz;
+		if (start + len < start)
+			return false;
+		vec = malloc((len + 4095) >> 12);
+		if (!vec)
+			return false;
+		r = mincore((void *)(uintptr_t)(start & ~4095ull),
+			    len + (start & 4095), vec);
+		free(vec);
+		if (r)
+			return false;
 	}
 	return true;
 }

@@ -128,6 +128,9 @@ void fw_buf_release(struct fw_buf *b);
 volatile uint32_t *fw_dbr_resolve(struct fw_cmd *c, const char *what,
 				  bool umem_valid, uint32_t umem_id,
 				  uint64_t addr, struct fw_umem **umem_out);
+/* Every address readable (1 byte each); whole pages mapped. */
+bool fw_mem_readable(const uint64_t *addrs, uint32_t n);
+bool fw_mem_pages_mapped(const uint64_t *pages, uint32_t n, uint32_t shift);
 /* Write the buffer's PAS back into an output mailbox at @pas_off. */
 void fw_buf_put_pas(struct fw_cmd *c, const struct fw_buf *b, size_t pas_off);
 

@@ -194,6 +194,15 @@ int fw_umem_create(struct fw_cmd *c)
 		}
 		u->buf.pages[i] = pa;
 	}
+	/* Like a PAS list, the pages must exist (found by fuzz_fw_cmd: an
+	 * unmapped MTT page became a CQ's doorbell record the engine read). */
+	if (!fw_mem_readable(u->buf.pages, (uint32_t)nmtt) ||
+	    !fw_mem_pages_mapped(u->buf.pages, (uint32_t)nmtt, shift)) {
+		free(u->buf.pages);
+		free(u);
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "umem: an MTT page is not mapped in the process");
+	}
 	u->buf.npages = (uint32_t)nmtt;
 	u->buf.page_shift = shift;
 	u->buf.offset = page_off;

@@ -1,0 +1,10 @@
+# The PRM command-interpreter fuzzer (label: fuzz). run_fuzz.sh builds
+# tests/fuzz as its own clang project (libFuzzer + ASan + UBSan) under
+# <build>/fuzz, then fuzzes for SMX_FUZZ_SECONDS; skipped (77) without clang's
+# libFuzzer runtime. Not part of the unit label: `ctest -L fuzz` runs it.
+set(SMX_FUZZ_SECONDS 60 CACHE STRING "seconds fuzz_fw_cmd runs under ctest")
+add_test(NAME fuzz_fw_cmd
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${SMX_FUZZ_SECONDS})
+set_tests_properties(fuzz_fw_cmd PROPERTIES LABELS fuzz TIMEOUT 240
+                     SKIP_RETURN_CODE 77)

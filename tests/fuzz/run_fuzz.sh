@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Builds tests/fuzz with clang (libFuzzer + ASan + UBSan) into BUILD_DIR/fuzz
+# and runs fuzz_fw_cmd on the seed corpus for a bounded time.
+#   run_fuzz.sh SRC_DIR BUILD_DIR [SECONDS]
+# Exits 77 (ctest: skipped) when clang with libFuzzer is not installed.
+set -euo pipefail
+
+src=$1
+out=$2/fuzz
+secs=${3:-60}
+cc=${SMX_FUZZ_CC:-clang}
+
+if ! command -v "$cc" >/dev/null; then
+    echo "fuzz: $cc not found; skipped"
+    exit 77
+fi
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+    >"$probe/p.c"
+if ! "$cc" -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+    echo "fuzz: $cc has no libFuzzer runtime (Debian: libclang-rt-14-dev); skipped"
+    exit 77
+fi
+
+cmake -S "$src/tests/fuzz" -B "$out" -DCMAKE_C_COMPILER="$cc" \
+      -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$out" -j "${JOBS:-2}" >/dev/null
+
+corpus=$out/corpus
+mkdir -p "$corpus" "$out/artifacts"
+"$out/gen_corpus" "$corpus"
+cp -n "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export SOFTMLX5_DEBUG=
+# The corpus directory grows with what libFuzzer finds; the committed seeds
+# are read-only input.
+"$out/fuzz_fw_cmd" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=8192 -print_final_stats=1 -artifact_prefix="$out/artifacts/" \
+    "$corpus"
