@@ -576,6 +576,242 @@ static void test_close_with_leftovers(void)
 	free(buf);
 }
 
+/*
+ * The data path with no library call, as rdma-core's test_mlx5_devx drives
+ * it: two DEVX RC QPs connected to each other, a receive WQE and a doorbell
+ * record written by hand, a SEND_IMM WQE, the SND doorbell record and one
+ * plain 64-bit store into the UAR's doorbell register; then CQE memory is
+ * polled until the device's completions appear.
+ */
+struct e2e_qp {
+	uint8_t *buf, *dbr, *cqbuf, *cqdbr;
+	struct mlx5dv_devx_umem *um[4];
+	struct mlx5dv_devx_obj *cq, *qp;
+	uint32_t cqn, qpn;
+};
+
+#define E2E_RQ_LOG 6		/* 64 x 16 B receive WQEs at 0 */
+#define E2E_SQ_LOG 6		/* 64 x 64 B send WQEBBs after the RQ */
+#define E2E_SQ_OFF (16u << E2E_RQ_LOG)
+#define E2E_CQ_LOG 6
+
+static int e2e_modify(struct mlx5dv_devx_obj *qp, uint16_t op, uint32_t qpn,
+		      uint32_t remote, struct ibv_context *ctx)
+{
+	uint32_t in[DEVX_ST_SZ_DW(init2rtr_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(init2rtr_qp_out)] = {};
+	void *qpc = DEVX_ADDR_OF(init2rtr_qp_in, in, qpc);
+	struct ibv_gid_entry gid;
+
+	DEVX_SET(init2rtr_qp_in, in, opcode, op);
+	DEVX_SET(init2rtr_qp_in, in, qpn, qpn);
+	DEVX_SET(qpc, qpc, primary_address_path.vhca_port_num, 1);
+	if (op == MLX5_CMD_OP_RST2INIT_QP) {
+		DEVX_SET(qpc, qpc, rre, 1);
+		DEVX_SET(qpc, qpc, rwe, 1);
+	} else if (op == MLX5_CMD_OP_INIT2RTR_QP) {
+		DEVX_SET(qpc, qpc, mtu, 3);
+		DEVX_SET(qpc, qpc, log_msg_max, 20);
+		DEVX_SET(qpc, qpc, remote_qpn, remote);
+		DEVX_SET(qpc, qpc, min_rnr_nak, 12);
+		if (!ibv_query_gid_ex(ctx, 1, 0, &gid, 0))
+			memcpy(DEVX_ADDR_OF(qpc, qpc, primary_address_path.rgid_rip),
+			       gid.gid.raw, 16);
+		DEVX_SET(qpc, qpc, primary_address_path.hop_limit, 64);
+		DEVX_SET(qpc, qpc, primary_address_path.udp_sport, 0xdcba);
+	} else {
+		DEVX_SET(qpc, qpc, retry_count, 7);
+		DEVX_SET(qpc, qpc, rnr_retry, 7);
+		DEVX_SET(qpc, qpc, log_sra_max, 3);
+		DEVX_SET(qpc, qpc, primary_address_path.ack_timeout, 14);
+	}
+	return mlx5dv_devx_obj_modify(qp, in, sizeof(in), out, sizeof(out));
+}
+
+static int e2e_make(struct ibv_context *ctx, struct e2e_qp *q, uint32_t pdn,
+		    uint32_t eqn, struct mlx5dv_devx_uar *uar)
+{
+	uint32_t cin[DEVX_ST_SZ_DW(create_cq_in)] = {};
+	uint32_t qin[DEVX_ST_SZ_DW(create_qp_in)] = {};
+	uint8_t out[DEVX_ST_SZ_BYTES(create_qp_out)];
+	void *cqc = DEVX_ADDR_OF(create_cq_in, cin, cq_context);
+	void *qpc = DEVX_ADDR_OF(create_qp_in, qin, qpc);
+	size_t qlen = E2E_SQ_OFF + (64u << E2E_SQ_LOG);
+	unsigned int i;
+
+	q->buf = zalloc_pages(qlen);
+	q->dbr = zalloc_pages(4096);
+	q->cqbuf = zalloc_pages(64u << E2E_CQ_LOG);
+	q->cqdbr = zalloc_pages(4096);
+	q->um[0] = mlx5dv_devx_umem_reg(ctx, q->buf, qlen, IBV_ACCESS_LOCAL_WRITE);
+	q->um[1] = mlx5dv_devx_umem_reg(ctx, q->dbr, 8, IBV_ACCESS_LOCAL_WRITE);
+	q->um[2] = mlx5dv_devx_umem_reg(ctx, q->cqbuf, 64u << E2E_CQ_LOG,
+					IBV_ACCESS_LOCAL_WRITE);
+	q->um[3] = mlx5dv_devx_umem_reg(ctx, q->cqdbr, 8, IBV_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < 4; i++)
+		if (!q->um[i])
+			return -1;
+	DEVX_SET(create_cq_in, cin, opcode, MLX5_CMD_OP_CREATE_CQ);
+	DEVX_SET(create_cq_in, cin, cq_umem_id, q->um[2]->umem_id);
+	DEVX_SET(cqc, cqc, c_eqn, eqn);
+	DEVX_SET(cqc, cqc, uar_page, uar->page_id);
+	DEVX_SET(cqc, cqc, log_cq_size, E2E_CQ_LOG);
+	DEVX_SET(cqc, cqc, dbr_umem_id, q->um[3]->umem_id);
+	/* cq_umem_valid / dbr_umem_valid: the library sets them, as the kernel */
+	q->cq = mlx5dv_devx_obj_create(ctx, cin, sizeof(cin), out,
+				       DEVX_ST_SZ_BYTES(create_cq_out));
+	if (!q->cq)
+		return -1;
+	q->cqn = DEVX_GET(create_cq_out, out, cqn);
+	DEVX_SET(create_qp_in, qin, opcode, MLX5_CMD_OP_CREATE_QP);
+	DEVX_SET(qpc, qpc, st, 0);
+	DEVX_SET(qpc, qpc, pd, pdn);
+	DEVX_SET(qpc, qpc, pm_state, 3);
+	DEVX_SET(qpc, qpc, log_rq_size, E2E_RQ_LOG);
+	DEVX_SET(qpc, qpc, log_rq_stride, 0);
+	DEVX_SET(qpc, qpc, log_sq_size, E2E_SQ_LOG);
+	DEVX_SET(qpc, qpc, ts_format, 1);
+	DEVX_SET(qpc, qpc, uar_page, uar->page_id);
+	DEVX_SET(qpc, qpc, cqn_snd, q->cqn);
+	DEVX_SET(qpc, qpc, cqn_rcv, q->cqn);
+	DEVX_SET(qpc, qpc, dbr_umem_id, q->um[1]->umem_id);
+	DEVX_SET(create_qp_in, qin, wq_umem_id, q->um[0]->umem_id);
+	q->qp = mlx5dv_devx_obj_create(ctx, qin, sizeof(qin), out,
+				       DEVX_ST_SZ_BYTES(create_qp_out));
+	if (!q->qp)
+		return -1;
+	q->qpn = DEVX_GET(create_qp_out, out, qpn);
+	return 0;
+}
+
+static void e2e_free(struct e2e_qp *q)
+{
+	int i;
+
+	if (q->qp)
+		mlx5dv_devx_obj_destroy(q->qp);
+	if (q->cq)
+		mlx5dv_devx_obj_destroy(q->cq);
+	for (i = 0; i < 4; i++)
+		if (q->um[i])
+			mlx5dv_devx_umem_dereg(q->um[i]);
+	free(q->buf);
+	free(q->dbr);
+	free(q->cqbuf);
+	free(q->cqdbr);
+}
+
+/* The CQE at @ci once the device wrote it, or NULL after ~5 s. */
+static struct mlx5_cqe64 *e2e_poll(struct e2e_qp *q, uint32_t ci)
+{
+	struct mlx5_cqe64 *cqe = (void *)(q->cqbuf + 64u * (ci & ((1u << E2E_CQ_LOG) - 1)));
+	int i, j;
+
+	for (i = 0; i < 5000; i++) {
+		volatile uint8_t *b = (volatile uint8_t *)cqe;
+		uint8_t own = b[63];
+		bool empty = true;
+
+		for (j = 0; j < 64; j++)
+			if (b[j])
+				empty = false;
+		if (!empty && (own >> 4) != MLX5_CQE_INVALID &&
+		    ((own & 1) ^ !!(ci & (1u << E2E_CQ_LOG))) == 0) {
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			return cqe;
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void test_e2e_hand_written(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct mlx5dv_pd dvpd;
+	struct mlx5dv_obj obj = { .pd = { .in = pd, .out = &dvpd } };
+	struct mlx5dv_devx_uar *uar = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	struct e2e_qp a = {}, b = {};
+	uint8_t *src = zalloc_pages(4096), *dst = zalloc_pages(4096);
+	struct ibv_mr *smr, *dmr;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	struct mlx5_wqe_data_seg *ds;
+	struct mlx5_cqe64 *cqe;
+	uint32_t eqn;
+	uint64_t db;
+
+	CHECK(pd && uar && src && dst);
+	if (!pd || !uar || !src || !dst)
+		goto out;
+	CHECK_EQ(mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD), 0);
+	CHECK_EQ(mlx5dv_devx_query_eqn(ctx, 0, &eqn), 0);
+	memset(src, 'c', 1024);
+	smr = ibv_reg_mr(pd, src, 4096, IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, dst, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(smr && dmr);
+	if (!smr || !dmr)
+		goto out;
+	CHECK_EQ(e2e_make(ctx, &a, dvpd.pdn, eqn, uar), 0);
+	CHECK_EQ(e2e_make(ctx, &b, dvpd.pdn, eqn, uar), 0);
+	if (!a.qp || !b.qp)
+		goto out_mr;
+	CHECK_EQ(e2e_modify(a.qp, MLX5_CMD_OP_RST2INIT_QP, a.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(b.qp, MLX5_CMD_OP_RST2INIT_QP, b.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(a.qp, MLX5_CMD_OP_INIT2RTR_QP, a.qpn, b.qpn, ctx), 0);
+	CHECK_EQ(e2e_modify(b.qp, MLX5_CMD_OP_INIT2RTR_QP, b.qpn, a.qpn, ctx), 0);
+	CHECK_EQ(e2e_modify(a.qp, MLX5_CMD_OP_RTR2RTS_QP, a.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(b.qp, MLX5_CMD_OP_RTR2RTS_QP, b.qpn, 0, ctx), 0);
+
+	/* B: one receive WQE, RCV doorbell record; no doorbell ring */
+	ds = (void *)b.buf;
+	ds->byte_count = htobe32(1024);
+	ds->lkey = htobe32(dmr->lkey);
+	ds->addr = htobe64((uintptr_t)dst);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	((volatile uint32_t *)b.dbr)[0] = htobe32(1);
+
+	/* A: SEND_IMM, SND doorbell record, then one store to reg_addr */
+	ctrl = (void *)(a.buf + E2E_SQ_OFF);
+	ctrl->opmod_idx_opcode = htobe32(0 << 8 | MLX5_OPCODE_SEND_IMM);
+	ctrl->qpn_ds = htobe32(a.qpn << 8 | 2);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	ctrl->imm = htobe32(0x03020100);
+	ds = (void *)(ctrl + 1);
+	ds->byte_count = htobe32(1024);
+	ds->lkey = htobe32(smr->lkey);
+	ds->addr = htobe64((uintptr_t)src);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	((volatile uint32_t *)a.dbr)[1] = htobe32(1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(&db, ctrl, 8);
+	*(volatile uint64_t *)uar->reg_addr = db;
+
+	cqe = e2e_poll(&a, 0);
+	CHECK(cqe != NULL);
+	if (cqe)
+		CHECK_EQ(cqe->op_own >> 4, MLX5_CQE_REQ);
+	cqe = e2e_poll(&b, 0);
+	CHECK(cqe != NULL);
+	if (cqe) {
+		CHECK_EQ(cqe->op_own >> 4, MLX5_CQE_RESP_SEND_IMM);
+		CHECK_EQ(cqe->imm_inval_pkey, htobe32(0x03020100));
+		CHECK_EQ(be32toh(cqe->byte_cnt), 1024);
+		CHECK(memcmp(src, dst, 1024) == 0);
+	}
+out_mr:
+	e2e_free(&a);
+	e2e_free(&b);
+	if (smr)
+		ibv_dereg_mr(smr);
+	if (dmr)
+		ibv_dereg_mr(dmr);
+out:
+	if (pd)
+		ibv_dealloc_pd(pd);
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -596,6 +832,7 @@ int main(void)
 		test_hostile(ctx, plain);
 		test_verbs_objects(ctx);
 		test_eq(ctx);
+		test_e2e_hand_written(ctx);
 		test_close_with_leftovers();
 	}
 	if (plain)
