@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mlx5/devx.h"
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
@@ -133,12 +134,14 @@ static void eq_irq(void *arg, uint32_t vector)
 		} else if (type < 0x20 && (ASYNC_EVENT_MASK >> type) & 1) {
 			eq_async_event(mdev, eqe, type);
 		}
+		mlx5_devx_event(eqe);	/* DEVX subscriptions (devx.c) */
 		eq->cons_index++;
 	}
 	__atomic_store_n(&eq->need_arm, true, __ATOMIC_RELEASE);
 }
 
-/* Re-arms EQs that fired since the last call (consumer index + arm). */
+/* Reports the consumer index of EQs that fired since the last call, so the
+ * device sees room in them (they stay armed: ALWAYS_ARMED). */
 void mlx5_eq_rearm(struct mlx5_context *ctx)
 {
 	struct mlx5_device *mdev = to_mdev(ctx->ibv_ctx.context.device);
@@ -148,7 +151,7 @@ void mlx5_eq_rearm(struct mlx5_context *ctx)
 		struct mlx5_eq *eq = &mdev->eqs[i];
 
 		if (eq->buf.addr && __atomic_exchange_n(&eq->need_arm, false, __ATOMIC_ACQ_REL))
-			eq_doorbell(mdev, eq, true);
+			eq_doorbell(mdev, eq, false);
 	}
 }
 
@@ -180,6 +183,9 @@ static int eq_create(struct mlx5_device *mdev, struct mlx5_eq *eq, uint32_t uar_
 	DEVX_SET(eqc, eqc, uar_page, uar_page);
 	DEVX_SET(eqc, eqc, intr, eq->vector);
 	DEVX_SET(eqc, eqc, log_page_size, 0);
+	/* Every EQE interrupts: the handler runs inside the device and may
+	 * not ring a re-arm doorbell itself. */
+	DEVX_SET(eqc, eqc, st, MLX5_EQC_ST_ALWAYS_ARMED);
 	/* Event type 0x00 is "completion event"; bit N of the mask enables type N. */
 	DEVX_SET64(create_eq_in, in, event_bitmask[0], events);
 	mlx5_buf_fill_pas(&eq->buf, (__be64 *)DEVX_ADDR_OF(create_eq_in, in, pas));
@@ -190,11 +196,7 @@ static int eq_create(struct mlx5_device *mdev, struct mlx5_eq *eq, uint32_t uar_
 		return ret;
 	}
 	eq->eqn = DEVX_GET(create_eq_out, out, eq_number);
-	ret = smx_dev_irq_register(mdev->hca, eq->vector, eq_irq, mdev);
-	if (ret)
-		return ret;
-	eq_doorbell(mdev, eq, true);
-	return 0;
+	return smx_dev_irq_register(mdev->hca, eq->vector, eq_irq, mdev);
 }
 
 /* EQ number serving completion vector @vector, creating the EQs on first use. */

@@ -313,6 +313,7 @@ enum {
 /* eqc.st */
 enum {
 	MLX5_EQC_ST_ARMED			= 0x9,
+	MLX5_EQC_ST_ALWAYS_ARMED		= 0xb,
 	MLX5_EQC_ST_FIRED			= 0xa,
 };
 

@@ -162,7 +162,7 @@ void eng_eq_doorbell(struct eng *e, struct fw_eq *eq, uint32_t ci, bool arm)
 	q->armed = true;
 	/* EQEs the consumer has not reached yet: interrupt again. */
 	if (!eq->internal && ((q->pi - q->ci) & 0xffffff) != 0) {
-		q->armed = false;
+		q->armed = q->always_armed;
 		eng_irq_fire(e, eq->intr);
 	}
 }
@@ -199,7 +199,7 @@ void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
 			 __ATOMIC_RELEASE);
 	q->pi++;
 	if (q->armed) {
-		q->armed = false;
+		q->armed = q->always_armed;
 		eng_irq_fire(e, eq->intr);
 	}
 }

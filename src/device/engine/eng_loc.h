@@ -85,6 +85,7 @@ struct eng_eq {
 	uint32_t pi;		/* EQEs written */
 	uint32_t ci;		/* consumer index from the last EQ doorbell */
 	bool armed;
+	bool always_armed;	/* eqc.st ALWAYS_ARMED: every EQE interrupts */
 };
 
 struct eng_srq {

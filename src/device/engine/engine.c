@@ -124,7 +124,8 @@ struct eng_eq *eng_eq_of(struct eng *e, struct fw_eq *eq)
 		return NULL;
 	q->eq = eq;
 	/* An EQ starts in the state its creator wrote into eqc.st. */
-	q->armed = eq->internal ||
+	q->always_armed = DEVX_GET(eqc, eq->ctx, st) == MLX5_EQC_ST_ALWAYS_ARMED;
+	q->armed = eq->internal || q->always_armed ||
 		   DEVX_GET(eqc, eq->ctx, st) == MLX5_EQC_ST_ARMED;
 	eng_link(e, &q->o, ENG_K_EQ);
 	eq->eng = q;

@@ -666,7 +666,9 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->cq, "cq", 1, lim(cfg->log_max_cq));
 	fw_table_init(&fw->srq, "srq", 1, lim(cfg->log_max_srq));
 	fw_table_init(&fw->qp, "qp", 0x100, lim(cfg->log_max_qp));
-	fw_table_init(&fw->mkey, "mkey", 1, lim(cfg->log_max_mkey) - 1);
+	/* Index 1 is reserved: key 0x100 is MLX5_INVALID_LKEY, the scatter-list
+	 * terminator of receive WQEs, and must never name a real mkey. */
+	fw_table_init(&fw->mkey, "mkey", 2, lim(cfg->log_max_mkey) - 1);
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);
