@@ -476,6 +476,7 @@ struct devx_res {
 };
 
 static pthread_mutex_t devx_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int devx_nevch;	/* event channels alive: EQE fast path */
 static struct devx_res devx_all = { &devx_all, &devx_all, NULL, 0, false };
 
 static void res_add(struct devx_res *r, struct mlx5_context *ctx,
@@ -1118,6 +1119,7 @@ mlx5dv_devx_create_event_channel(struct ibv_context *context,
 	}
 	ch->omit_data = flags & MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA;
 	res_add(&ch->res, to_mctx(context), DX_EVCH);
+	atomic_fetch_add(&devx_nevch, 1);
 	return &ch->dv;
 }
 
@@ -1134,6 +1136,7 @@ static void evch_free(struct devx_evch *ch)
 		free(s);
 	}
 	pthread_mutex_unlock(&devx_lock);
+	atomic_fetch_sub(&devx_nevch, 1);
 	close(ch->wfd);
 	close(ch->dv.fd);
 	free(ch);
@@ -1381,6 +1384,8 @@ int mlx5_devx_event(const void *eqe_v)
 	bool affiliated, is_cq;
 	int delivered = 0;
 
+	if (!atomic_load(&devx_nevch))
+		return 0;
 	affiliated = eqe_target(eqe, type, &num, &is_cq);
 	pthread_mutex_lock(&devx_lock);
 	for (r = devx_all.next; r != &devx_all; r = r->next) {

@@ -55,7 +55,7 @@ static int dm_memcpy_from(void *dst, struct ibv_dm *ibdm, uint64_t off, size_t l
 }
 
 static struct mlx5_dm *dm_new(struct mlx5_context *ctx, uint64_t dev_addr,
-			      uint64_t length)
+			      uint64_t length, uint64_t alloc_len)
 {
 	struct mlx5_dm *dm = calloc(1, sizeof(*dm));
 
@@ -63,7 +63,7 @@ static struct mlx5_dm *dm_new(struct mlx5_context *ctx, uint64_t dev_addr,
 		errno = ENOMEM;
 		return NULL;
 	}
-	dm->map = smx_dev_bar(ctx->hca, dev_addr, length);
+	dm->map = smx_dev_bar(ctx->hca, dev_addr, alloc_len);
 	if (!dm->map) {
 		free(dm);
 		errno = EFAULT;
@@ -71,6 +71,7 @@ static struct mlx5_dm *dm_new(struct mlx5_context *ctx, uint64_t dev_addr,
 	}
 	dm->dev_addr = dev_addr;
 	dm->length = length;
+	dm->alloc_len = alloc_len;
 	dm->ibv_dm.context = &ctx->ibv_ctx.context;
 	dm->ibv_dm.memcpy_to_dm = dm_memcpy_to;
 	dm->ibv_dm.memcpy_from_dm = dm_memcpy_from;
@@ -124,11 +125,12 @@ struct ibv_dm *mlx5_alloc_dm(struct ibv_context *context,
 		return NULL;
 	}
 	addr = DEVX_GET64(alloc_memic_out, out, memic_start_addr);
-	dm = dm_new(ctx, addr, len);
+	dm = dm_new(ctx, addr, attr->length, len);
 	if (!dm)
 		goto err_dealloc;
 	h.u64 = addr;
 	h.u64b = len;
+	h.dm_len = attr->length;
 	ret = mlx5_handle_add(ctx->uctx, &h, &dm->ibv_dm.handle);
 	if (ret) {
 		free(dm);
@@ -152,7 +154,7 @@ int mlx5_free_dm(struct ibv_dm *ibdm)
 
 	if (dm->imported)
 		return EINVAL;
-	ret = memic_dealloc(ctx, dm->dev_addr, dm->length);
+	ret = memic_dealloc(ctx, dm->dev_addr, dm->alloc_len);
 	if (ret)
 		return ret;
 	mlx5_handle_del(ctx->uctx, ibdm->handle);
@@ -172,7 +174,7 @@ struct ibv_dm *mlx5_import_dm(struct ibv_context *context, uint32_t handle)
 		errno = ret;
 		return NULL;
 	}
-	dm = dm_new(ctx, h.u64, h.u64b);
+	dm = dm_new(ctx, h.u64, h.dm_len, h.u64b);
 	if (!dm)
 		return NULL;
 	dm->imported = true;

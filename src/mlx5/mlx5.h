@@ -88,6 +88,7 @@ struct mlx5_handle {
 	uint64_t u64b;		/* type-specific: MR length, DM device offset */
 	uint32_t access;
 	uint32_t pd_handle;	/* for MRs: the PD's handle */
+	uint64_t dm_len;	/* for DMs: the length the application asked for */
 	bool live;
 };
 
@@ -171,7 +172,8 @@ struct mlx5_mr {
 struct mlx5_dm {
 	struct ibv_dm ibv_dm;
 	uint64_t dev_addr;	/* MEMIC address returned by ALLOC_MEMIC */
-	uint64_t length;
+	uint64_t length;	/* what the application asked for */
+	uint64_t alloc_len;	/* what ALLOC_MEMIC reserved (rounded up) */
 	void *map;		/* the range, mapped from the device BAR */
 	bool imported;
 };

@@ -726,10 +726,6 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		return EINVAL;
 	if ((mask & IBV_QP_PATH_MTU) && qp_path_mtu(attr->path_mtu) < 0)
 		return EINVAL;
-	if ((mask & IBV_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)))
-		return EINVAL;
 
 	op = qp_transition_opcode(cur, next);
 	if (op < 0)

@@ -139,7 +139,11 @@ int mlx5_query_device_ex(struct ibv_context *context,
 	o->max_ah = 0x7fffffff;
 	o->local_ca_ack_delay = (uint8_t)CAP_GEN(ctx, local_ca_ack_delay);
 	o->phys_port_cnt = ctx->num_ports;
-	o->atomic_cap = IBV_ATOMIC_NONE;	/* no data path yet */
+	o->atomic_cap = CAP_GEN(ctx, atomic) ? IBV_ATOMIC_HCA : IBV_ATOMIC_NONE;
+	if (o->atomic_cap != IBV_ATOMIC_NONE) {
+		a.pci_atomic_caps.fetch_add = IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP;
+		a.pci_atomic_caps.compare_swap = IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP;
+	}
 	o->max_mcast_grp = 1 << CAP_GEN(ctx, log_max_mcg);
 	o->max_mcast_qp_attach = (int)CAP_GEN(ctx, max_qp_mcg);
 	o->max_total_mcast_qp_attach = o->max_mcast_qp_attach * o->max_mcast_grp;

@@ -52,14 +52,18 @@ int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 b < 5 ? eng_acc_name[b] : "?");
 		return ENG_KEY_RIGHTS;
 	}
+	/* MEMIC keys are zero-based (verbs allows DM MRs no other way):
+	 * [0, len) maps onto the device memory that starts at start_addr. */
+	uint64_t base = mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : mk->start;
+
 	if (!mk->len64 &&
-	    (va < mk->start || va - mk->start > mk->len ||
-	     len > mk->len - (va - mk->start))) {
+	    (va < base || va - base > mk->len ||
+	     len > mk->len - (va - base))) {
 		if (why)
 			snprintf(why, whylen, "key 0x%x bounds [0x%llx,+0x%llx) "
 				 "outside mkey [0x%llx,+0x%llx)", key,
 				 (unsigned long long)va, (unsigned long long)len,
-				 (unsigned long long)mk->start,
+				 (unsigned long long)base,
 				 (unsigned long long)mk->len);
 		return ENG_KEY_BOUNDS;
 	}
@@ -107,8 +111,8 @@ uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va, uint64_t *contig)
 		*contig = UINT64_MAX;
 		return (uint8_t *)(uintptr_t)va;
 	case MLX5_MKC_ACCESS_MODE_MEMIC:
-		*contig = mk->len - (va - mk->start);
-		return mk->memic + (va - mk->start);
+		*contig = mk->len - va;
+		return mk->memic + va;
 	case MLX5_MKC_ACCESS_MODE_MTT: {
 		uint64_t psz = 1ull << mk->page_shift;
 		uint64_t base, i;

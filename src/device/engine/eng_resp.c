@@ -118,7 +118,9 @@ static enum resp_state resp_chk_qp(struct resp_ctx *c)
 	}
 	c->srq = qp->srq;
 	c->pd = qp->pd;
-	if (qp->st == MLX5_QPC_ST_XRC && resp_needs_recv(p)) {
+	/* XRC: every request names its XRC SRQ, whose PD governs the access
+	 * checks (the target QP has no PD of its own). */
+	if (qp->st == MLX5_QPC_ST_XRC && qp->xrcd) {
 		struct fw_srq *srq = fw_srq_lookup(c->e->fw, p->xrc_srqn);
 
 		if (!srq || srq->kind != FW_SRQ_XRC || srq->xrcd != qp->xrcd) {
@@ -249,7 +251,8 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	/* A zero-length RDMA operation touches no memory: no rkey check. */
 	if (!len)
 		return RESP_GET_RECV;
-	if (eng_key_check(c->e, p->rkey, c->qp->pd, need, p->raddr, len, &c->mk,
+	/* XRC: the PD is the XRC SRQ's (c->pd), the target QP has none of its own. */
+	if (eng_key_check(c->e, p->rkey, c->pd, need, p->raddr, len, &c->mk,
 			  c->why, sizeof(c->why)))
 		return RESP_ERR_ACCESS;
 	return RESP_GET_RECV;
