@@ -220,10 +220,37 @@ static uint32_t ilog2_u32(uint32_t v)
 	return l;
 }
 
-/* Bytes of a send WQE before its data: control plus transport segments. */
+/*
+ * Bytes of a send WQE before its data: control plus the largest transport
+ * part the QP type can post. Connected QPs can bind memory windows, whose
+ * UMR WQE (UMR control + mkey context + one KLM padded to 64 bytes) is the
+ * largest, as in rdma-core's mlx5 sizing.
+ */
 static uint32_t sq_overhead(enum ibv_qp_type t)
 {
 	uint32_t ctrl = sizeof(struct mlx5_wqe_ctrl_seg);
+	uint32_t umr = sizeof(struct mlx5_wqe_umr_ctrl_seg) +
+		       sizeof(struct mlx5_wqe_mkey_context_seg) + 64;
+	uint32_t rdma = sizeof(struct mlx5_wqe_raddr_seg) + sizeof(struct mlx5_wqe_atomic_seg);
+
+	switch (t) {
+	case IBV_QPT_UD:
+		return ctrl + sizeof(struct mlx5_wqe_datagram_seg);
+	case IBV_QPT_UC:
+		return ctrl + umr;
+	case IBV_QPT_XRC_SEND:
+		return ctrl + 16 /* xrc seg */ + (umr > rdma ? umr : rdma);
+	default: /* RC */
+		return ctrl + (umr > rdma ? umr : rdma);
+	}
+}
+
+/* Bytes before the data of an ordinary (non-UMR) WQE: what the data and
+ * inline limits are computed from. */
+static uint32_t sq_data_offset(enum ibv_qp_type t)
+{
+	uint32_t ctrl = sizeof(struct mlx5_wqe_ctrl_seg);
+	uint32_t rdma = sizeof(struct mlx5_wqe_raddr_seg) + sizeof(struct mlx5_wqe_atomic_seg);
 
 	switch (t) {
 	case IBV_QPT_UD:
@@ -231,11 +258,9 @@ static uint32_t sq_overhead(enum ibv_qp_type t)
 	case IBV_QPT_UC:
 		return ctrl + sizeof(struct mlx5_wqe_raddr_seg);
 	case IBV_QPT_XRC_SEND:
-		return ctrl + 16 /* xrc seg */ + sizeof(struct mlx5_wqe_raddr_seg) +
-		       sizeof(struct mlx5_wqe_atomic_seg);
-	default: /* RC */
-		return ctrl + sizeof(struct mlx5_wqe_raddr_seg) +
-		       sizeof(struct mlx5_wqe_atomic_seg);
+		return ctrl + 16 + rdma;
+	default:
+		return ctrl + rdma;
 	}
 }
 
@@ -255,7 +280,9 @@ static int qp_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	inl = cap->max_inline_data ?
 		      (uint32_t)sizeof(struct mlx5_wqe_inl_data_seg) + cap->max_inline_data : 0;
 	data = cap->max_send_sge * (uint32_t)sizeof(struct mlx5_wqe_data_seg);
-	wqe_size = sq_overhead(qp->qp_type) + (inl > data ? inl : data);
+	wqe_size = sq_data_offset(qp->qp_type) + (inl > data ? inl : data);
+	if (wqe_size < sq_overhead(qp->qp_type))
+		wqe_size = sq_overhead(qp->qp_type);
 	wqe_size = (wqe_size + MLX5_SEND_WQE_BB - 1) & ~(uint32_t)(MLX5_SEND_WQE_BB - 1);
 	if (wqe_size > max_wqe)
 		return EINVAL;
@@ -265,9 +292,9 @@ static int qp_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	qp->sq.wqe_cnt = pow2_at_least(cap->max_send_wr * wqebbs);
 	qp->sq.wqe_shift = MLX5_SEND_WQE_SHIFT;
 	qp->sq.max_post = qp->sq.wqe_cnt / wqebbs;
-	qp->sq.max_gs = (wqe_size - sq_overhead(qp->qp_type)) /
+	qp->sq.max_gs = (wqe_size - sq_data_offset(qp->qp_type)) /
 			(uint32_t)sizeof(struct mlx5_wqe_data_seg);
-	qp->max_inline = wqe_size - sq_overhead(qp->qp_type) -
+	qp->max_inline = wqe_size - sq_data_offset(qp->qp_type) -
 			 (uint32_t)sizeof(struct mlx5_wqe_inl_data_seg);
 	return 0;
 }

@@ -315,6 +315,10 @@ enum eng_key_err {
  * Checks key @key for [va, va + len) with rights @need in protection domain
  * @pd; on success *mkp is the mkey. On failure @why (may be NULL) says why.
  */
+/* eng_umr.c: executes the UMR WQE at @wqe; 0 or a CQE syndrome + @why. */
+uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
+		     uint32_t len, char *why, size_t whylen);
+
 int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		  uint32_t need, uint64_t va, uint64_t len,
 		  struct fw_mkey **mkp, char *why, size_t whylen);

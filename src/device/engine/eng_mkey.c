@@ -78,6 +78,15 @@ int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	case MLX5_MKC_ACCESS_MODE_PA:
 	case MLX5_MKC_ACCESS_MODE_MEMIC:
 		break;
+	case MLX5_MKC_ACCESS_MODE_KLMS:
+		/* A bound memory window: one KLM into a referenced MR. */
+		if (mk->bound && mk->nklm == 1)
+			break;
+		if (why)
+			snprintf(why, whylen, "key 0x%x: KLM mkey %s", key,
+				 mk->bound ? "with more than one entry is not "
+				 "translated yet" : "is not bound");
+		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
 		if (len && !mk->umem) {
 			uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
@@ -107,6 +116,15 @@ int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va, uint64_t *contig)
 {
 	switch (mk->access_mode) {
+	case MLX5_MKC_ACCESS_MODE_KLMS: {
+		uint64_t off = va - mk->start;
+		uint64_t at = DEVX_GET64(klm, mk->klm, address) + off;
+		uint8_t *p = mk->bound ? eng_mkey_host(mk->bound, at, contig) : NULL;
+
+		if (p && *contig > mk->len - off)
+			*contig = mk->len - off;
+		return p;
+	}
 	case MLX5_MKC_ACCESS_MODE_PA:
 		*contig = UINT64_MAX;
 		return (uint8_t *)(uintptr_t)va;

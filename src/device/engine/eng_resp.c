@@ -255,6 +255,14 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	if (eng_key_check(c->e, p->rkey, c->pd, need, p->raddr, len, &c->mk,
 			  c->why, sizeof(c->why)))
 		return RESP_ERR_ACCESS;
+	/* A type 2 window answers only on the QP it is bound to. */
+	if (c->mk->bound && DEVX_GET(mkc, c->mk->ctx, qpn) != 0xffffff &&
+	    DEVX_GET(mkc, c->mk->ctx, qpn) != c->qp->obj.id) {
+		snprintf(c->why, sizeof(c->why), "rkey 0x%x is a window bound to "
+			 "qp 0x%x, the request came on 0x%x", p->rkey,
+			 DEVX_GET(mkc, c->mk->ctx, qpn), c->qp->obj.id);
+		return RESP_ERR_ACCESS;
+	}
 	return RESP_GET_RECV;
 }
 
@@ -373,7 +381,7 @@ static bool resp_invalidate(struct resp_ctx *c)
 			 "cannot be invalidated remotely (not a UMR/MW key)");
 		return false;
 	}
-	mk->free = true;
+	fw_mkey_invalidate(mk, false, 0);
 	return true;
 }
 

@@ -38,6 +38,7 @@ enum {
 	OPF_IMM = 1 << 4,	/* ctrl.imm is immediate data */
 	OPF_INV = 1 << 5,	/* ctrl.imm is the rkey to invalidate */
 	OPF_NOP = 1 << 6,	/* nothing goes on the wire */
+	OPF_UMR = 1 << 7,	/* changes a memory key locally (eng_umr.c) */
 };
 
 #define QT(x) (1u << MLX5_QPC_ST_##x)
@@ -91,7 +92,10 @@ static const struct eng_opdesc eng_opdesc[256] = {
 		.flags = OPF_RADDR | OPF_ATOMIC | OPF_SCATTER,
 		.pkt_op = ENG_PKT_FETCH_ADD,
 	},
-	/* ATOMIC_MASKED_*, LOCAL_INVAL, UMR, SET_PSV ...: not in the table,
+	[MLX5_OPCODE_UMR] = {
+		.name = "UMR", .qp_types = QT_CONN, .flags = OPF_NOP | OPF_UMR,
+	},
+	/* ATOMIC_MASKED_*, LOCAL_INVAL, SET_PSV ...: not in the table,
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
 };
 
@@ -328,6 +332,8 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			"?");
 		return -1;
 	}
+	if (w->d->flags & OPF_UMR)
+		return 0;	/* its own layout: eng_umr_exec() */
 	if ((w->d->flags & OPF_ATOMIC) && (opmod_idx_opcode >> 24)) {
 		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "extended atomic "
 			"(opmod %u) is not supported", opmod_idx_opcode >> 24);
@@ -540,6 +546,16 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	if (eng_sq_decode(e, q, &w, (uint16_t)(pi - q->sq_ci), &err))
 		goto fail;
 
+	if (w.d->flags & OPF_UMR) {
+		err.syndrome = eng_umr_exec(e, qp, e->wqe, w.nbb * 64, err.why,
+					    sizeof(err.why));
+		if (err.syndrome) {
+			err.segname = "umr";
+			err.seg = 1;
+			goto fail;
+		}
+		goto done;
+	}
 	if (w.d->flags & OPF_NOP)
 		goto done;
 

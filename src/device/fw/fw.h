@@ -206,7 +206,29 @@ struct fw_mkey {
 	struct fw_umem *umem;	/* mkey_umem_valid */
 	uint64_t umem_offset;
 	uint8_t *memic;		/* MEMIC mode: host address of start */
+	/* A memory window bound by UMR: the MR its one KLM points into,
+	 * referenced so the MR cannot be destroyed under the window. */
+	struct fw_mkey *bound;
 };
+
+/*
+ * Data-path changes to mkeys (UMR WQEs, remote invalidation), made by the
+ * engine with fw_lock held so the mkey's state and its references stay
+ * consistent for QUERY_MKEY and DESTROY_MKEY.
+ */
+struct fw_mkey_bind {
+	uint64_t start;		/* window start (0: zero-based) */
+	uint64_t len;
+	uint32_t access;	/* bits as fw_mkey.access */
+	uint32_t qpn;		/* 0xffffff: not tied to a QP (type 1) */
+	uint8_t variant;	/* new mkey_7_0 */
+	struct fw_mkey *mr;	/* the MR the single KLM points into */
+	uint64_t mr_addr;	/* where in that MR the window starts */
+};
+
+void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b);
+/* Marks @mk free (invalid), releasing the MR a window was bound to. */
+void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant);
 
 /* ------------------------------------------------------------------ */
 /* Lookups for the engine (call with fw_lock held)                    */

@@ -12,6 +12,8 @@
 
 void fw_mkey_free(struct fw_mkey *mk)
 {
+	if (mk->bound)
+		fw_unref(&mk->bound->obj);
 	if (mk->umem)
 		fw_unref(&mk->umem->obj);
 	free(mk->mtt);
@@ -198,6 +200,50 @@ err:
 	mk->pd = NULL;
 	fw_mkey_free(mk);
 	return -1;
+}
+
+void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant)
+{
+	if (mk->bound) {
+		fw_unref(&mk->bound->obj);
+		mk->bound = NULL;
+	}
+	mk->free = true;
+	DEVX_SET(mkc, mk->ctx, free, 1);
+	if (set_variant) {
+		mk->variant = variant;
+		DEVX_SET(mkc, mk->ctx, mkey_7_0, variant);
+	}
+}
+
+void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b)
+{
+	fw_mkey_invalidate(mw, true, b->variant);
+	if (!mw->klm) {
+		mw->klm = calloc(1, 16);
+		if (!mw->klm)
+			return;	/* stays free: the bind is not applied */
+	}
+	/* KLM entry: byte_count, mkey, address (PRM bytes). */
+	DEVX_SET(klm, mw->klm, byte_count, (uint32_t)b->len);
+	DEVX_SET(klm, mw->klm, mkey, b->mr->obj.id << 8 | b->mr->variant);
+	DEVX_SET64(klm, mw->klm, address, b->mr_addr);
+	mw->nklm = 1;
+	mw->bound = b->mr;
+	fw_ref(&b->mr->obj);
+	mw->start = b->start;
+	mw->len = b->len;
+	mw->len64 = false;
+	mw->access = b->access | 1;	/* local read is implied */
+	mw->free = false;
+	DEVX_SET(mkc, mw->ctx, free, 0);
+	DEVX_SET(mkc, mw->ctx, qpn, b->qpn);
+	DEVX_SET64(mkc, mw->ctx, start_addr, b->start);
+	DEVX_SET64(mkc, mw->ctx, len, b->len);
+	DEVX_SET(mkc, mw->ctx, lw, !!(b->access & 2));
+	DEVX_SET(mkc, mw->ctx, rr, !!(b->access & 4));
+	DEVX_SET(mkc, mw->ctx, rw, !!(b->access & 8));
+	DEVX_SET(mkc, mw->ctx, a, !!(b->access & 16));
 }
 
 int fw_mkey_destroy(struct fw_cmd *c)
