@@ -325,3 +325,50 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
 	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		ex->read_completion_ts = ex_ts;
 }
+
+/*
+ * Drops the unpolled CQEs of @qpn from @cq (a QP going to RESET or being
+ * destroyed leaves no completions behind, as mlx5 drivers do): later CQEs
+ * slide down over them keeping each slot's owner bit, and the consumer
+ * index advances by the number removed. Receives they held on an SRQ go
+ * back to its free list.
+ */
+void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq)
+{
+	uint32_t prod, nfreed = 0;
+
+	if (!cq)
+		return;
+	pthread_spin_lock(&cq->lock);
+	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt; prod++) {
+		struct mlx5_cqe64 *c = cqe_at(cq, prod);
+		uint8_t own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
+
+		if ((own >> 4) == MLX5_CQE_INVALID ||
+		    ((own & MLX5_CQE_OWNER_MASK) ^ !!(prod & cq->cqe_cnt)))
+			break;
+	}
+	while (prod-- != cq->cons_index) {
+		struct mlx5_cqe64 *c = cqe_at(cq, prod);
+
+		if ((be32toh(c->sop_drop_qpn) & 0xffffff) == qpn) {
+			uint8_t op = mlx5dv_get_cqe_opcode(c);
+
+			if (srq && op != MLX5_CQE_REQ && op != MLX5_CQE_REQ_ERR)
+				mlx5_srq_free_wqe(srq, be16toh(c->wqe_counter));
+			nfreed++;
+		} else if (nfreed) {
+			struct mlx5_cqe64 *d = cqe_at(cq, prod + nfreed);
+			uint8_t owner = d->op_own & MLX5_CQE_OWNER_MASK;
+
+			memcpy(d, c, sizeof(*d));
+			d->op_own = (uint8_t)((d->op_own & ~MLX5_CQE_OWNER_MASK) | owner);
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		cq_update_ci(cq);
+	}
+	cq->last_qp = NULL;
+	pthread_spin_unlock(&cq->lock);
+}

@@ -60,6 +60,25 @@ struct mlx5_eq {
 	bool need_arm;
 };
 
+/* The kernel half's UMR QP (umr.c), created with uid 0 on first use. */
+struct mlx5_umr {
+	bool ready;
+	uint32_t pdn, cqn, qpn;
+	struct mlx5_buf cqbuf, sqbuf;
+	__be32 *cqdb, *qpdb;
+	uint32_t sq_pi, cq_ci;
+};
+
+struct mlx5_umr_rereg {
+	bool set_pd, set_access;
+	uint32_t pdn;
+	int access;
+	uint64_t start, len;	/* with the page list */
+	const uint64_t *mtt;	/* page addresses | read/write enable bits */
+	uint32_t nmtt;		/* 0: translation unchanged */
+	uint32_t page_shift;
+};
+
 struct mlx5_device {
 	struct verbs_device vdev;
 	struct smx_dev *hca;
@@ -72,6 +91,7 @@ struct mlx5_device {
 	struct mlx5_table qps;		/* qpn -> struct mlx5_qp */
 	struct mlx5_table srqs;		/* srqn -> struct mlx5_srq */
 	struct mlx5_table cqs;		/* cqn -> struct mlx5_cq (completion events) */
+	struct mlx5_umr umr;
 };
 
 /* Kinds of object an importing context can look up by handle. */
@@ -347,6 +367,9 @@ void mlx5_buf_fill_pas(const struct mlx5_buf *buf, __be64 *pas);
 __be32 *mlx5_dbrec_alloc(void);
 void mlx5_dbrec_free(__be32 *db);
 
+/* umr.c: in-place re-registration through the UMR QP */
+int mlx5_umr_rereg(struct mlx5_context *ctx, uint32_t key, const struct mlx5_umr_rereg *r);
+
 /* handle.c: per-ucontext object handles for ibv_import_* */
 int mlx5_handle_add(struct mlx5_ucontext *u, const struct mlx5_handle *h,
 		    uint32_t *handle);
@@ -413,6 +436,7 @@ int mlx5_destroy_cq(struct ibv_cq *cq);
 int mlx5_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int mlx5_cq_arm(struct ibv_cq *cq, int solicited);
 void mlx5_cq_event(struct ibv_cq *cq);
+void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq);
 int mlx5_resize_cq(struct ibv_cq *cq, int cqe);
 
 struct ibv_srq *mlx5_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

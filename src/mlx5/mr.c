@@ -208,41 +208,75 @@ err:
 }
 
 /*
- * Re-registration builds the new translation first and retires the old
- * key only once it exists, so a failed rereg leaves the MR as it was.
- * Keys change, as they may on mlx5.
+ * Re-registration in place: one UMR WQE on the kernel half's UMR QP changes
+ * the PD, the rights and/or the page list of the existing mkey, so lkey and
+ * rkey stay what the peer already knows (rdma-core semantics on mlx5).
+ * On failure the MR is unchanged.
  */
 int mlx5_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 		  size_t length, int access)
 {
 	struct mlx5_context *ctx = to_mctx(ibmr->context);
 	struct mlx5_mr *mr = to_mmr(ibmr);
-	struct ibv_pd *npd = (flags & IBV_REREG_MR_CHANGE_PD) ? pd : ibmr->pd;
-	void *naddr = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? addr : ibmr->addr;
-	size_t nlen = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? length : ibmr->length;
-	int nacc = (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : mr->access;
-	uint64_t iova = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? (uintptr_t)addr : mr->iova;
-	struct mlx5_handle h = { .type = MLX5_HANDLE_MR };
-	uint32_t key, old = ibmr->lkey;
-	int ret;
+	struct mlx5_umr_rereg r = { 0 };
+	uint64_t mtt[110], base, end, pgsz, iova = (uintptr_t)addr;
+	struct mlx5_handle h;
+	int ret, log;
 
-	if (mr->imported || !ibmr->addr || (npd && npd->context != ibmr->context))
-		return EINVAL;	/* DM MRs and imports cannot be re-registered */
-	ret = mr_mkey_create(ctx, to_mpd(npd)->pdn, naddr, nlen, iova, nacc, &key);
+	if (mr->imported || mr->implicit || !ibmr->addr)
+		return EINVAL;	/* DM, imported and implicit MRs stay as they are */
+	if ((flags & IBV_REREG_MR_CHANGE_PD) && pd->context != ibmr->context)
+		return EINVAL;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		ret = mlx5_mr_check_access(access);
+		if (ret)
+			return ret;
+		r.set_access = true;
+		r.access = access;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		r.set_pd = true;
+		r.pdn = to_mpd(pd)->pdn;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		if ((uint64_t)(uintptr_t)addr + length < (uintptr_t)addr)
+			return EINVAL;
+		log = mr_log_page_size((uintptr_t)addr, iova);
+		if (log < 0)
+			return EINVAL;
+		pgsz = 1ull << log;
+		base = (uintptr_t)addr & ~(pgsz - 1);
+		end = ((uintptr_t)addr + length + pgsz - 1) & ~(pgsz - 1);
+		if ((end - base) >> log > sizeof(mtt) / sizeof(mtt[0]))
+			return EOPNOTSUPP;	/* more pages than one inline UMR carries */
+		for (r.nmtt = 0; base + (uint64_t)r.nmtt * pgsz < end; r.nmtt++)
+			mtt[r.nmtt] = (base + (uint64_t)r.nmtt * pgsz) | MTT_READ | MTT_WRITE;
+		r.mtt = mtt;
+		r.page_shift = (uint32_t)log;
+		r.start = iova;
+		r.len = length;
+	}
+	ret = mlx5_umr_rereg(ctx, ibmr->lkey, &r);
 	if (ret)
 		return ret;
-	mlx5_mkey_destroy(ctx, old);
-	ibmr->lkey = key;
-	ibmr->rkey = key;
-	mr->access = nacc;
-	mr->iova = iova;
-	mlx5_handle_del(ctx->uctx, ibmr->handle);
-	h.hw_id = key;
-	h.u64 = (uintptr_t)naddr;
-	h.u64b = nlen;
-	h.access = (uint32_t)nacc;
-	h.pd_handle = npd->handle;
-	return mlx5_handle_add(ctx->uctx, &h, &ibmr->handle);
+	if (r.set_access)
+		mr->access = access;
+	if (r.nmtt)
+		mr->iova = iova;
+	/* The handle importers resolve follows the MR. */
+	if (!mlx5_handle_get(ctx->uctx, ibmr->handle, MLX5_HANDLE_MR, &h)) {
+		mlx5_handle_del(ctx->uctx, ibmr->handle);
+		if (r.nmtt) {
+			h.u64 = (uintptr_t)addr;
+			h.u64b = length;
+		}
+		if (r.set_access)
+			h.access = (uint32_t)access;
+		if (r.set_pd)
+			h.pd_handle = pd->handle;
+		return mlx5_handle_add(ctx->uctx, &h, &ibmr->handle);
+	}
+	return 0;
 }
 
 int mlx5_dereg_mr(struct ibv_mr *ibmr)

@@ -576,11 +576,12 @@ int mlx5_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 	mlx5_table_remove(&to_mdev(ibqp->context->device)->qps, qp->qpn);
-	/* Completions still in the CQs for this QP are dropped by the poller. */
-	if (ibqp->send_cq)
-		to_mcq(ibqp->send_cq)->last_qp = NULL;
+	/* Completions still in the CQs for this QP go with it. */
 	if (ibqp->recv_cq)
-		to_mcq(ibqp->recv_cq)->last_qp = NULL;
+		mlx5_cq_clean(to_mcq(ibqp->recv_cq), qp->qpn,
+			      ibqp->srq ? to_msrq(ibqp->srq) : NULL);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		mlx5_cq_clean(to_mcq(ibqp->send_cq), qp->qpn, NULL);
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
 	qp_free_bufs(qp);
@@ -819,6 +820,13 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
 		qp->sq_draining = attr->en_sqd_async_notify;
 	if (next == IBV_QPS_RESET) {
+		struct mlx5_srq *srq = ibqp->srq ? to_msrq(ibqp->srq) : NULL;
+
+		/* No completions of the old incarnation stay behind. */
+		if (ibqp->recv_cq)
+			mlx5_cq_clean(to_mcq(ibqp->recv_cq), qp->qpn, srq);
+		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+			mlx5_cq_clean(to_mcq(ibqp->send_cq), qp->qpn, NULL);
 		/* The rings start over, as after a fresh create. */
 		qp->sq.head = qp->sq.tail = qp->sq.cur_post = 0;
 		qp->rq.head = qp->rq.tail = 0;

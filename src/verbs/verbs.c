@@ -117,8 +117,9 @@ SMX_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	bool translate = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
 	int ret;
 
-	if (!mr || flags <= 0 || (flags & ~(IBV_REREG_MR_FLAGS_SUPPORTED - 1)) ||
-	    (translate && (!length || !addr)) || (!translate && length) ||
+	if (!mr || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    (translate && (!length || !addr)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)) ||
 	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;

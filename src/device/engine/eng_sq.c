@@ -44,6 +44,7 @@ enum {
 #define QT(x) (1u << MLX5_QPC_ST_##x)
 #define QT_ALL (QT(RC) | QT(UC) | QT(UD) | QT(XRC))
 #define QT_CONN (QT(RC) | QT(UC) | QT(XRC))
+#define QT_UMR (QT_CONN | QT(REG_UMR))
 #define QT_RELIABLE (QT(RC) | QT(XRC))
 
 struct eng_opdesc {
@@ -93,7 +94,7 @@ static const struct eng_opdesc eng_opdesc[256] = {
 		.pkt_op = ENG_PKT_FETCH_ADD,
 	},
 	[MLX5_OPCODE_UMR] = {
-		.name = "UMR", .qp_types = QT_CONN, .flags = OPF_NOP | OPF_UMR,
+		.name = "UMR", .qp_types = QT_UMR, .flags = OPF_NOP | OPF_UMR,
 	},
 	/* ATOMIC_MASKED_*, LOCAL_INVAL, SET_PSV ...: not in the table,
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */

@@ -25,6 +25,67 @@ static uint32_t umr_access(uint8_t f)
 	       (f & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC ? ENG_ACC_A : 0);
 }
 
+/*
+ * A UMR from the kernel's REG_UMR QP re-registers a memory region in place
+ * (the key stays): PD (flags_pd), start/len, rights, and an inline MTT list
+ * of klm_octowords * 2 entries at the mkey context's log_page_size.
+ */
+static uint8_t umr_update_mr(struct eng *e, struct fw_mkey *mk,
+			     const struct mlx5_wqe_umr_ctrl_seg *uc,
+			     const struct mlx5_wqe_mkey_context_seg *mc,
+			     const uint8_t *wqe, uint32_t len, char *why, size_t whylen)
+{
+	uint64_t mask = be64toh(uc->mkey_mask);
+	uint32_t octw = be16toh(uc->klm_octowords);
+	struct fw_mkey_update u = { 0 };
+	uint64_t mtt[ENG_MAX_WQE_BYTES / 8];
+	uint32_t i;
+
+	if (mask & ((1ull << 7) /* PD */)) {
+		u.pd = fw_pd_lookup(e->fw, be32toh(mc->flags_pd) & 0xffffff);
+		if (!u.pd) {
+			snprintf(why, whylen, "UMR on key 0x%x: pd 0x%x does not exist",
+				 mk->obj.id << 8 | mk->variant,
+				 be32toh(mc->flags_pd) & 0xffffff);
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		}
+	}
+	if (mask & (MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR | MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN)) {
+		u.set_range = true;
+		u.start = be64toh(mc->start_addr);
+		u.len = be64toh(mc->len);
+	}
+	if (mask & (MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)) {
+		u.set_access = true;
+		u.access = umr_access(mc->access_flags);
+	}
+	if (octw) {
+		if (!(uc->flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE) ||
+		    UMR_KLM_OFF + octw * 16u > len || octw * 2u > sizeof(mtt) / 8) {
+			snprintf(why, whylen, "UMR on key 0x%x: %u octowords of MTT do "
+				 "not fit the %u-byte WQE", mk->obj.id << 8 | mk->variant,
+				 octw, len);
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		}
+		for (i = 0; i < octw * 2u; i++)
+			mtt[i] = be64toh(((const uint64_t *)(wqe + UMR_KLM_OFF))[i]);
+		u.nmtt = be32toh(mc->translations_octword_size) * 2;
+		if (!u.nmtt || u.nmtt > octw * 2u)
+			u.nmtt = octw * 2u;
+		/* trailing padding entries of an odd list are zero */
+		while (u.nmtt > 1 && !mtt[u.nmtt - 1])
+			u.nmtt--;
+		u.mtt = mtt;
+		u.page_shift = mc->log_page_size;
+	}
+	if (fw_mkey_update(mk, &u, why, whylen))
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	return 0;
+}
+
 uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 		     uint32_t len, char *why, size_t whylen)
 {
@@ -47,6 +108,8 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 	mw = fw_mkey_lookup(e->fw, key);
 	if (!mw)
 		UMR_FAIL("UMR on key 0x%x: no such key", key);
+	if (qp->st == MLX5_QPC_ST_REG_UMR)
+		return umr_update_mr(e, mw, uc, mc, wqe, len, why, whylen);
 	if (!mw->umr_en)
 		UMR_FAIL("UMR on key 0x%x: the mkey is not UMR-enabled", key);
 	if (mw->pd != qp->pd)

@@ -227,6 +227,23 @@ struct fw_mkey_bind {
 };
 
 void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b);
+
+/* A privileged UMR on a direct (MTT) key: new PD, range, rights and, when
+ * @mtt is given, a new page list of 2^@page_shift-byte pages. 0, or -1 with
+ * @why when the change cannot be made (nothing changed then). */
+struct fw_mkey_update {
+	struct fw_pd *pd;		/* NULL: keep */
+	bool set_range;
+	uint64_t start, len;
+	bool set_access;
+	uint32_t access;
+	const uint64_t *mtt;		/* NULL: keep the translation */
+	uint32_t nmtt;
+	uint32_t page_shift;
+};
+
+int fw_mkey_update(struct fw_mkey *mk, const struct fw_mkey_update *u, char *why,
+		   size_t whylen);
 /* Marks @mk free (invalid), releasing the MR a window was bound to. */
 void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant);
 

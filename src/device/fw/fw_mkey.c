@@ -5,6 +5,7 @@
  * are stored for the engine (MTT: page addresses; KLM/KSM: the 16-byte
  * entries as given, resolved at access time like the hardware does).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,66 @@ void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b)
 	DEVX_SET(mkc, mw->ctx, rr, !!(b->access & 4));
 	DEVX_SET(mkc, mw->ctx, rw, !!(b->access & 8));
 	DEVX_SET(mkc, mw->ctx, a, !!(b->access & 16));
+}
+
+int fw_mkey_update(struct fw_mkey *mk, const struct fw_mkey_update *u, char *why,
+		   size_t whylen)
+{
+	uint64_t *mtt = NULL;
+	uint32_t i;
+
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem || mk->free) {
+		snprintf(why, whylen, "mkey 0x%x is not a live MTT key", mk->obj.id);
+		return -1;
+	}
+	if (u->mtt) {
+		if (!u->nmtt || u->page_shift < 12 || u->page_shift > 30) {
+			snprintf(why, whylen, "mkey 0x%x: %u MTT entries of 2^%u bytes",
+				 mk->obj.id, u->nmtt, u->page_shift);
+			return -1;
+		}
+		mtt = malloc((size_t)u->nmtt * sizeof(*mtt));
+		if (!mtt) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
+		for (i = 0; i < u->nmtt; i++) {
+			mtt[i] = u->mtt[i] & ~7ull;	/* low bits: rd/wr enable */
+			if (!mtt[i] || (mtt[i] & ((1ull << u->page_shift) - 1))) {
+				snprintf(why, whylen, "MTT[%u] = 0x%llx is not a page", i,
+					 (unsigned long long)mtt[i]);
+				free(mtt);
+				return -1;
+			}
+		}
+		free(mk->mtt);
+		mk->mtt = mtt;
+		mk->nmtt = u->nmtt;
+		mk->page_shift = u->page_shift;
+		DEVX_SET(mkc, mk->ctx, log_page_size, u->page_shift);
+		DEVX_SET(mkc, mk->ctx, translations_octword_size, (u->nmtt + 1) / 2);
+	}
+	if (u->pd && u->pd != mk->pd) {
+		fw_ref(&u->pd->obj);
+		fw_unref(&mk->pd->obj);
+		mk->pd = u->pd;
+		DEVX_SET(mkc, mk->ctx, pd, u->pd->obj.id);
+	}
+	if (u->set_range) {
+		mk->start = u->start;
+		mk->len = u->len;
+		mk->len64 = false;
+		DEVX_SET64(mkc, mk->ctx, start_addr, u->start);
+		DEVX_SET64(mkc, mk->ctx, len, u->len);
+	}
+	if (u->set_access) {
+		mk->access = u->access | 1;
+		DEVX_SET(mkc, mk->ctx, lw, !!(u->access & 2));
+		DEVX_SET(mkc, mk->ctx, rr, !!(u->access & 4));
+		DEVX_SET(mkc, mk->ctx, rw, !!(u->access & 8));
+		DEVX_SET(mkc, mk->ctx, a, !!(u->access & 16));
+	}
+	return 0;
 }
 
 int fw_mkey_destroy(struct fw_cmd *c)

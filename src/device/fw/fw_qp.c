@@ -93,8 +93,14 @@ int fw_qp_create(struct fw_cmd *c)
 	if (st == MLX5_QPC_ST_RAW_DATAGRAM)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "st RAW: raw packet QPs are not supported yet");
+	/* REG_UMR: the privileged QP the driver's kernel half modifies
+	 * memory keys with (any PD of the function): uid 0 only. */
+	if (st == MLX5_QPC_ST_REG_UMR && c->uid)
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "st REG_UMR: only the kernel (uid 0) creates UMR QPs");
 	if (st != MLX5_QPC_ST_RC && st != MLX5_QPC_ST_UC &&
-	    st != MLX5_QPC_ST_UD && st != MLX5_QPC_ST_XRC)
+	    st != MLX5_QPC_ST_UD && st != MLX5_QPC_ST_XRC &&
+	    st != MLX5_QPC_ST_REG_UMR)
 		return FW_FAIL(c, BAD_PARAM_ERR, "st 0x%x (%s) is not supported",
 			       st, fw_qp_st_name[st & 0xf] ?
 			       fw_qp_st_name[st & 0xf] : "unknown");
@@ -485,7 +491,7 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 	if (has_qpc) {
 		g = (fw_qp_connected(qp->st) ? t->required : t->required_ud) |
 		    (fw_qp_opt_groups(mask) & t->optional);
-		if (qp->st == MLX5_QPC_ST_UD)
+		if (qp->st == MLX5_QPC_ST_UD || qp->st == MLX5_QPC_ST_REG_UMR)
 			g &= ~(T_RTR | T_PATH | T_RNR | T_RRA | T_SRA |
 			       T_RETRY | T_RNR_RETRY | T_ACK_TO | T_ACCESS);
 		else
