@@ -6,6 +6,7 @@
  * after an error (send and receive side), QP states after errors -- and that
  * no byte outside a registered range is touched (guard bytes, ASan).
  */
+#include <sys/mman.h>
 #include <time.h>
 
 #include "eng_test_util.h"
@@ -182,6 +183,30 @@ static void test_loc_prot(void)
 	CHECK_EQ(dst[0], 0x11);
 	CHECK(t_guards_ok(dst, 4096) && t_guards_ok(src, 4096));
 	drain();
+	/* A PA (implicit ODP) key over a hole in the address space, and over a
+	 * read-only page as a scatter target: errors, not device crashes. */
+	{
+		uint8_t *hole = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+				     -1, 0);
+		uint32_t pa;
+
+		CHECK(hole != MAP_FAILED);
+		munmap(hole + 4096, 4096);
+		pa = t_mkey(&env, env.pd, hole, 8192, T_ALL, MLX5_MKC_ACCESS_MODE_PA,
+			    12, 0x5a, false);
+		p = mk_pair(MLX5_QPC_ST_RC, NULL, NULL);
+		idx = post_send(p.a, MLX5_OPCODE_SEND, pa, hole + 4096, 16, true);
+		expect_req_err(p.a, idx, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			       MLX5_OPCODE_SEND);
+		drain();
+		p = mk_pair(MLX5_QPC_ST_RC, NULL, NULL);
+		idx = post_rdma(p.a, MLX5_OPCODE_RDMA_READ, (uint64_t)(uintptr_t)src,
+				ms.key, pa, hole, 64);
+		expect_req_err(p.a, idx, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			       MLX5_OPCODE_RDMA_READ);
+		drain();
+		munmap(hole, 4096);
+	}
 	(void)md;
 }
 
