@@ -20,7 +20,12 @@
 set -euo pipefail
 
 # Modules `make check` runs. Add a module here once it is expected to pass.
-DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp)
+# Foundation (issue 2): 51 pass, 5 raw-packet skips.
+# Data path (issue 3): 80 pass; skips are dmabuf (no /dev/dri), hugepages
+# (none allocated) and ATOMIC_WRITE (not offered by the device).
+DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
+		 test_cq test_cqex test_cq_events test_qpex test_mr test_atomic
+		 test_odp test_parent_domain test_shared_pd test_relaxed_ordering)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
