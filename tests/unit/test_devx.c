@@ -737,6 +737,7 @@ static void test_e2e_hand_written(struct ibv_context *ctx)
 	struct mlx5_wqe_ctrl_seg *ctrl;
 	struct mlx5_wqe_data_seg *ds;
 	struct mlx5_cqe64 *cqe;
+	struct mlx5dv_devx_event_channel *ch = NULL;
 	uint32_t eqn;
 	uint64_t db;
 
@@ -761,6 +762,24 @@ static void test_e2e_hand_written(struct ibv_context *ctx)
 	CHECK_EQ(e2e_modify(b.qp, MLX5_CMD_OP_INIT2RTR_QP, b.qpn, a.qpn, ctx), 0);
 	CHECK_EQ(e2e_modify(a.qp, MLX5_CMD_OP_RTR2RTS_QP, a.qpn, 0, ctx), 0);
 	CHECK_EQ(e2e_modify(b.qp, MLX5_CMD_OP_RTR2RTS_QP, b.qpn, 0, ctx), 0);
+
+	/* Completion events of B's CQ on an event channel: subscribe, then
+	 * arm the CQ by hand (arm record + CQ doorbell store at UAR 0x20). */
+	ch = mlx5dv_devx_create_event_channel(ctx, 0);
+	CHECK(ch != NULL);
+	if (ch) {
+		uint16_t ev = 0;	/* completion */
+		/* sn 1: a fresh arm request the watcher sees in the arm record */
+		uint32_t arm = htobe32(1u << 28 | 0u << 24 | 0);
+		uint32_t bell[2] = { arm, htobe32(b.cqn) };
+
+		CHECK_EQ(mlx5dv_devx_subscribe_devx_event(ch, b.cq, sizeof(ev), &ev,
+							  0xc0ffee), 0);
+		((volatile uint32_t *)b.cqdbr)[1] = arm;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		memcpy(&db, bell, 8);
+		*(volatile uint64_t *)((uint8_t *)uar->base_addr + 0x20) = db;
+	}
 
 	/* B: one receive WQE, RCV doorbell record; no doorbell ring */
 	ds = (void *)b.buf;
@@ -797,6 +816,27 @@ static void test_e2e_hand_written(struct ibv_context *ctx)
 		CHECK_EQ(cqe->imm_inval_pkey, htobe32(0x03020100));
 		CHECK_EQ(be32toh(cqe->byte_cnt), 1024);
 		CHECK(memcmp(src, dst, 1024) == 0);
+	}
+	if (ch) {
+		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+		uint8_t evbuf[sizeof(struct mlx5dv_devx_async_event_hdr) + 64];
+		struct mlx5dv_devx_async_event_hdr *hdr = (void *)evbuf;
+		uint32_t cqn;
+
+		int np = poll(&pfd, 1, 3000);
+
+		CHECK_EQ(np, 1);
+		if (np != 1)
+			goto no_event;
+		CHECK_EQ(mlx5dv_devx_get_event(ch, hdr, 8), -1);	/* too small */
+		CHECK_EQ(errno, EINVAL);
+		CHECK_EQ(mlx5dv_devx_get_event(ch, hdr, sizeof(evbuf)), (ssize_t)sizeof(evbuf));
+		CHECK_EQ(hdr->cookie, 0xc0ffee);
+		CHECK_EQ(hdr->out_data[1], 0);	/* EQE type: completion */
+		memcpy(&cqn, hdr->out_data + 0x38, 4);
+		CHECK_EQ(be32toh(cqn) & 0xffffff, b.cqn);
+no_event:
+		mlx5dv_devx_destroy_event_channel(ch);
 	}
 out_mr:
 	e2e_free(&a);
