@@ -284,6 +284,33 @@ SMX_EXPORT int verbs_async_event_post(struct ibv_context *ctx,
 	return 0;
 }
 
+/* Which object an async event names (the uverbs event element kinds). */
+enum event_elem { ELEM_CQ, ELEM_QP, ELEM_SRQ, ELEM_WQ, ELEM_PORT };
+
+static enum event_elem event_elem(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		return ELEM_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return ELEM_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return ELEM_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return ELEM_WQ;
+	default:
+		return ELEM_PORT;
+	}
+}
+
 SMX_EXPORT int ibv_get_async_event(struct ibv_context *context,
 				   struct ibv_async_event *event)
 {
@@ -294,73 +321,57 @@ SMX_EXPORT int ibv_get_async_event(struct ibv_context *context,
 	if (read(context->async_fd, &rec, sizeof(rec)) != sizeof(rec))
 		return -1;
 	event->event_type = rec.event_type;
-	switch (rec.event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (event_elem(rec.event_type)) {
+	case ELEM_CQ:
 		event->element.cq = (struct ibv_cq *)(uintptr_t)rec.element;
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case ELEM_QP:
 		event->element.qp = (struct ibv_qp *)(uintptr_t)rec.element;
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case ELEM_SRQ:
 		event->element.srq = (struct ibv_srq *)(uintptr_t)rec.element;
 		break;
-	case IBV_EVENT_WQ_FATAL:
+	case ELEM_WQ:
 		event->element.wq = (struct ibv_wq *)(uintptr_t)rec.element;
 		break;
-	default:
+	case ELEM_PORT:
 		event->element.port_num = (int)rec.element;
 		break;
 	}
 	return 0;
 }
 
+/* Counts the acknowledged event on its object, waking destroy paths. */
+static void event_ack(pthread_mutex_t *m, pthread_cond_t *c, uint32_t *count)
+{
+	pthread_mutex_lock(m);
+	(*count)++;
+	pthread_cond_signal(c);
+	pthread_mutex_unlock(m);
+}
+
 SMX_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR: {
+	switch (event_elem(event->event_type)) {
+	case ELEM_CQ: {
 		struct ibv_cq *cq = event->element.cq;
 
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_signal(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
-		return;
+		event_ack(&cq->mutex, &cq->cond, &cq->async_events_completed);
+		break;
 	}
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED: {
+	case ELEM_QP: {
 		struct ibv_qp *qp = event->element.qp;
 
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_signal(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
-		return;
+		event_ack(&qp->mutex, &qp->cond, &qp->events_completed);
+		break;
 	}
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+	case ELEM_SRQ: {
 		struct ibv_srq *srq = event->element.srq;
 
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_signal(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
-		return;
+		event_ack(&srq->mutex, &srq->cond, &srq->events_completed);
+		break;
 	}
 	default:
-		return;
+		break;
 	}
 }

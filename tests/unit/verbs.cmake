@@ -1,2 +1,3 @@
 # libibverbs + libmlx5 through the public API, on the software device.
 smx_unit_test(test_verbs_api unit/test_verbs_api.c LIBS ibverbs mlx5)
+target_include_directories(test_verbs_api PRIVATE ${CMAKE_CURRENT_LIST_DIR})
