@@ -65,14 +65,20 @@ static uint32_t mr_next_variant(struct mlx5_context *ctx)
 	return atomic_fetch_add(&variant, 1) & 0xff;
 }
 
-int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey)
+/* DESTROY_MKEY as @uid (0 for the keys the kernel half owns). */
+static int mkey_destroy(struct mlx5_context *ctx, uint16_t uid, uint32_t mkey)
 {
 	uint32_t in[DEVX_ST_SZ_DW(destroy_mkey_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
 
 	DEVX_SET(destroy_mkey_in, in, opcode, MLX5_CMD_OP_DESTROY_MKEY);
 	DEVX_SET(destroy_mkey_in, in, mkey_index, mkey >> 8);
-	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	return mlx5_cmd_exec_hca(ctx->hca, uid, in, sizeof(in), out, sizeof(out));
+}
+
+int mlx5_mkey_destroy(struct mlx5_context *ctx, uint32_t mkey)
+{
+	return mkey_destroy(ctx, ctx->uctx->uid, mkey);
 }
 
 /* CREATE_MKEY in MTT mode over [addr, addr + length) seen at @iova. */
@@ -287,16 +293,7 @@ int mlx5_dereg_mr(struct ibv_mr *ibmr)
 
 	if (mr->imported)
 		return EINVAL;
-	if (mr->implicit) {
-		uint32_t in[DEVX_ST_SZ_DW(destroy_mkey_in)] = {};
-		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
-
-		DEVX_SET(destroy_mkey_in, in, opcode, MLX5_CMD_OP_DESTROY_MKEY);
-		DEVX_SET(destroy_mkey_in, in, mkey_index, ibmr->lkey >> 8);
-		ret = mlx5_cmd_exec_hca(ctx->hca, 0, in, sizeof(in), out, sizeof(out));
-	} else {
-		ret = mlx5_mkey_destroy(ctx, ibmr->lkey);
-	}
+	ret = mkey_destroy(ctx, mr->implicit ? 0 : ctx->uctx->uid, ibmr->lkey);
 	if (ret)
 		return ret;
 	mlx5_handle_del(ctx->uctx, ibmr->handle);
