@@ -10,8 +10,10 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define MLX5_CQE_SIZE_64 64
+#define MLX5_CQE_SIZE_128 128
 
 /* What ibv_create_cq_ex() accepts today; everything else is EOPNOTSUPP. */
 #define CQ_EX_SUPPORTED_WC_FLAGS                                                \
@@ -47,8 +49,34 @@ static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }
 
+/*
+ * The CQE size: mlx5dv's cqe_size when given, else $MLX5_CQE_SIZE (read at
+ * each creation, as rdma-core does), else 64. Anything but 64 or 128 is
+ * -EINVAL.
+ */
+static int cq_cqe_size(const struct mlx5dv_cq_init_attr *dv)
+{
+	const char *env;
+	long size = MLX5_CQE_SIZE_64;
+
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE)) {
+		size = dv->cqe_size;
+	} else {
+		env = getenv("MLX5_CQE_SIZE");
+		if (env)
+			size = atol(env);
+	}
+	return size == MLX5_CQE_SIZE_64 || size == MLX5_CQE_SIZE_128 ? (int)size : -EINVAL;
+}
+
+/* The 64-byte CQE of slot @i: the second half of a 128-byte one. */
+static inline struct mlx5_cqe64 *cq_slot(void *buf, uint32_t cqe_size, uint32_t i)
+{
+	return (struct mlx5_cqe64 *)((uint8_t *)buf + (size_t)i * cqe_size + (cqe_size - 64));
+}
+
 static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
-				 int comp_vector, struct ibv_pd *pd)
+				 int comp_vector, struct ibv_pd *pd, int cqe_size)
 {
 	uint32_t out[DEVX_ST_SZ_DW(create_cq_out)] = {};
 	uint32_t ncqe, eqn, i, *in = NULL;
@@ -57,7 +85,7 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	void *cqc;
 	int ret;
 
-	if (!cqe || cqe > ctx->max_cqe) {
+	if (!cqe || cqe > ctx->max_cqe || cqe_size < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -73,16 +101,13 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	}
 	ncqe = roundup_pow2(cqe + 1);
 	cq->cqe_cnt = ncqe;
-	cq->cqe_size = MLX5_CQE_SIZE_64;
+	cq->cqe_size = (uint32_t)cqe_size;
 	cq->comp_vector = comp_vector;
 	ret = mlx5_buf_alloc_pd(&cq->buf, (size_t)ncqe * cq->cqe_size, pd, MLX5DV_RES_TYPE_CQ);
 	if (ret)
 		goto err;
-	for (i = 0; i < ncqe; i++) {
-		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
-							     i * cq->cqe_size);
-		c->op_own = MLX5_CQE_INVALID << 4;
-	}
+	for (i = 0; i < ncqe; i++)
+		cq_slot(cq->buf.addr, cq->cqe_size, i)->op_own = MLX5_CQE_INVALID << 4;
 	cq->dbrec = mlx5_dbrec_alloc();
 	if (!cq->dbrec) {
 		ret = ENOMEM;
@@ -97,7 +122,8 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	}
 	DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
 	cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
-	DEVX_SET(cqc, cqc, cqe_sz, 0);		/* 64-byte CQEs */
+	DEVX_SET(cqc, cqc, cqe_sz, cq->cqe_size == MLX5_CQE_SIZE_128 ?
+		 MLX5_CQC_CQE_SZ_128_BYTES : 0);
 	DEVX_SET(cqc, cqc, log_cq_size, (uint32_t)cq_log2(ncqe));
 	DEVX_SET(cqc, cqc, uar_page, ctx->uar_page);
 	DEVX_SET(cqc, cqc, c_eqn, eqn);
@@ -137,14 +163,16 @@ struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL);
+	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL, cq_cqe_size(NULL));
 	return cq ? ibv_cq_ex_to_cq(&cq->ibv_cq) : NULL;
 }
 
-struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr,
+				      const struct mlx5dv_cq_init_attr *dv)
 {
 	struct mlx5_cq *cq;
+	int cqe_size;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					  IBV_CQ_INIT_ATTR_MASK_PD)) {
@@ -167,14 +195,60 @@ struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
 		errno = EINVAL;	/* only a parent domain may be given */
 		return NULL;
 	}
+	if (dv && (dv->comp_mask & ~(uint64_t)(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |
+					       MLX5DV_CQ_INIT_ATTR_MASK_FLAGS |
+					       MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cqe_size = cq_cqe_size(dv);
+	if (!attr->cqe || cqe_size < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* No CQE compression (mlx5dv_query_device reports max_num 0) and no
+	 * 128-byte padding (no MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD): EINVAL, as
+	 * rdma-core answers for a device without them. */
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (dv->flags & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED - 1) ||
+	     dv->flags & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector,
-		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL);
+		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL,
+		       cqe_size);
 	if (!cq)
 		return NULL;
 	cq->wc_flags = attr->wc_flags;
 	mlx5_cq_ex_init(cq);
 	verbs_init_cq(ibv_cq_ex_to_cq(&cq->ibv_cq), context, attr->channel, attr->cq_context);
 	return &cq->ibv_cq;
+}
+
+struct ibv_cq_ex *mlx5_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	return cq_create_ex(context, attr, NULL);
+}
+
+SMX_EXPORT struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context,
+					      struct ibv_cq_init_attr_ex *attr,
+					      struct mlx5dv_cq_init_attr *dv_attr)
+{
+	if (!context || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!mlx5dv_is_supported(context->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return cq_create_ex(context, attr, dv_attr);
 }
 
 int mlx5_destroy_cq(struct ibv_cq *ibcq)
@@ -202,9 +276,8 @@ static uint32_t cq_outstanding(struct mlx5_cq *cq)
 
 	while (n < cq->cqe_cnt) {
 		uint32_t ci = cq->cons_index + n;
-		struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
-							     (size_t)(ci & (cq->cqe_cnt - 1)) *
-								     cq->cqe_size);
+		struct mlx5_cqe64 *c = cq_slot(cq->buf.addr, cq->cqe_size,
+					       ci & (cq->cqe_cnt - 1));
 		uint8_t own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
 
 		if ((own >> 4) == MLX5_CQE_INVALID ||
@@ -253,8 +326,7 @@ int mlx5_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (ret)
 		goto out;
 	for (i = 0; i < ncqe; i++)
-		((struct mlx5_cqe64 *)((uint8_t *)nbuf.addr + i * cq->cqe_size))->op_own =
-			MLX5_CQE_INVALID << 4;
+		cq_slot(nbuf.addr, cq->cqe_size, i)->op_own = MLX5_CQE_INVALID << 4;
 	inlen = DEVX_ST_SZ_BYTES(modify_cq_in) + mlx5_buf_npages(&nbuf) * sizeof(__be64);
 	in = calloc(1, inlen);
 	if (!in) {

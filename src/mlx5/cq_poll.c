@@ -14,8 +14,10 @@
 
 static inline struct mlx5_cqe64 *cqe_at(struct mlx5_cq *cq, uint32_t n)
 {
+	/* A 128-byte CQE carries the 64-byte one in its second half. */
 	return (struct mlx5_cqe64 *)((uint8_t *)cq->buf.addr +
-				     (size_t)(n & (cq->cqe_cnt - 1)) * cq->cqe_size);
+				     (size_t)(n & (cq->cqe_cnt - 1)) * cq->cqe_size +
+				     (cq->cqe_size - 64));
 }
 
 /* The next CQE if software owns it, else NULL. */

@@ -67,23 +67,10 @@
 
 /* dv CQ/QP/WQ creation -- issue: mlx5dv extensions */
 
-SMX_EXPORT struct ibv_cq_ex *
-mlx5dv_create_cq(struct ibv_context *context,
-		 struct ibv_cq_init_attr_ex *cq_attr,
-		 struct mlx5dv_cq_init_attr *mlx5_cq_attr) STUB_PTR
-
-SMX_EXPORT struct ibv_qp *
-mlx5dv_create_qp(struct ibv_context *context,
-		 struct ibv_qp_init_attr_ex *qp_attr,
-		 struct mlx5dv_qp_init_attr *mlx5_qp_attr) STUB_PTR
-
 SMX_EXPORT struct ibv_wq *
 mlx5dv_create_wq(struct ibv_context *context,
 		 struct ibv_wq_init_attr *wq_init_attr,
 		 struct mlx5dv_wq_init_attr *mlx5_wq_attr) STUB_PTR
-
-SMX_EXPORT struct mlx5dv_qp_ex *
-mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp) STUB_PTR
 
 /* mkey, signature, posted-WR cancel -- issue: mlx5dv extensions */
 

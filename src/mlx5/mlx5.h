@@ -157,6 +157,7 @@ struct mlx5_context {
 	uint32_t max_cqe;
 	uint32_t max_srq_wr;
 	uint32_t max_inline;
+	uint64_t dma_max_size;	/* mlx5dv_wr_memcpy() limit, 0: no DMA MMO */
 };
 
 struct mlx5_pd {
@@ -173,6 +174,10 @@ struct mlx5_pd {
 	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
 		     uint64_t resource_type);
 	void *pd_context;
+	/* mlx5dv_wr_memcpy(): the PD's scratch key the MMO WQE names
+	 * (rdma-core's "opaque MR"); made on first use, under ctx->lock. */
+	struct ibv_mr *opaque_mr;
+	void *opaque_buf;
 };
 
 struct mlx5_td {
@@ -247,6 +252,7 @@ struct mlx5_wqe_build {
 	uint8_t *xrc;		/* XRC: the SRQ number slot to fill */
 	uint32_t ds;		/* size so far, 16-byte units */
 	uint8_t mlx5_opcode;
+	uint8_t opmod;		/* bits 31:24 of opmod_idx_opcode */
 	uint8_t wc_opcode;
 	uint8_t fm_ce_se;
 	__be32 imm;
@@ -292,6 +298,8 @@ struct mlx5_qp {
 	uint32_t ex_nreq;
 	uint32_t ex_rb_post, ex_rb_head;	/* rollback point of the batch */
 	uint64_t send_ops;		/* IBV_QP_EX_WITH_* accepted at create */
+	uint64_t dv_send_ops;		/* MLX5DV_QP_EX_WITH_* accepted at create */
+	uint32_t dv_create_flags;	/* MLX5DV_QP_CREATE_* accepted at create */
 	uint32_t bf_offset;		/* BlueFlame register in use: 0x800 / 0x900 */
 	/* Attributes the PRM context does not carry back. */
 	uint8_t port_num;
@@ -454,6 +462,8 @@ uint32_t mlx5_xrcdn(struct ibv_xrcd *xrcd);
 struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *mlx5_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr);
+int mlx5_pd_opaque_mr(struct ibv_pd *pd);
+void mlx5_pd_opaque_free(struct mlx5_pd *pd);
 int mlx5_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int mlx5_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 		  struct ibv_qp_init_attr *init_attr);

@@ -63,6 +63,7 @@ int mlx5_dealloc_pd(struct ibv_pd *ibpd)
 	}
 	if (atomic_load(&pd->users))
 		return EBUSY;	/* parent domains still wrap it */
+	mlx5_pd_opaque_free(pd);
 	DEVX_SET(dealloc_pd_in, in, opcode, MLX5_CMD_OP_DEALLOC_PD);
 	DEVX_SET(dealloc_pd_in, in, pd, pd->pdn);
 	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));

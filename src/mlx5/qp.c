@@ -12,6 +12,7 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define MLX5_QP_PM_MIGRATED 0x3
 #define MLX5_STAT_RATE_OFFSET 5
@@ -361,8 +362,147 @@ static void qp_free_bufs(struct mlx5_qp *qp)
 
 static const uint32_t qp_supported_create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
 
+/* ---- mlx5dv_create_qp() attributes ---- */
+
+/* What rdma-core 44 knows; unknown bits are EINVAL, as there. */
+#define DV_QP_KNOWN_COMP_MASK                                                  \
+	(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_DC | \
+	 MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |                             \
+	 MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+#define DV_QP_KNOWN_CREATE_FLAGS                                               \
+	(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |                                    \
+	 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |                         \
+	 MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC |                         \
+	 MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |                             \
+	 MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |                               \
+	 MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE |                           \
+	 MLX5DV_QP_CREATE_SIG_PIPELINING)
+#define DV_QP_KNOWN_SEND_OPS                                                   \
+	(MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |        \
+	 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE |        \
+	 MLX5DV_QP_EX_WITH_MEMCPY)
+
+/*
+ * Checks the mlx5dv part of a QP creation the way rdma-core 44 orders
+ * them: malformed requests are EINVAL, well-formed ones that softmlx5 does
+ * not implement yet (DC, tunnel/TIR/credit flags, signature pipelining,
+ * UMR-based dv operations) EOPNOTSUPP. Scatter-to-CQE is not implemented,
+ * so asking for it or against it changes nothing and is accepted.
+ */
+static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_ex *attr,
+		       const struct mlx5dv_qp_init_attr *dv)
+{
+	uint64_t ops;
+
+	if (!dv)
+		return attr->qp_type == IBV_QPT_DRIVER ? EINVAL : 0;
+	if (dv->comp_mask & ~(uint64_t)DV_QP_KNOWN_COMP_MASK)
+		return EINVAL;
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) && attr->qp_type != IBV_QPT_DRIVER)
+		return EINVAL;
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) {
+		uint32_t f = dv->create_flags;
+
+		if (f & ~(uint32_t)DV_QP_KNOWN_CREATE_FLAGS)
+			return EINVAL;
+		if ((f & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
+		    (f & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
+			return EINVAL;
+		if (f & ~(uint32_t)(MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+				    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
+			return EOPNOTSUPP;
+	}
+	if (attr->qp_type == IBV_QPT_DRIVER) {
+		if (!(dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) ||
+		    (dv->dc_init_attr.dc_type != MLX5DV_DCTYPE_DCT &&
+		     dv->dc_init_attr.dc_type != MLX5DV_DCTYPE_DCI))
+			return EINVAL;
+		return EOPNOTSUPP;	/* DC transport: not yet (docs/status.md) */
+	}
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+		return EOPNOTSUPP;
+	if (!(dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
+		return 0;
+	ops = dv->send_ops_flags;
+	if (ops & ~(uint64_t)DV_QP_KNOWN_SEND_OPS)
+		return EOPNOTSUPP;
+	/* Memory-key WRs (UMR with KLM/interleaved layouts): not yet. */
+	if (ops & (MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+		   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
+		return EOPNOTSUPP;
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+		break;
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
+		if (ops & ~(uint64_t)MLX5DV_QP_EX_WITH_RAW_WQE)
+			return EOPNOTSUPP;
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (ops & MLX5DV_QP_EX_WITH_MEMCPY) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+			return EINVAL;
+		if (!ctx->dma_max_size)
+			return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+#define MLX5_OPAQUE_BUF_LEN 64
+
+/* The PD's scratch key for MMO WQEs: 64 bytes, local write, made once. */
+int mlx5_pd_opaque_mr(struct ibv_pd *ibpd)
+{
+	struct mlx5_context *ctx = to_mctx(ibpd->context);
+	struct mlx5_pd *pd = to_mpd(ibpd);
+	int ret = 0;
+
+	if (pd->parent)
+		pd = pd->parent;
+	pthread_mutex_lock(&ctx->lock);
+	if (pd->opaque_mr)
+		goto out;
+	ret = posix_memalign(&pd->opaque_buf, MLX5_OPAQUE_BUF_LEN, MLX5_OPAQUE_BUF_LEN);
+	if (ret) {
+		pd->opaque_buf = NULL;
+		goto out;
+	}
+	pd->opaque_mr = mlx5_reg_mr(&pd->ibv_pd, pd->opaque_buf, MLX5_OPAQUE_BUF_LEN,
+				    (uint64_t)(uintptr_t)pd->opaque_buf,
+				    IBV_ACCESS_LOCAL_WRITE);
+	if (!pd->opaque_mr) {
+		ret = errno ? errno : ENOMEM;
+		free(pd->opaque_buf);
+		pd->opaque_buf = NULL;
+		goto out;
+	}
+	/* What ibv_reg_mr() fills in above the provider. */
+	pd->opaque_mr->context = pd->ibv_pd.context;
+	pd->opaque_mr->pd = &pd->ibv_pd;
+	pd->opaque_mr->addr = pd->opaque_buf;
+	pd->opaque_mr->length = MLX5_OPAQUE_BUF_LEN;
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+void mlx5_pd_opaque_free(struct mlx5_pd *pd)
+{
+	if (!pd->opaque_mr)
+		return;
+	if (mlx5_dereg_mr(pd->opaque_mr))
+		smx_dbg("pd 0x%x: the memcpy scratch key could not be deregistered", pd->pdn);
+	pd->opaque_mr = NULL;
+	free(pd->opaque_buf);
+	pd->opaque_buf = NULL;
+}
+
 static struct ibv_qp *qp_create(struct mlx5_context *ctx,
-				struct ibv_qp_init_attr_ex *attr)
+				struct ibv_qp_init_attr_ex *attr,
+				const struct mlx5dv_qp_init_attr *dv)
 {
 	uint32_t out[DEVX_ST_SZ_DW(create_qp_out)] = {};
 	struct ibv_pd *pd = attr->pd;
@@ -372,6 +512,11 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	void *qpc;
 	int ret, st;
 
+	ret = qp_dv_check(ctx, attr, dv);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
@@ -412,6 +557,15 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		return NULL;
 	}
 	qp->qp_type = attr->qp_type;
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
+		qp->dv_send_ops = dv->send_ops_flags;
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS))
+		qp->dv_create_flags = dv->create_flags;
+	if (qp->dv_send_ops & MLX5DV_QP_EX_WITH_MEMCPY) {
+		ret = mlx5_pd_opaque_mr(pd);
+		if (ret)
+			goto err;
+	}
 	qp->has_srq = attr->srq != NULL;
 	qp->sq_sig_all = attr->sq_sig_all;
 	ret = qp_size_sq(ctx, qp, &attr->cap);
@@ -503,8 +657,10 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	qp->bf_offset = 0x800;
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		qp->send_ops = attr->send_ops_flags;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
+	    (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))) {
+		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			qp->send_ops = attr->send_ops_flags;
 		mlx5_qp_ex_init(qp);
 	}
 
@@ -555,7 +711,7 @@ struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	memcpy(&ex, attr, sizeof(*attr));
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
-	qp = qp_create(to_mctx(pd->context), &ex);
+	qp = qp_create(to_mctx(pd->context), &ex, NULL);
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
@@ -564,7 +720,22 @@ struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 struct ibv_qp *mlx5_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
-	return qp_create(to_mctx(context), attr);
+	return qp_create(to_mctx(context), attr, NULL);
+}
+
+SMX_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
+					   struct ibv_qp_init_attr_ex *attr,
+					   struct mlx5dv_qp_init_attr *dv_attr)
+{
+	if (!context || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!mlx5dv_is_supported(context->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return qp_create(to_mctx(context), attr, dv_attr);
 }
 
 int mlx5_destroy_qp(struct ibv_qp *ibqp)

@@ -11,6 +11,7 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define MLX5_EXTENDED_UD_AV 0x80000000u
 #define MLX5_BF_OFFSET 0x800
@@ -193,7 +194,8 @@ static void wqe_finish(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint64_t wr
 	uint32_t idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
 	struct mlx5_wqe_ctrl_seg *c = b->ctrl;
 
-	c->opmod_idx_opcode = htobe32(((qp->sq.cur_post & 0xffff) << 8) | b->mlx5_opcode);
+	c->opmod_idx_opcode = htobe32((uint32_t)b->opmod << 24 |
+				      ((qp->sq.cur_post & 0xffff) << 8) | b->mlx5_opcode);
 	c->qpn_ds = htobe32(qp->qpn << 8 | b->ds);
 	c->signature = 0;
 	c->dci_stream_channel_id = 0;
@@ -817,6 +819,125 @@ static void ex_set_inline_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_
 	ex_data_done(qp, wqe_inline(qp, &qp->bld, b, n));
 }
 
+/* ---- mlx5dv_wr_*: the mlx5 extensions of the builder ---- */
+
+static inline struct mlx5_qp *dv_to_mqp(struct mlx5dv_qp_ex *dv)
+{
+	return SMX_CONTAINER_OF(dv, struct mlx5_qp, dv_qp);
+}
+
+/*
+ * mlx5dv_wr_raw_wqe(): the caller's WQE goes into the ring as it is
+ * (wrapping at the end), with only the WQE index in opmod_idx_opcode
+ * rewritten; its size is the DS of its qpn_ds, its signalling the CQ_UPDATE
+ * bits of its fm_ce_se. The completion reads IBV_WC_DRIVER2
+ * (MLX5DV_WC_RAW_WQE). The device executes it like any other WQE and
+ * rejects what is malformed (wrong QPN, unknown opcode, bad keys).
+ */
+static void dv_raw_wqe(struct mlx5dv_qp_ex *dv, const void *wqe)
+{
+	struct mlx5_qp *qp = dv_to_mqp(dv);
+	const struct mlx5_wqe_ctrl_seg *src = wqe;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	uint32_t ds, nbb, idx;
+
+	if (qp->ex_err)
+		return;
+	if (qp->bld.needs_data || !wqe) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	ds = be32toh(src->qpn_ds) & 0x3f;
+	nbb = (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;
+	/* No bigger than the WQEs the ring was sized for: a full ring of
+	 * them must still fit. */
+	if (!ds || nbb > qp->sq.wqe_cnt / qp->sq.max_post) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	if (sq_full(qp)) {
+		qp->ex_err = ENOMEM;
+		return;
+	}
+	idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
+	ctrl = sq_wqe(qp, qp->sq.cur_post);
+	ring_copy(qp, (uint8_t *)ctrl, wqe, (size_t)ds * 16);
+	ctrl->opmod_idx_opcode = htobe32((be32toh(src->opmod_idx_opcode) & 0xff0000ffu) |
+					 (qp->sq.cur_post & 0xffff) << 8);
+	qp->sq.wrid[idx] = qp->vqp.qp_ex.wr_id;
+	qp->sq.wqe_head[idx] = qp->sq.head;
+	qp->sq.wc_opcode[idx] = IBV_WC_DRIVER2;
+	qp->sq.cur_post += nbb;
+	qp->sq.head++;
+	qp->bld.ctrl = ctrl;
+	qp->ex_nreq++;
+}
+
+/*
+ * mlx5dv_wr_memcpy(): an MMO WQE, opmod DMA -- ctrl, MMO metadata naming
+ * the PD's scratch key, then the source and destination data segments.
+ * The completion reads IBV_WC_DRIVER3 (MLX5DV_WC_MEMCPY). A length of 0 or
+ * above max_wr_memcpy_length fails the batch with EINVAL at wr_complete.
+ */
+#define MLX5_OPC_MOD_MMO_DMA 0x1
+
+static void dv_memcpy(struct mlx5dv_qp_ex *dv, uint32_t dest_lkey, uint64_t dest_addr,
+		      uint32_t src_lkey, uint64_t src_addr, size_t length)
+{
+	struct mlx5_qp *qp = dv_to_mqp(dv);
+	struct mlx5_context *ctx = to_mctx(qp->vqp.qp.context);
+	struct mlx5_pd *pd;
+	struct mlx5_wqe_data_seg *d;
+	uint8_t *meta;
+	uint32_t bc;
+
+	if (qp->ex_err)
+		return;
+	if (!(qp->dv_send_ops & MLX5DV_QP_EX_WITH_MEMCPY) || !length ||
+	    length > ctx->dma_max_size) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	pd = to_mpd(qp->vqp.qp.pd);
+	if (pd->parent)
+		pd = pd->parent;
+	if (!pd->opaque_mr) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	bc = length == 1ull << 31 ? 0 : (uint32_t)length;	/* 0 means 2 GiB */
+	if (!ex_op(&qp->vqp.qp_ex, MLX5_OPCODE_MMO, IBV_WC_DRIVER3, 0, true))
+		return;
+	qp->bld.opmod = MLX5_OPC_MOD_MMO_DMA;
+	meta = qp->bld.seg;
+	memset(meta, 0, 16);			/* mmo_control_31_0 = 0 */
+	*(__be32 *)(meta + 4) = htobe32(pd->opaque_mr->lkey);
+	*(__be64 *)(meta + 8) = htobe64((uint64_t)(uintptr_t)pd->opaque_buf);
+	qp->bld.seg = seg_next(qp, qp->bld.seg, 16);
+	qp->bld.ds++;
+	d = (struct mlx5_wqe_data_seg *)qp->bld.seg;
+	d->byte_count = htobe32(bc);
+	d->lkey = htobe32(src_lkey);
+	d->addr = htobe64(src_addr);
+	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*d));
+	d = (struct mlx5_wqe_data_seg *)qp->bld.seg;
+	d->byte_count = htobe32(bc);
+	d->lkey = htobe32(dest_lkey);
+	d->addr = htobe64(dest_addr);
+	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*d));
+	qp->bld.ds += 2;
+	ex_data_done(qp, 0);
+}
+
+SMX_EXPORT struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *ex)
+{
+	if (!ex) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return &ex_to_mqp(ex)->dv_qp;
+}
+
 /* Operations a QP-ex may be created with (IBV_QP_EX_WITH_*). */
 uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t)
 {
@@ -862,4 +983,9 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp)
 	ex->wr_set_sge_list = ex_set_sge_list;
 	ex->wr_set_inline_data = ex_set_inline;
 	ex->wr_set_inline_data_list = ex_set_inline_list;
+	if (qp->dv_send_ops) {
+		qp->dv_qp.wr_raw_wqe = dv_raw_wqe;
+		if (qp->qp_type == IBV_QPT_RC)
+			qp->dv_qp.wr_memcpy = dv_memcpy;
+	}
 }

@@ -43,6 +43,13 @@ int mlx5_context_caps_load(struct mlx5_context *ctx)
 							ctx->caps.dm,
 							sizeof(ctx->caps.dm));
 
+	/* DMA memcpy (MMO) WQEs: the send queue form only (the QP form needs
+	 * qpc_ext.mmo set through INIT2INIT, which is not done here). */
+	ctx->dma_max_size = 0;
+	if (CAP_GEN(ctx, dma_mmo_sq))
+		ctx->dma_max_size = CAP_GEN(ctx, log_dma_mmo_max_size) ?
+			1ull << CAP_GEN(ctx, log_dma_mmo_max_size) : 1ull << 31;
+
 	/* Scatter/gather limits follow from the largest WQE, as in mlx5_ib. */
 	max_sq_desc = CAP_GEN(ctx, max_wqe_sz_sq);
 	if (max_sq_desc > 512)
@@ -380,7 +387,7 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_DCI_STREAMS;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH) {
-		attrs->max_wr_memcpy_length = 0;
+		attrs->max_wr_memcpy_length = ctx->dma_max_size;
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD) {

@@ -104,7 +104,11 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_21[0xf];
 	uint8_t vhca_id[0x10];
 
-	uint8_t reserved_at_40[0x40];
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t reserved_at_60[0xb];
+	uint8_t log_dma_mmo_max_size[0x5];
+	uint8_t reserved_at_70[0x10];
 
 	uint8_t log_max_srq_sz[0x8];
 	uint8_t log_max_qp_sz[0x8];
@@ -146,7 +150,11 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 
 	uint8_t reserved_at_140[0xa];
 	uint8_t log_max_ra_req_qp[0x6];
-	uint8_t reserved_at_150[0xa];
+	uint8_t reserved_at_150[0x1];
+	uint8_t rts2rts_qp_udp_sport[0x1];
+	uint8_t rts2rts_lag_tx_port_affinity[0x1];
+	uint8_t dma_mmo_sq[0x1];
+	uint8_t reserved_at_154[0x6];
 	uint8_t log_max_ra_res_qp[0x6];
 
 	uint8_t end_pad[0x1];
@@ -361,7 +369,11 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 
 	uint8_t uctx_permission[0x20];
 
-	uint8_t reserved_at_6c0[0x140];
+	uint8_t reserved_at_6c0[0x80];
+
+	uint8_t reserved_at_740[0x8];
+	uint8_t dma_mmo_qp[0x1];
+	uint8_t reserved_at_749[0xb7];
 };
 
 struct mlx5_ifc_odp_per_transport_service_cap_bits {

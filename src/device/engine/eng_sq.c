@@ -39,6 +39,7 @@ enum {
 	OPF_INV = 1 << 5,	/* ctrl.imm is the rkey to invalidate */
 	OPF_NOP = 1 << 6,	/* nothing goes on the wire */
 	OPF_UMR = 1 << 7,	/* changes a memory key locally (eng_umr.c) */
+	OPF_MMO = 1 << 8,	/* memory-to-memory offload (eng_sq_mmo()) */
 };
 
 #define QT(x) (1u << MLX5_QPC_ST_##x)
@@ -95,6 +96,9 @@ static const struct eng_opdesc eng_opdesc[256] = {
 	},
 	[MLX5_OPCODE_UMR] = {
 		.name = "UMR", .qp_types = QT_UMR, .flags = OPF_NOP | OPF_UMR,
+	},
+	[MLX5_OPCODE_MMO] = {
+		.name = "MMO", .qp_types = QT(RC), .flags = OPF_NOP | OPF_MMO,
 	},
 	/* ATOMIC_MASKED_*, LOCAL_INVAL, SET_PSV ...: not in the table,
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
@@ -333,8 +337,8 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			"?");
 		return -1;
 	}
-	if (w->d->flags & OPF_UMR)
-		return 0;	/* its own layout: eng_umr_exec() */
+	if (w->d->flags & (OPF_UMR | OPF_MMO))
+		return 0;	/* own layouts: eng_umr_exec(), eng_sq_mmo() */
 	if ((w->d->flags & OPF_ATOMIC) && (opmod_idx_opcode >> 24)) {
 		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "extended atomic "
 			"(opmod %u) is not supported", opmod_idx_opcode >> 24);
@@ -484,6 +488,84 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 	return 0;
 }
 
+/*
+ * MMO WQE, opmod 1 (DMA memcpy): ctrl, an MMO metadata segment
+ * (mmo_control, local_key + local_address: a scratch key of the QP's PD),
+ * then two data segments, source and destination, of one length (0 means
+ * 2 GiB). The copy happens locally: the source needs local read, the
+ * destination local write, both in the QP's PD. Returns the CQE syndrome,
+ * 0 on success; *len is the byte count.
+ */
+#define ENG_DMA_MMO_MAX (1ull << 20)	/* log_dma_mmo_max_size in fw_caps.c */
+
+static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
+			  uint64_t *len, struct sq_err *err)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)b;
+	uint32_t opmod = be32toh(ctrl->opmod_idx_opcode) >> 24;
+	uint32_t ds = be32toh(ctrl->qpn_ds) & 0x3f;
+	const struct mlx5_wqe_data_seg *d = (const void *)(b + 32);
+	struct eng_sge sge[2];
+	struct eng_sgl src = { &sge[0], 1, 0 }, dst = { &sge[1], 1, 0 };
+	struct fw_mkey *scratch;
+	uint64_t l[2];
+	int i;
+
+	*len = 0;
+	err->segname = "mmo";
+	err->seg = 1;
+	if (opmod != 1) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "MMO opmod %u is not "
+			"DMA (1)", opmod);
+		return err->syndrome;
+	}
+	if (ds < 4) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "DMA MMO WQE of DS %u, "
+			"needs 4", ds);
+		return err->syndrome;
+	}
+	if (eng_key_check(e, be32toh(*(const uint32_t *)(b + 20)), qp->pd, 0,
+			  be64toh(*(const uint64_t *)(b + 24)), 0, &scratch,
+			  err->why, sizeof(err->why))) {
+		err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		return err->syndrome;
+	}
+	for (i = 0; i < 2; i++) {
+		l[i] = be32toh(d[i].byte_count) & 0x7fffffff;
+		if (!l[i])
+			l[i] = 1ull << 31;
+	}
+	if (l[0] != l[1] || l[0] > ENG_DMA_MMO_MAX) {
+		SQ_FAIL(err, LOCAL_LENGTH_ERR, 2, "data", "DMA of %llu bytes "
+			"into %llu (max %llu)", (unsigned long long)l[0],
+			(unsigned long long)l[1],
+			(unsigned long long)ENG_DMA_MMO_MAX);
+		return err->syndrome;
+	}
+	for (i = 0; i < 2; i++) {
+		err->seg = 2 + (uint32_t)i;
+		err->segname = i ? "dest" : "src";
+		if (eng_key_check(e, be32toh(d[i].lkey), qp->pd,
+				  i ? ENG_ACC_LW : ENG_ACC_LR,
+				  be64toh(d[i].addr), l[i], &sge[i].mk,
+				  err->why, sizeof(err->why))) {
+			err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			return err->syndrome;
+		}
+		sge[i].host = NULL;
+		sge[i].va = be64toh(d[i].addr);
+		sge[i].len = l[i];
+	}
+	src.len = dst.len = l[0];
+	if (eng_sgl_copy(&dst, 0, &src, 0, l[0]) != l[0]) {
+		SQ_FAIL(err, LOCAL_PROT_ERR, 2, "src", "DMA of %llu bytes hit "
+			"unmapped memory", (unsigned long long)l[0]);
+		return err->syndrome;
+	}
+	*len = l[0];
+	return 0;
+}
+
 /* Where the message goes; false when the path leads off this device. */
 static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
 			   struct sq_err *err)
@@ -555,6 +637,15 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 			err.seg = 1;
 			goto fail;
 		}
+		goto done;
+	}
+	if (w.d->flags & OPF_MMO) {
+		uint64_t n;
+
+		if (eng_sq_mmo(e, qp, e->wqe, &n, &err))
+			goto fail;
+		memset(&w.pkt, 0, sizeof(w.pkt));
+		w.pkt.len = (uint32_t)n;
 		goto done;
 	}
 	if (w.d->flags & OPF_NOP)
@@ -649,7 +740,8 @@ done:
 		   w.pkt.op == ENG_PKT_FETCH_ADD ? 8 : w.pkt.len;
 	if (w.signaled)
 		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, w.opcode,
-			   w.d->flags & OPF_NOP ? 0 : byte_cnt);
+			   (w.d->flags & (OPF_NOP | OPF_MMO)) == OPF_NOP ? 0 :
+			   byte_cnt);
 	q->sq_ci += (uint16_t)w.nbb;
 	q->attempted = false;
 	return SQ_DONE;

@@ -32,6 +32,10 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, log_max_ra_res_dc, 4);
 	CAP_SET(cmd_hca_cap, log_max_ra_req_qp, 4);
 	CAP_SET(cmd_hca_cap, log_max_ra_res_qp, 4);
+	/* DMA memcpy MMO WQEs on any RC send queue (the engine's
+	 * eng_sq_mmo()), up to 1 MiB per WQE. */
+	CAP_SET(cmd_hca_cap, dma_mmo_sq, 1);
+	CAP_SET(cmd_hca_cap, log_dma_mmo_max_size, 20);
 	CAP_SET(cmd_hca_cap, end_pad, 1);
 	CAP_SET(cmd_hca_cap, gid_table_size, cfg->gid_tbl_len);
 	CAP_SET(cmd_hca_cap, out_of_seq_cnt, 1);
