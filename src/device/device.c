@@ -12,6 +12,7 @@
 
 #include "device/device.h"
 #include "device/engine/engine.h"
+#include "device/fabric/shm.h"
 #include "device/fw/fw.h"
 #include "util/log.h"
 
@@ -37,6 +38,7 @@ struct smx_dev {
 	size_t bar_size;
 	uint64_t memic_base;
 	uint64_t memic_size;
+	struct smx_shm *shm;	/* host-wide segment; NULL: alone */
 };
 
 static pthread_mutex_t smx_dev_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +48,7 @@ static void smx_dev_free(struct smx_dev *dev)
 {
 	eng_destroy(dev->eng);	/* before the objects it works on */
 	fw_destroy(dev->fw);
+	smx_shm_detach(dev->shm);	/* after the inbox thread stopped */
 	pthread_mutex_destroy(&dev->irq_lock);
 	if (dev->bar)
 		munmap(dev->bar, dev->bar_size);
@@ -88,12 +91,17 @@ static struct smx_dev *smx_dev_new(void)
 		return NULL;
 	}
 	fw_set_uar_pages(dev->fw, dev->bar);
+	/* One device for every process of the user: a slot in the shared
+	 * process table numbers this process's objects host-wide. */
+	dev->shm = smx_shm_attach();
+	fw_set_slot(dev->fw, smx_shm_slot(dev->shm));
 	dev->eng = eng_create(dev, dev->fw, dev->bar, SMX_NR_UARS);
 	if (!dev->eng) {
 		smx_err("device: the data-path engine failed to start");
 		smx_dev_free(dev);
 		return NULL;
 	}
+	eng_fabric_start(dev->eng, dev->shm);
 	return dev;
 }
 

@@ -1,17 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fabric as the engine sees it: a requester hands one message (struct
- * eng_pkt) to the device that owns the destination and gets the response
- * back (ACK, NAK with its reason, RNR NAK with the responder's timer, or
- * nothing). Today the only destination is this device (in-process delivery:
- * the responder runs in the requester's thread, under the same locks, and
- * moves payload straight between the two sides' validated memory). A shared-
- * memory fabric between processes replaces eng_fabric_xmit() and carries
- * payload in the packet instead; nothing else in the engine changes.
+ * eng_pkt) to the device instance that owns the destination QP.
+ *
+ * In-process (the destination QPN belongs to this process's slot, or the
+ * process is alone): eng_fabric_xmit() runs the responder in the requester's
+ * thread, under the same locks, and the response is there when it returns.
+ *
+ * Between processes (docs/multiprocess.md): the QPN names its owner's slot
+ * (fw_set_slot). eng_fabric_send() serialises the message into a cell of the
+ * owner's inbox in the shared segment (fabric/shm.c) -- payloads up to
+ * SMX_SHM_INLINE bytes inline, larger ones as a list of the requester's
+ * already checked memory ranges that the responder moves with cross-memory
+ * attach (process_vm_readv/writev) after its own key checks -- and wakes
+ * the owner. The requester QP parks (ENG_WAIT_RESP). Each process's inbox
+ * thread drains its inbox without the application calling the library: a
+ * request runs the responder (eng_resp_rx) and its answer goes back as a
+ * response cell (ACK / NAK / RNR, atomic original value, READ data inline or
+ * already written into the requester); a response is stored on the parked
+ * QP, which is then run again and completes the WQE (eng_sq.c).
+ *
+ * THREADS AND LOCKS. The inbox thread processes cells under eng->lock ->
+ * fw->lock like any engine pass. Cells are reserved in another process's
+ * ring without any lock of that process; a full ring is waited for at most
+ * 1 ms, then the message counts as lost (the requester's ACK timer retries),
+ * so two processes sending to each other can never deadlock.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+#define FAB_RESERVE_WAIT_NS 1000000ull	/* a full inbox: wait up to 1 ms */
+#define FAB_MAX_BATCH 32u		/* cells per lock hold */
+
+static inline void fab_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
 
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16])
 {
@@ -30,4 +65,417 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 {
 	memset(r, 0, sizeof(*r));
 	eng_resp_rx(e, p, r);
+}
+
+int eng_fabric_peer(struct eng *e, uint32_t dqpn)
+{
+	int slot;
+
+	if (!e->shm)
+		return -1;
+	slot = smx_shm_qpn_slot(dqpn);
+	if (slot < 0 || (uint32_t)slot == e->slot)
+		return -1;
+	return slot;
+}
+
+bool eng_fabric_peer_alive(struct eng *e, uint32_t slot)
+{
+	return smx_shm_alive(e->shm, slot, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cross-memory attach                                                */
+/* ------------------------------------------------------------------ */
+
+/* iovecs of @rm for [off, off + len), at most @max; bytes covered. */
+static uint64_t rmem_slice(const struct eng_rmem *rm, uint64_t off,
+			   uint64_t len, struct iovec *iov, int max, int *np)
+{
+	uint64_t done = 0;
+	uint32_t i;
+	int n = 0;
+
+	for (i = 0; i < rm->n && done < len && n < max; i++) {
+		uint64_t l = rm->iov[i].len, take;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		take = l - off;
+		if (take > len - done)
+			take = len - done;
+		iov[n].iov_base = (void *)(uintptr_t)(rm->iov[i].addr + off);
+		iov[n].iov_len = take;
+		n++;
+		done += take;
+		off = 0;
+	}
+	*np = n;
+	return done;
+}
+
+/* Cuts @iov[0..*n) down to @bytes. */
+static void iov_trim(struct iovec *iov, int *n, uint64_t bytes)
+{
+	uint64_t at = 0;
+	int i;
+
+	for (i = 0; i < *n; i++) {
+		if (at + iov[i].iov_len >= bytes) {
+			iov[i].iov_len = bytes - at;
+			*n = i + 1;
+			return;
+		}
+		at += iov[i].iov_len;
+	}
+}
+
+bool eng_rmem_xfer(const struct eng_sgl *l, uint64_t loff,
+		   const struct eng_rmem *rm, uint64_t len, bool to_remote)
+{
+	uint64_t done = 0;
+
+	while (done < len) {
+		struct iovec liov[64], riov[64];
+		uint64_t lcov, rcov, n;
+		int nl, nr;
+		ssize_t got;
+
+		nl = eng_sgl_iov(l, loff + done, len - done, liov, 64, false,
+				 &lcov);
+		if (nl <= 0 || !lcov)
+			return false;
+		rcov = rmem_slice(rm, done, lcov, riov, 64, &nr);
+		if (!nr || !rcov)
+			return false;
+		n = lcov < rcov ? lcov : rcov;
+		iov_trim(liov, &nl, n);
+		iov_trim(riov, &nr, n);
+		got = to_remote ?
+		      process_vm_writev(rm->pid, liov, (unsigned long)nl, riov,
+					(unsigned long)nr, 0) :
+		      process_vm_readv(rm->pid, liov, (unsigned long)nl, riov,
+				       (unsigned long)nr, 0);
+		if (got != (ssize_t)n) {
+			smx_dbg("engine: cross-memory %s of %llu bytes with pid "
+				"%d failed: %s", to_remote ? "write" : "read",
+				(unsigned long long)n, (int)rm->pid,
+				got < 0 ? strerror(errno) : "short transfer");
+			return false;
+		}
+		done += n;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests out                                                       */
+/* ------------------------------------------------------------------ */
+
+int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
+		    uint32_t slot, char *why, size_t whylen)
+{
+	struct iovec iov[SMX_SHM_MAX_IOV];
+	uint64_t covered = 0, pos;
+	bool pay_iov = false, rd_iov = false;
+	int n = 0, i;
+	struct smx_cell *c;
+	struct smx_msg *m;
+
+	/* Describe by reference what does not fit inline (the requester's
+	 * memory stays valid: the WQE completes only after the response). */
+	if (p->payload && p->len > SMX_SHM_INLINE) {
+		n = eng_sgl_iov(p->payload, 0, p->len, iov, SMX_SHM_MAX_IOV,
+				true, &covered);
+		if (n < 0 || covered != p->len) {
+			snprintf(why, whylen, "%u-byte payload cannot be "
+				 "described in %u ranges", p->len,
+				 SMX_SHM_MAX_IOV);
+			return -EINVAL;
+		}
+		pay_iov = true;
+	} else if (p->op == ENG_PKT_READ && p->rdata && p->len > SMX_SHM_INLINE) {
+		n = eng_sgl_iov(p->rdata, 0, p->len, iov, SMX_SHM_MAX_IOV,
+				true, &covered);
+		if (n < 0 || covered != p->len) {
+			snprintf(why, whylen, "%u-byte READ destination cannot "
+				 "be described in %u ranges", p->len,
+				 SMX_SHM_MAX_IOV);
+			return -EINVAL;
+		}
+		rd_iov = true;
+	}
+	if (p->op == ENG_PKT_READ && p->len && p->len <= SMX_SHM_INLINE &&
+	    !q->rbuf) {
+		q->rbuf = malloc(SMX_SHM_INLINE);
+		if (!q->rbuf)
+			return -EAGAIN;
+	}
+
+	c = smx_shm_reserve(e->shm, slot, FAB_RESERVE_WAIT_NS, &pos);
+	if (!c)
+		return -EAGAIN;
+	m = &c->m;
+	memset(m, 0, sizeof(*m));
+	m->kind = SMX_MSG_REQ;
+	m->op = p->op;
+	m->flags = p->flags;
+	m->st = p->st;
+	m->src_slot = e->slot;
+	m->src_pid = (int32_t)getpid();
+	m->sqpn = p->sqpn;
+	m->dqpn = p->dqpn;
+	m->psn = p->psn;
+	m->npkts = p->npkts;
+	m->len = p->len;
+	m->imm = p->imm;
+	m->inv_rkey = p->inv_rkey;
+	m->qkey = p->qkey;
+	m->xrc_srqn = p->xrc_srqn;
+	m->rkey = p->rkey;
+	m->raddr = p->raddr;
+	m->swap_add = p->swap_add;
+	m->compare = p->compare;
+	m->pkey = p->pkey;
+	m->tclass = p->tclass;
+	m->hop_limit = p->hop_limit;
+	m->flow_label = p->flow_label;
+	memcpy(m->sgid, p->sgid, 16);
+	memcpy(m->dgid, p->dgid, 16);
+	m->token = ++e->token;
+	if (pay_iov || rd_iov) {
+		struct smx_iov *w = (struct smx_iov *)c->data;
+
+		for (i = 0; i < n; i++) {
+			w[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
+			w[i].len = iov[i].iov_len;
+		}
+		if (pay_iov) {
+			m->pay = SMX_PAY_IOV;
+			m->niov = (uint16_t)n;
+		} else {
+			m->rpay = SMX_PAY_IOV;
+			m->nriov = (uint16_t)n;
+		}
+		m->data_len = (uint32_t)(n * sizeof(*w));
+	} else if (p->payload && p->len) {
+		struct eng_sge s = { c->data, NULL, 0, p->len };
+		struct eng_sgl l = { &s, 1, p->len };
+
+		eng_sgl_copy(&l, 0, p->payload, 0, p->len);
+		m->pay = SMX_PAY_INLINE;
+		m->data_len = p->len;
+	}
+	/* Responses to any transmission of this WQE are accepted. */
+	if (!q->token || q->peer_slot != slot)
+		q->token = m->token;
+	q->peer_slot = slot;
+	smx_shm_publish(e->shm, slot, c, pos);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The inbox                                                          */
+/* ------------------------------------------------------------------ */
+
+static void fab_respond(struct eng *e, const struct smx_msg *req,
+			const struct eng_resp *r, const uint8_t *rdata,
+			uint32_t rlen)
+{
+	struct smx_cell *c;
+	struct smx_msg *m;
+	uint64_t pos;
+
+	c = smx_shm_reserve(e->shm, req->src_slot, FAB_RESERVE_WAIT_NS, &pos);
+	if (!c) {
+		smx_dbg("engine: response to qp 0x%x (slot %u) lost: inbox full "
+			"or process gone", req->sqpn, req->src_slot);
+		return;
+	}
+	m = &c->m;
+	memset(m, 0, sizeof(*m));
+	m->kind = SMX_MSG_RESP;
+	m->op = req->op;
+	m->st = req->st;
+	m->src_slot = e->slot;
+	m->src_pid = (int32_t)getpid();
+	m->sqpn = req->dqpn;
+	m->dqpn = req->sqpn;
+	m->psn = req->psn;
+	m->token = req->token;
+	m->ack = r->ack;
+	m->rnr_timer = r->rnr_timer;
+	m->atomic_orig = r->atomic_orig;
+	if (rdata && rlen) {
+		memcpy(c->data, rdata, rlen);
+		m->pay = SMX_PAY_INLINE;
+		m->len = rlen;
+		m->data_len = rlen;
+	}
+	smx_shm_publish(e->shm, req->src_slot, c, pos);
+}
+
+static void fab_rx_request(struct eng *e, struct smx_cell *c)
+{
+	const struct smx_msg *m = &c->m;
+	const struct smx_iov *iov = (const struct smx_iov *)c->data;
+	struct eng_pkt p = {
+		.op = m->op, .flags = m->flags, .st = m->st,
+		.sqpn = m->sqpn, .dqpn = m->dqpn, .psn = m->psn,
+		.npkts = m->npkts, .len = m->len, .imm = m->imm,
+		.inv_rkey = m->inv_rkey, .qkey = m->qkey,
+		.xrc_srqn = m->xrc_srqn, .raddr = m->raddr, .rkey = m->rkey,
+		.swap_add = m->swap_add, .compare = m->compare,
+		.pkey = m->pkey, .tclass = m->tclass,
+		.hop_limit = m->hop_limit, .flow_label = m->flow_label,
+	};
+	struct eng_sge ps = { c->data, NULL, 0, m->len };
+	struct eng_sgl pl = { &ps, 1, m->len };
+	struct eng_sge rs = { e->rx_buf, NULL, 0, m->len };
+	struct eng_sgl rl = { &rs, 1, m->len };
+	struct eng_rmem rpay = { m->src_pid, iov, m->niov };
+	struct eng_rmem rrd = { m->src_pid, iov, m->nriov };
+	struct eng_resp r;
+	bool inline_read = false;
+
+	memcpy(p.sgid, m->sgid, 16);
+	memcpy(p.dgid, m->dgid, 16);
+	if (m->data_len > SMX_SHM_INLINE ||
+	    (m->pay == SMX_PAY_INLINE && m->len > SMX_SHM_INLINE) ||
+	    (uint32_t)(m->niov + m->nriov) * sizeof(*iov) > SMX_SHM_INLINE) {
+		smx_err("engine: malformed request from slot %u dropped",
+			m->src_slot);
+		return;
+	}
+	if (m->pay == SMX_PAY_INLINE)
+		p.payload = &pl;
+	else if (m->pay == SMX_PAY_IOV)
+		p.rpay = &rpay;
+	if (m->op == ENG_PKT_READ) {
+		if (m->rpay == SMX_PAY_IOV) {
+			p.rrdata = &rrd;
+		} else if (m->len && m->len <= SMX_SHM_INLINE && e->rx_buf) {
+			p.rdata = &rl;
+			inline_read = true;
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	eng_resp_rx(e, &p, &r);
+	fab_respond(e, m, &r, inline_read && r.ack == ENG_ACK_OK ? e->rx_buf :
+		    NULL, inline_read ? m->len : 0);
+}
+
+static void fab_rx_response(struct eng *e, struct smx_cell *c)
+{
+	const struct smx_msg *m = &c->m;
+	struct fw_qp *qp = fw_qp_lookup(e->fw, m->dqpn);
+	struct eng_qp *q = qp ? qp->eng : NULL;
+
+	if (!q || q->wait != ENG_WAIT_RESP || m->psn != q->wqe_psn ||
+	    m->token < q->token || m->src_slot != q->peer_slot) {
+		smx_dbg("engine: stale response for qp 0x%x psn 0x%x dropped",
+			m->dqpn, m->psn);
+		return;
+	}
+	q->resp.ack = m->ack;
+	q->resp.rnr_timer = m->rnr_timer;
+	q->resp.atomic_orig = m->atomic_orig;
+	q->resp_data = false;
+	if (m->pay == SMX_PAY_INLINE && m->len && m->len <= SMX_SHM_INLINE &&
+	    q->rbuf) {
+		memcpy(q->rbuf, c->data, m->len);
+		q->resp_data = true;
+	}
+	q->have_resp = true;
+	q->wait = ENG_WAIT_NONE;
+	eng_sq_run(e, q);
+}
+
+/* Processes up to FAB_MAX_BATCH cells; returns how many. */
+static unsigned int fab_drain(struct eng *e)
+{
+	unsigned int n = 0;
+	struct smx_cell *c;
+
+	if (!smx_shm_peek(e->shm))
+		return 0;
+	pthread_mutex_lock(&e->lock);
+	fw_lock(e->fw);
+	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
+		if (c->m.kind == SMX_MSG_REQ)
+			fab_rx_request(e, c);
+		else if (c->m.kind == SMX_MSG_RESP)
+			fab_rx_response(e, c);
+		smx_shm_pop(e->shm);
+		n++;
+	}
+	fw_unlock(e->fw);
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+static void *fab_rx_thread(void *arg)
+{
+	struct eng *e = arg;
+	uint64_t last = 0;
+
+	while (!__atomic_load_n(&e->rx_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t now;
+
+		if (fab_drain(e)) {
+			last = eng_now();
+			continue;
+		}
+		now = eng_now();
+		if (now - last < e->spin_ns) {
+			fab_relax();
+			continue;
+		}
+		smx_shm_wait(e->shm, 1000000000ull);
+		last = 0;
+	}
+	return NULL;
+}
+
+void eng_fabric_start(struct eng *e, struct smx_shm *shm)
+{
+	const char *sp = getenv("SOFTMLX5_PROGRESS_SPIN_US");
+
+	if (!e || !shm)
+		return;
+	e->spin_ns = 50000;
+	if (sp && *sp) {
+		char *end;
+		unsigned long v = strtoul(sp, &end, 10);
+
+		if (*end || v > 10000000ul)
+			smx_err("SOFTMLX5_PROGRESS_SPIN_US=\"%s\" is not a number "
+				"of microseconds up to 10000000; using 50", sp);
+		else
+			e->spin_ns = (uint64_t)v * 1000;
+	}
+	e->rx_buf = malloc(SMX_SHM_INLINE);
+	if (!e->rx_buf)
+		return;
+	e->shm = shm;
+	e->slot = smx_shm_slot(shm);
+	if (pthread_create(&e->rx_thr, NULL, fab_rx_thread, e) == 0) {
+		e->rx_started = true;
+	} else {
+		smx_err("engine: cannot start the inbox thread; this process is "
+			"alone on the device");
+		e->shm = NULL;
+	}
+}
+
+void eng_fabric_stop(struct eng *e)
+{
+	if (!e->rx_started)
+		return;
+	__atomic_store_n(&e->rx_stop, true, __ATOMIC_RELEASE);
+	smx_shm_kick(e->shm);
+	pthread_join(e->rx_thr, NULL);
+	e->rx_started = false;
 }

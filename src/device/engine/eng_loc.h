@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "device/engine/engine.h"
+#include "device/fabric/shm.h"
 #include "device/fw/fw.h"
 #include "prm/prm.h"
 
@@ -51,6 +52,8 @@ enum eng_wait {
 	ENG_WAIT_NONE = 0,
 	ENG_WAIT_RNR,		/* RNR NAK: retry when the RNR timer expires */
 	ENG_WAIT_ACK,		/* no response: retry when the ACK timer expires */
+	ENG_WAIT_RESP,		/* sent to another process: waiting for its
+				 * response (eng_fabric.c), or the ACK timer */
 };
 
 struct eng_qp {
@@ -66,6 +69,16 @@ struct eng_qp {
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
 	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
+	/* Another process's response to the WQE at sq_ci (eng_fabric.c). */
+	bool have_resp;		/* resp holds it: the next execution uses it */
+	bool resp_data;		/* rbuf holds READ data that came inline */
+	uint32_t peer_slot;	/* where the request went */
+	uint64_t token;		/* first transmission of the WQE at sq_ci */
+	struct eng_resp_saved {
+		uint8_t ack, rnr_timer;
+		uint64_t atomic_orig;
+	} resp;
+	uint8_t *rbuf;		/* SMX_SHM_INLINE bytes, allocated on first use */
 };
 
 enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
@@ -117,6 +130,16 @@ struct eng {
 	uint32_t wqps;			/* QPs as the watcher knows (wlock) */
 	uint64_t last_activity;		/* ns of the last doorbell work */
 	uint64_t next_timer;		/* earliest requester timer, ns */
+
+	/* Shared-memory fabric (eng_fabric.c); shm NULL: this process alone. */
+	struct smx_shm *shm;
+	uint32_t slot;
+	pthread_t rx_thr;
+	bool rx_started;
+	bool rx_stop;
+	uint64_t token;			/* last request token (eng->lock) */
+	uint64_t spin_ns;		/* rx thread spins this long after work */
+	uint8_t *rx_buf;		/* READ data scratch (eng->lock) */
 
 	/* Scratch for the WQE being executed (under eng->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
@@ -180,6 +203,16 @@ struct eng_pkt {
 	uint32_t flow_label;
 	const struct eng_sgl *payload;	/* SEND / WRITE data (requester memory) */
 	const struct eng_sgl *rdata;	/* READ / atomic response lands here */
+	/* From another process: payload / READ destination in its memory
+	 * (eng_fabric.c moves it with cross-memory attach). */
+	const struct eng_rmem *rpay;
+	const struct eng_rmem *rrdata;
+};
+
+struct eng_rmem {
+	int32_t pid;
+	const struct smx_iov *iov;
+	uint32_t n;
 };
 
 enum eng_ack {
@@ -328,6 +361,12 @@ uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va,
 /* Copies @len bytes from @src at @soff to @dst at @doff; returns bytes. */
 uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 		      const struct eng_sgl *src, uint64_t soff, uint64_t len);
+/* Host iovecs for [off, off + len) of @l, contiguous chunks merged; at most
+ * @max. Returns the count and sets *covered (< len when @max ran out or a
+ * chunk cannot be translated); -1 when @no_host and a host chunk is met. */
+struct iovec;
+int eng_sgl_iov(const struct eng_sgl *l, uint64_t off, uint64_t len,
+		struct iovec *iov, int max, bool no_host, uint64_t *covered);
 /* Host address of 8 naturally aligned bytes at @off in @l, or NULL. */
 uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off);
 
@@ -337,5 +376,20 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 		     struct eng_resp *r);
 /* Does @gid belong to this device (any GID table entry)? */
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
+/* The slot of the process owning @dqpn when that is another process, else -1. */
+int eng_fabric_peer(struct eng *e, uint32_t dqpn);
+/* Sends @p of the WQE at @q->sq_ci to process @slot: 0 sent (park for the
+ * response), -EAGAIN not sent (treat as lost), -EINVAL cannot be described
+ * (@why set). */
+int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
+		    uint32_t slot, char *why, size_t whylen);
+/* Stops the inbox thread (eng_destroy). */
+void eng_fabric_stop(struct eng *e);
+/* Is the process in @slot still there? */
+bool eng_fabric_peer_alive(struct eng *e, uint32_t slot);
+/* Moves @len bytes between local @l at @loff and another process's memory
+ * @rm (from byte 0): @to_remote false reads it, true writes it. */
+bool eng_rmem_xfer(const struct eng_sgl *l, uint64_t loff,
+		   const struct eng_rmem *rm, uint64_t len, bool to_remote);
 
 #endif

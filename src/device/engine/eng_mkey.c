@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "device/engine/eng_loc.h"
 
@@ -291,4 +292,45 @@ uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off)
 	if (!p || n < 8 || ((uintptr_t)p & 7))
 		return NULL;
 	return p;
+}
+
+int eng_sgl_iov(const struct eng_sgl *l, uint64_t off, uint64_t len,
+		struct iovec *iov, int max, bool no_host, uint64_t *covered)
+{
+	struct eng_cursor c;
+	uint64_t done = 0;
+	int n = 0;
+
+	eng_cursor_seek(&c, l, off);
+	while (done < len) {
+		uint64_t cn;
+		uint8_t *p;
+
+		while (c.i < l->n && c.off >= l->sge[c.i].len) {
+			c.i++;
+			c.off = 0;
+		}
+		if (c.i >= l->n)
+			break;
+		if (no_host && l->sge[c.i].host)
+			return -1;
+		p = eng_sge_at(&l->sge[c.i], c.off, &cn);
+		if (!p || !cn)
+			break;
+		if (cn > len - done)
+			cn = len - done;
+		if (n && (uint8_t *)iov[n - 1].iov_base + iov[n - 1].iov_len == p) {
+			iov[n - 1].iov_len += cn;
+		} else {
+			if (n == max)
+				break;
+			iov[n].iov_base = p;
+			iov[n].iov_len = cn;
+			n++;
+		}
+		c.off += cn;
+		done += cn;
+	}
+	*covered = done;
+	return n;
 }

@@ -75,6 +75,7 @@ struct resp_ctx {
 	bool have_wqe;
 	struct eng_rwqe w;
 	uint32_t seg;		/* failing receive segment, for the log */
+	bool dup;		/* a duplicate READ being re-executed */
 	char why[200];
 };
 
@@ -150,6 +151,12 @@ static enum resp_state resp_chk_psn(struct resp_ctx *c)
 	d = eng_psn_diff(c->p->psn, expect);
 	if (d == 0)
 		return RESP_CHK_OP;
+	if (d < 0 && c->p->op == ENG_PKT_READ) {
+		/* A duplicate READ is executed again (its response may have
+		 * been lost); the expected PSN does not move. */
+		c->dup = true;
+		return RESP_CHK_OP;
+	}
 	if (d < 0) {
 		/* A duplicate: acknowledged again, not executed again. */
 		snprintf(c->why, sizeof(c->why), "duplicate psn 0x%x (expected "
@@ -421,7 +428,14 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 			eng_sgl_copy(&l, 0, &g, 0, 40);
 			at = 40;
 		}
-		if (p->len)
+		if (p->len && p->rpay &&
+		    !eng_rmem_xfer(&l, at, p->rpay, p->len, false)) {
+			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
+				 "could not be read (pid %d)", p->len,
+				 (int)p->rpay->pid);
+			return RESP_ERR_RECV_PROT;
+		}
+		if (p->len && !p->rpay)
 			eng_sgl_copy(&l, at, p->payload, 0, p->len);
 		return RESP_COMPLETE;
 	}
@@ -431,7 +445,18 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 			one.va = p->raddr;
 			one.len = p->len;
 			remote.len = p->len;
-			eng_sgl_copy(&remote, 0, p->payload, 0, p->len);
+			if (p->rpay) {
+				if (!eng_rmem_xfer(&remote, 0, p->rpay, p->len,
+						   false)) {
+					snprintf(c->why, sizeof(c->why), "the "
+						 "sender's %u bytes could not be "
+						 "read (pid %d)", p->len,
+						 (int)p->rpay->pid);
+					return RESP_ERR_ACCESS;
+				}
+			} else {
+				eng_sgl_copy(&remote, 0, p->payload, 0, p->len);
+			}
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_READ:
@@ -440,7 +465,17 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 			one.va = p->raddr;
 			one.len = p->len;
 			remote.len = p->len;
-			eng_sgl_copy(p->rdata, 0, &remote, 0, p->len);
+			if (p->rrdata) {
+				if (!eng_rmem_xfer(&remote, 0, p->rrdata, p->len,
+						   true)) {
+					snprintf(c->why, sizeof(c->why), "READ "
+						 "data could not be written to "
+						 "pid %d", (int)p->rrdata->pid);
+					return RESP_ERR_ACCESS;
+				}
+			} else if (p->rdata) {
+				eng_sgl_copy(p->rdata, 0, &remote, 0, p->len);
+			}
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_CMP_SWAP:
@@ -501,7 +536,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const struct eng_pkt *p = c->p;
 	struct fw_qp *qp = c->qp;
 
-	if (qp->st != MLX5_QPC_ST_UD)
+	if (qp->st != MLX5_QPC_ST_UD && !c->dup)
 		DEVX_SET(qpc, qp->qpc, next_rcv_psn,
 			 eng_psn_add(p->psn, p->npkts));
 	if (c->have_wqe && resp_cq(c)) {

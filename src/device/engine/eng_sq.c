@@ -23,6 +23,7 @@
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -249,6 +250,8 @@ static void eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *er
 	eng_sq_cqe(e, q, MLX5_CQE_REQ_ERR, err->syndrome, opcode, 0);
 	q->sq_ci += (uint16_t)nbb;
 	q->attempted = false;
+	q->token = 0;
+	q->have_resp = false;
 	q->wait = ENG_WAIT_NONE;
 	eng_qp_to_err(e, qp);
 }
@@ -621,6 +624,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	struct eng_resp r;
 	uint32_t mtu, byte_cnt;
 	bool routed;
+	int peer;
 
 	if (!eng_sq_copy(qp, q->sq_ci, 1, e->wqe)) {
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
@@ -671,6 +675,8 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 		w.pkt.npkts = 1;
 	if (!q->attempted) {
 		q->attempted = true;
+		q->token = 0;
+		q->have_resp = false;
 		q->wqe_psn = DEVX_GET(qpc, qc, next_send_psn);
 		q->rnr_left = DEVX_GET(qpc, qc, rnr_retry);
 		q->retry_left = DEVX_GET(qpc, qc, retry_count);
@@ -680,7 +686,47 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	w.pkt.psn = q->wqe_psn;
 	w.pkt.pkey = 0xffff;
 
-	if (routed) {
+	if (q->have_resp) {
+		/* Another process answered (eng_fabric.c); READ data that came
+		 * inline lands now, in this WQE's checked scatter list. */
+		memset(&r, 0, sizeof(r));
+		r.ack = q->resp.ack;
+		r.rnr_timer = q->resp.rnr_timer;
+		r.atomic_orig = q->resp.atomic_orig;
+		q->have_resp = false;
+		if (r.ack == ENG_ACK_OK && w.pkt.op == ENG_PKT_READ &&
+		    q->resp_data && w.pkt.len <= SMX_SHM_INLINE) {
+			struct eng_sge s = { q->rbuf, NULL, 0, w.pkt.len };
+			struct eng_sgl one = { &s, 1, w.pkt.len };
+
+			eng_sgl_copy(&w.data, 0, &one, 0, w.pkt.len);
+		}
+		q->resp_data = false;
+	} else if (routed && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0) {
+		int rc = eng_fabric_send(e, q, &w.pkt, (uint32_t)peer, err.why,
+					 sizeof(err.why));
+		uint64_t t;
+
+		if (rc == -EINVAL) {
+			err.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+			err.segname = "data";
+			goto fail;
+		}
+		if (rc == 0) {
+			/* Park until the response arrives; the ACK timer (or,
+			 * without one, a liveness check each second) covers a
+			 * peer that never answers. */
+			t = qp->st == MLX5_QPC_ST_RC || qp->st == MLX5_QPC_ST_XRC ?
+			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
+					primary_address_path.ack_timeout)) :
+			    UINT64_MAX;
+			eng_sq_park(e, q, ENG_WAIT_RESP,
+				    t == UINT64_MAX ? 1000000000ull : t);
+			return SQ_PARK;
+		}
+		memset(&r, 0, sizeof(r));
+		r.ack = ENG_ACK_DROPPED;
+	} else if (routed) {
 		eng_fabric_xmit(e, &w.pkt, &r);
 	} else {
 		memset(&r, 0, sizeof(r));
@@ -744,6 +790,7 @@ done:
 			   byte_cnt);
 	q->sq_ci += (uint16_t)w.nbb;
 	q->attempted = false;
+	q->token = 0;
 	return SQ_DONE;
 fail:
 	eng_sq_fail(e, q, &err);
@@ -765,6 +812,38 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 		break;
 	default:
 		return;	/* RST/INIT/RTR: not yet; SQD: nothing new */
+	}
+	if (q->wait == ENG_WAIT_RESP) {
+		bool reliable = qp->st == MLX5_QPC_ST_RC ||
+				qp->st == MLX5_QPC_ST_XRC;
+		bool alive;
+
+		if (eng_now() < q->deadline)
+			return;
+		alive = eng_fabric_peer_alive(e, q->peer_slot);
+		if (!reliable) {
+			/* UC / UD: unacknowledged on the wire; the response
+			 * only said the peer is done with our memory. */
+			if (alive) {
+				eng_sq_park(e, q, ENG_WAIT_RESP, 1000000000ull);
+				return;
+			}
+			q->have_resp = true;
+			q->resp.ack = ENG_ACK_DROPPED;
+			q->resp_data = false;
+			q->wait = ENG_WAIT_NONE;
+		} else if (!DEVX_GET(qpc, qp->qpc,
+				     primary_address_path.ack_timeout)) {
+			/* No ACK timer: wait while the peer lives. */
+			if (alive) {
+				eng_sq_park(e, q, ENG_WAIT_RESP, 1000000000ull);
+				return;
+			}
+			q->retry_left = 0;
+			q->wait = ENG_WAIT_ACK;
+		} else {
+			q->wait = ENG_WAIT_ACK;
+		}
 	}
 	if (q->wait != ENG_WAIT_NONE) {
 		if (eng_now() < q->deadline)

@@ -169,6 +169,7 @@ static void eng_qp_entered_err(struct eng *e, struct eng_qp *q)
 
 	if (!q->busy) {
 		q->wait = ENG_WAIT_NONE;
+		q->have_resp = false;
 		eng_sq_flush(e, q);
 	}
 	eng_rq_flush(e, q);
@@ -206,6 +207,8 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->rq_ci = 0;
 		q->wait = ENG_WAIT_NONE;
 		q->attempted = false;
+		q->have_resp = false;
+		q->token = 0;
 		q->last_wqe_sent = false;
 		break;
 	case MLX5_QPC_STATE_ERR:
@@ -239,6 +242,7 @@ static void eng_hook_free(void *arg, void *state)
 	if (o->kind == ENG_K_QP) {
 		e->nqps--;
 		eng_watcher_qps(e, -1);
+		free(((struct eng_qp *)o)->rbuf);
 	}
 	free(o);
 }
@@ -425,6 +429,7 @@ void eng_destroy(struct eng *e)
 
 	if (!e)
 		return;
+	eng_fabric_stop(e);
 	fw_set_hooks(e->fw, NULL, NULL);
 	pthread_mutex_lock(&e->wlock);
 	e->stop = true;
@@ -438,7 +443,10 @@ void eng_destroy(struct eng *e)
 			struct eng_obj *o = e->list[k].next;
 
 			switch (o->kind) {
-			case ENG_K_QP: ((struct eng_qp *)o)->qp->eng = NULL; break;
+			case ENG_K_QP:
+				((struct eng_qp *)o)->qp->eng = NULL;
+				free(((struct eng_qp *)o)->rbuf);
+				break;
 			case ENG_K_CQ: ((struct eng_cq *)o)->cq->eng = NULL; break;
 			case ENG_K_EQ: ((struct eng_eq *)o)->eq->eng = NULL; break;
 			case ENG_K_SRQ: ((struct eng_srq *)o)->srq->eng = NULL; break;
@@ -452,6 +460,7 @@ void eng_destroy(struct eng *e)
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
 	pthread_mutex_destroy(&e->lock);
+	free(e->rx_buf);
 	free(e);
 }
 

@@ -22,6 +22,11 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 /* Stops the doorbell watcher, frees all engine state, unhooks the firmware. */
 void eng_destroy(struct eng *e);
 
+/* Joins the host-wide fabric as process slot smx_shm_slot(@shm): starts the
+ * inbox thread. @shm NULL: in-process delivery only. */
+struct smx_shm;
+void eng_fabric_start(struct eng *e, struct smx_shm *shm);
+
 /* A CPU store of @len bytes (4, 8, or a BlueFlame burst) at BAR @offset. */
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf,
 		    size_t len);

@@ -201,6 +201,40 @@ int fw_table_init(struct fw_table *t, const char *name, uint32_t min,
 	return 0;
 }
 
+/*
+ * Host-wide numbering: process slot @slot owns the ids
+ * [base + slot * 2^16, base + (slot + 1) * 2^16) of a table whose ids start
+ * at @base, so the owner of a number is computable (docs/multiprocess.md).
+ * Only an empty table is moved.
+ */
+static void fw_table_partition(struct fw_table *t, uint32_t slot)
+{
+	uint32_t base = t->min & 0xffff;
+	uint32_t span = 0x10000u - base;
+
+	if (t->count)
+		return;
+	free(t->slot);
+	t->slot = NULL;
+	t->cap = 0;
+	t->min = base + (slot << 16);
+	if (t->limit > span)
+		t->limit = span;
+	t->next = t->min;
+}
+
+void fw_set_slot(struct fw *fw, uint32_t slot)
+{
+	pthread_mutex_lock(&fw->lock);
+	fw_table_partition(&fw->pd, slot);
+	fw_table_partition(&fw->xrcd, slot);
+	fw_table_partition(&fw->cq, slot);
+	fw_table_partition(&fw->srq, slot);
+	fw_table_partition(&fw->qp, slot);
+	fw_table_partition(&fw->mkey, slot);
+	pthread_mutex_unlock(&fw->lock);
+}
+
 void fw_table_fini(struct fw_table *t)
 {
 	free(t->slot);

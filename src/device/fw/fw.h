@@ -45,6 +45,12 @@ void fw_destroy(struct fw *fw);
 void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 	     size_t outlen);
 
+/* Host-wide numbering: this process's slot in the shared process table.
+ * PDN, XRCD, CQN, SRQN, QPN and mkey index of slot s are
+ * base + s * 2^16 + local (QPN base 0x100, mkey index base 2, others 1).
+ * Call before any of those objects exist. */
+void fw_set_slot(struct fw *fw, uint32_t slot);
+
 /* The BAR's UAR pages (4 KiB each), for fw_uar.page. */
 void fw_set_uar_pages(struct fw *fw, void *pages);
 

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host-wide half of the device: one shared-memory segment per user
+ * (mode 0600) that every process opening the device attaches to. It holds
+ * the process table (one slot per attached process: pid, start time, a futex
+ * doorbell) and, per slot, an inbox: a bounded multi-producer single-consumer
+ * ring of fixed-size cells carrying fabric messages (requests and responses).
+ *
+ * A process's slot number partitions the object number spaces (QPN, CQN,
+ * SRQN, PDN, XRCD, mkey index), so the owner of any QPN is computable:
+ * smx_shm_qpn_slot(). See docs/multiprocess.md.
+ *
+ * Concurrency: the process table is changed under a robust process-shared
+ * mutex (a process that dies holding it does not leave it stuck). The rings
+ * are lock-free (Vyukov's bounded queue: a sequence word per cell).
+ */
+#ifndef SMX_DEVICE_FABRIC_SHM_H
+#define SMX_DEVICE_FABRIC_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SMX_SHM_SLOTS 64u		/* processes attached at once */
+#define SMX_SHM_CELLS 64u		/* inbox cells per process (power of 2) */
+#define SMX_SHM_INLINE 4096u		/* payload bytes a cell carries inline */
+#define SMX_SHM_MAX_IOV 128u		/* remote iovecs a request may name */
+
+/* Number partition: slot s owns [base + s * 2^16, base + (s + 1) * 2^16). */
+#define SMX_SHM_ID_SHIFT 16u
+#define SMX_SHM_QPN_BASE 0x100u
+
+/* Message kinds. */
+enum { SMX_MSG_REQ = 1, SMX_MSG_RESP = 2 };
+
+/* Payload modes of a request / response. */
+enum {
+	SMX_PAY_NONE = 0,
+	SMX_PAY_INLINE = 1,	/* @len bytes in data[] */
+	SMX_PAY_IOV = 2,	/* data[] holds niov struct smx_iov of the sender */
+};
+
+struct smx_iov {
+	uint64_t addr;		/* in the sender's address space */
+	uint64_t len;
+};
+
+/*
+ * One fabric message as it travels between processes: the fields of the
+ * engine's eng_pkt (requests) or eng_resp (responses), plus routing.
+ */
+struct smx_msg {
+	uint8_t kind;		/* SMX_MSG_* */
+	uint8_t op, flags, st;
+	uint8_t pay;		/* SMX_PAY_* for the payload (SEND/WRITE data,
+				 * or READ data in a response) */
+	uint8_t rpay;		/* SMX_PAY_IOV: READ data goes to riov */
+	uint8_t ack, rnr_timer;	/* responses */
+	uint32_t src_slot;
+	int32_t src_pid;
+	uint32_t sqpn, dqpn;
+	uint32_t psn, npkts, len;
+	uint32_t imm, inv_rkey, qkey, xrc_srqn, rkey;
+	uint32_t flow_label;
+	uint16_t pkey;
+	uint8_t tclass, hop_limit;
+	uint16_t niov, nriov;	/* iovecs in data[]: payload first, then READ */
+	uint64_t raddr, swap_add, compare;
+	uint64_t atomic_orig;	/* responses */
+	uint64_t token;		/* matches a response to its request */
+	uint8_t sgid[16], dgid[16];
+	uint32_t data_len;	/* bytes used in data[] */
+};
+
+struct smx_cell {
+	uint64_t seq;		/* ring sequence word */
+	struct smx_msg m;
+	uint8_t data[SMX_SHM_INLINE] __attribute__((aligned(16)));
+} __attribute__((aligned(64)));
+
+struct smx_shm;
+
+/*
+ * Attaches this process to the segment (creating it race-safely if needed)
+ * and claims a slot, reclaiming slots of dead processes. Returns NULL when
+ * the segment cannot be used (the device then runs this process alone, slot
+ * 0). @path NULL: the default ($SOFTMLX5_SHM_PATH, else
+ * $XDG_RUNTIME_DIR/softmlx5-shm, else /dev/shm/softmlx5-<uid>).
+ */
+struct smx_shm *smx_shm_attach(void);
+void smx_shm_detach(struct smx_shm *s);
+
+uint32_t smx_shm_slot(const struct smx_shm *s);
+const char *smx_shm_path(const struct smx_shm *s);
+
+/* The slot owning object number @qpn, or -1 (reserved numbers). */
+int smx_shm_qpn_slot(uint32_t qpn);
+
+/* Is the process in @slot alive (pid exists, same start time)? *pid set. */
+bool smx_shm_alive(struct smx_shm *s, uint32_t slot, int32_t *pid);
+
+/*
+ * Producer side: reserves the next cell of @slot's inbox, waiting at most
+ * @wait_ns for room. NULL when the inbox stays full or the slot is dead.
+ * The caller fills the cell and publishes it with smx_shm_publish().
+ */
+struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
+				 uint64_t wait_ns, uint64_t *pos);
+void smx_shm_publish(struct smx_shm *s, uint32_t slot, struct smx_cell *c,
+		     uint64_t pos);
+
+/* Consumer side (this process's inbox): the next published cell or NULL;
+ * smx_shm_pop() releases it. */
+struct smx_cell *smx_shm_peek(struct smx_shm *s);
+void smx_shm_pop(struct smx_shm *s);
+
+/*
+ * Parks the calling thread until a producer rings this process's doorbell
+ * or @timeout_ns passes (spurious returns possible). smx_shm_kick() wakes
+ * it (used at shutdown).
+ */
+void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns);
+void smx_shm_kick(struct smx_shm *s);
+
+#endif
