@@ -5,8 +5,10 @@
  * address in this process, so a PAS entry is the address of one 4 KiB page.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 
 #include "mlx5/mlx5.h"
@@ -28,6 +30,55 @@ int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len)
 	return 0;
 }
 
+#define MLX5_HUGE_PAGE (2ul << 20)
+
+/*
+ * $MLX_{QP,CQ,SRQ}_ALLOC_TYPE, read at each allocation as rdma-core does:
+ * HUGE must come from 2 MiB huge pages (failing when there are none),
+ * PREFER_HUGE tries them first. ANON, CONTIG, PREFER_CONTIG and ALL all
+ * get ordinary pages: process memory is what the device reads either way.
+ */
+enum buf_alloc_type { BUF_ANON, BUF_HUGE, BUF_PREFER_HUGE };
+
+static enum buf_alloc_type buf_alloc_type(uint64_t res_type)
+{
+	const char *comp, *v;
+	char name[32];
+
+	switch (res_type) {
+	case MLX5DV_RES_TYPE_QP: comp = "MLX_QP"; break;
+	case MLX5DV_RES_TYPE_CQ: comp = "MLX_CQ"; break;
+	case MLX5DV_RES_TYPE_SRQ: comp = "MLX_SRQ"; break;
+	default: return BUF_ANON;
+	}
+	snprintf(name, sizeof(name), "%s_ALLOC_TYPE", comp);
+	v = getenv(name);
+	if (v && !strcasecmp(v, "HUGE"))
+		return BUF_HUGE;
+	if (v && !strcasecmp(v, "PREFER_HUGE"))
+		return BUF_PREFER_HUGE;
+	return BUF_ANON;
+}
+
+static int buf_alloc_huge(struct mlx5_buf *buf, size_t len)
+{
+	size_t size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	size_t map = (len + MLX5_HUGE_PAGE - 1) & ~(MLX5_HUGE_PAGE - 1);
+	void *p;
+
+	if (!len)
+		return EINVAL;
+	p = mmap(NULL, map, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p == MAP_FAILED)
+		return ENOMEM;
+	madvise(p, map, MADV_DONTFORK);
+	buf->addr = p;
+	buf->len = size;
+	buf->huge_len = map;
+	return 0;
+}
+
 int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *ibpd,
 		      uint64_t res_type)
 {
@@ -35,8 +86,18 @@ int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *ibpd,
 	size_t size;
 	void *p;
 
-	if (!pd || !pd->parent || !pd->alloc)
-		return mlx5_buf_alloc(buf, len);
+	if (!pd || !pd->parent || !pd->alloc) {
+		switch (buf_alloc_type(res_type)) {
+		case BUF_HUGE:
+			return buf_alloc_huge(buf, len);
+		case BUF_PREFER_HUGE:
+			if (!buf_alloc_huge(buf, len))
+				return 0;
+			/* fall through */
+		default:
+			return mlx5_buf_alloc(buf, len);
+		}
+	}
 	if (!len)
 		return EINVAL;
 	size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
@@ -63,6 +124,12 @@ void mlx5_buf_free(struct mlx5_buf *buf)
 					  buf->addr, buf->res_type);
 		buf->addr = NULL;
 		buf->custom = NULL;
+		return;
+	}
+	if (buf->huge_len) {
+		munmap(buf->addr, buf->huge_len);
+		buf->addr = NULL;
+		buf->len = buf->huge_len = 0;
 		return;
 	}
 	madvise(buf->addr, buf->len, MADV_DOFORK);

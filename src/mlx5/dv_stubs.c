@@ -92,19 +92,12 @@ SMX_EXPORT int mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp,
 SMX_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp,
 					  uint16_t stream_id) STUB_INT
 
-/* context, port and clock -- issue: mlx5dv extensions */
+/* context attributes -- issue: mlx5dv extensions */
 
 SMX_EXPORT int mlx5dv_set_context_attr(struct ibv_context *context,
 				       enum mlx5dv_set_ctx_attr_type type,
 				       void *attr) STUB_INT
 
-SMX_EXPORT int mlx5dv_get_clock_info(struct ibv_context *context,
-				     struct mlx5dv_clock_info *clock_info)
-	STUB_INT
-
-SMX_EXPORT int _mlx5dv_query_port(struct ibv_context *context,
-				  uint32_t port_num, struct mlx5dv_port *info,
-				  size_t info_len) STUB_INT
 
 /* device memory (MEMIC, memcpy) -- issue: mlx5dv extensions */
 
@@ -114,7 +107,8 @@ mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
 
 SMX_EXPORT void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op) STUB_PTR
 
-/* QP attributes and reserved QPNs -- issue: mlx5dv extensions */
+/* QP attributes -- issue: mlx5dv extensions (udp_sport needs RTS2RTS
+ * opt_param_mask_95_32 in the firmware) */
 
 SMX_EXPORT int mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num) STUB_INT
 
@@ -126,12 +120,6 @@ SMX_EXPORT int mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 
 SMX_EXPORT int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp,
 					  uint16_t udp_sport) STUB_INT
-
-SMX_EXPORT int mlx5dv_reserved_qpn_alloc(struct ibv_context *ctx,
-					 uint32_t *qpn) STUB_INT
-
-SMX_EXPORT int mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx,
-					   uint32_t qpn) STUB_INT
 
 /* VAR and packet pacing -- issue: mlx5dv extensions */
 

@@ -366,6 +366,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.query_port = mlx5_query_port,
 	.query_qp = mlx5_query_qp,
 	.query_qp_data_in_order = mlx5_query_qp_data_in_order,
+	.query_rt_values = mlx5_query_rt_values,
 	.poll_cq = mlx5_cq_poll,
 	.post_recv = mlx5_post_recv,
 	.post_send = mlx5_post_send,

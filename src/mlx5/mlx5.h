@@ -31,6 +31,7 @@ struct mlx5_buf {
 	size_t len;		/* page multiple */
 	struct mlx5_pd *custom;	/* parent domain whose allocator gave it */
 	uint64_t res_type;
+	size_t huge_len;	/* mapped from 2 MiB huge pages: munmap length */
 };
 
 #define MLX5_MAX_COMP_EQS 32
@@ -395,6 +396,7 @@ int mlx5_query_gid_ex(struct ibv_context *context, uint32_t port,
 		      uint32_t index, struct ibv_gid_entry *entry);
 int mlx5_query_pkey(struct ibv_context *context, uint8_t port, int index,
 		    __be16 *pkey);
+int mlx5_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 int mlx5_context_caps_load(struct mlx5_context *ctx);
 int mlx5_context_internal_pd(struct mlx5_context *ctx, uint32_t *pdn);
 

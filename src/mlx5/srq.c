@@ -158,7 +158,9 @@ static int srq_sizes(struct mlx5_context *ctx, struct mlx5_srq *srq,
 {
 	uint32_t desc;
 
-	if (!attr->max_wr || attr->max_wr > ctx->max_srq_wr)
+	/* max_wr 0 is allowed, as in rdma-core: a ring of the sentinel WQE
+	 * only, which takes no receives. */
+	if (attr->max_wr > ctx->max_srq_wr)
 		return EINVAL;
 	if (attr->max_sge > ctx->max_sge)
 		return EINVAL;
