@@ -23,12 +23,16 @@ set -euo pipefail
 # Foundation (issue 2): 51 pass, 5 raw-packet skips.
 # Data path (issue 3): 80 pass; skips are dmabuf (no /dev/dri), hugepages
 # (none allocated) and ATOMIC_WRITE (not offered by the device).
-# mlx5dv (issue 5): raw WQE 1, DMA memcpy 4, dv CQ 5 pass (4 skips: no CQE
-# compression/padding advertised, no DC yet).
+# mlx5dv (issue 5): raw WQE 1, DMA memcpy 4, dv CQ 5 (4 skips: no CQE
+# compression/padding advertised, no DC yet), UAR 1, query_port 1, huge
+# pages 2, timestamp 2 (4 skips: wallclock CQs, raw QPs), rdmacm 1
+# (reserved QPNs; the CM test skips: no netdev).
 DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
 		 test_cq test_cqex test_cq_events test_qpex test_mr test_atomic
 		 test_odp test_parent_domain test_shared_pd test_relaxed_ordering
-		 test_mlx5_raw_wqe test_mlx5_dma_memcpy test_mlx5_cq)
+		 test_mlx5_raw_wqe test_mlx5_dma_memcpy test_mlx5_cq test_mlx5_uar
+		 test_mlx5_query_port test_mlx5_huge_page test_mlx5_timestamp
+		 test_mlx5_rdmacm)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
