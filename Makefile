@@ -2,7 +2,8 @@
 #
 #   make build   configure + build into build/ (-O2 -g, asserts kept)
 #   make check   deps, build, unit tests, ASan+UBSan unit tests, ABI check,
-#                ibv_devinfo on the device, pyverbs conformance
+#                ibv_devinfo on the device, pyverbs conformance, two-process
+#                pingpong/perftest pairs (tests/conformance/run_pingpong.sh)
 #   make demo    deps, build, show an unmodified program on the device
 #   make bench   placeholder (benchmarks arrive with issue 4)
 #   make clean   remove build trees
@@ -67,6 +68,8 @@ check: deps
 	$(call banner,"pyverbs conformance (rdma-core 44 test suite)")
 	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
 		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
+	$(call banner,"two processes: pingpong + perftest pairs, idle CPU, kill one side")
+	tests/conformance/run_pingpong.sh --build $(BUILD) --timeout 60
 	$(call banner,"make check: all stages passed")
 
 demo: deps

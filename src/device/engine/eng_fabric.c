@@ -27,6 +27,7 @@
  * so two processes sending to each other can never deadlock.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,7 +431,9 @@ static void *fab_rx_thread(void *arg)
 		}
 		now = eng_now();
 		if (now - last < e->spin_ns) {
-			fab_relax();
+			/* Yield rather than pause: with more busy threads
+			 * than cores the peer we wait for needs this CPU. */
+			sched_yield();
 			continue;
 		}
 		smx_shm_wait(e->shm, 1000000000ull);
@@ -445,14 +448,14 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 
 	if (!e || !shm)
 		return;
-	e->spin_ns = 50000;
+	e->spin_ns = 0;
 	if (sp && *sp) {
 		char *end;
 		unsigned long v = strtoul(sp, &end, 10);
 
 		if (*end || v > 10000000ul)
 			smx_err("SOFTMLX5_PROGRESS_SPIN_US=\"%s\" is not a number "
-				"of microseconds up to 10000000; using 50", sp);
+				"of microseconds up to 10000000; using 0", sp);
 		else
 			e->spin_ns = (uint64_t)v * 1000;
 	}

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Two processes on one host through the software device: Debian's
+# ibv_*_pingpong (ibverbs-utils) and perftest run as server + client pairs,
+# each side under `softmlx5 run`, plus
+#   idle  an ibv_rc_pingpong server waiting 5 s for its client uses < 0.1 s CPU
+#   kill  a side killed mid-transfer: the other side ends with an error
+#         completion (transport retry exceeded), not a hang; then a new pair
+#         runs fine.
+#
+# Usage: run_pingpong.sh [--build DIR] [--timeout SEC] [--only REGEX]
+# Exit status: 0 when every check passed, 1 otherwise, 77 when the clients
+# are not installed.
+set -u
+
+BUILD=build
+TMO=60
+ONLY=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) BUILD=$2; shift 2 ;;
+	--timeout) TMO=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
+	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run_pingpong.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+SMX=$(cd "$BUILD" 2>/dev/null && pwd)/bin/softmlx5
+if [ ! -x "$SMX" ]; then
+	echo "run_pingpong.sh: $SMX not found (build first)" >&2
+	exit 2
+fi
+for p in ibv_rc_pingpong ib_write_bw; do
+	if ! command -v $p >/dev/null; then
+		echo "run_pingpong.sh: $p not installed (ibverbs-utils, perftest); skipped"
+		exit 77
+	fi
+done
+
+LOG=$(mktemp -d /tmp/smx-pingpong.XXXXXX)
+PORT=$((20000 + $$ % 20000))
+PASS=0
+FAIL=0
+FAILED=
+
+result() { # name ok detail
+	if [ "$2" = 1 ]; then
+		PASS=$((PASS + 1)); printf 'PASS  %-22s %s\n' "$1" "$3"
+	else
+		FAIL=$((FAIL + 1)); FAILED="$FAILED $1"
+		printf 'FAIL  %-22s %s (logs: %s/%s.*)\n' "$1" "$3" "$LOG" "$1"
+	fi
+}
+
+# Waits until something listens on TCP port $1 (at most 10 s).
+wait_port() {
+	local hex i
+	hex=$(printf '%04X' "$1")
+	for i in $(seq 100); do
+		if grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+selected() { [ -z "$ONLY" ] || [[ "$1" =~ $ONLY ]]; }
+
+# pair NAME PORTFLAG CMD ARGS...: server and client, both must exit 0.
+pair() {
+	local name=$1 pflag=$2; shift 2
+	local port=$((PORT++)) spid s c
+	selected "$name" || return 0
+	timeout "$TMO" "$SMX" run -- "$@" $pflag $port >"$LOG/$name.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	timeout "$TMO" "$SMX" run -- "$@" $pflag $port localhost >"$LOG/$name.client" 2>&1
+	c=$?
+	wait $spid; s=$?
+	local detail="server $s client $c"
+	local last
+	last=$(grep -E 'usec/iter|^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/$name.client" | tail -1 | tr -s ' ')
+	[ -n "$last" ] && detail="$detail |$last"
+	if [ $s = 0 ] && [ $c = 0 ]; then result "$name" 1 "$detail"
+	else result "$name" 0 "$detail"; fi
+}
+
+echo "== pingpong between two processes ($SMX, logs in $LOG)"
+pair rc_pingpong -p ibv_rc_pingpong -g 0
+pair uc_pingpong -p ibv_uc_pingpong -g 0
+pair ud_pingpong -p ibv_ud_pingpong -g 0
+pair srq_pingpong -p ibv_srq_pingpong -g 0
+pair xsrq_pingpong -p ibv_xsrq_pingpong -g 0
+
+echo "== perftest between two processes"
+for t in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat atomic_lat; do
+	if command -v ib_$t >/dev/null; then
+		pair "ib_$t" -p "ib_$t" -d mlx5_0 -x 0 -n 1000
+	else
+		result "ib_$t" 0 "ib_$t not installed"
+	fi
+done
+
+# idle: an RC server waiting for a client that never comes.
+if selected idle_cpu; then
+	port=$((PORT++))
+	"$SMX" run -- ibv_rc_pingpong -g 0 -p $port >"$LOG/idle_cpu.server" 2>&1 &
+	spid=$!
+	sleep 5
+	ticks=$(awk '{ print $14 + $15 }' /proc/$spid/stat 2>/dev/null || echo 99999)
+	hz=$(getconf CLK_TCK)
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
+	ms=$((ticks * 1000 / hz))
+	if [ "$ms" -lt 100 ]; then result idle_cpu 1 "${ms} ms CPU in 5 s waiting"
+	else result idle_cpu 0 "${ms} ms CPU in 5 s waiting (limit 100)"; fi
+fi
+
+# kill: the client of a long rc_pingpong dies; the server must end with an
+# error completion (retry exceeded) within the timeout, then a new pair works.
+if selected kill_client; then
+	port=$((PORT++))
+	timeout "$TMO" "$SMX" run -- ibv_rc_pingpong -g 0 -n 100000000 -p $port >"$LOG/kill_client.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	"$SMX" run -- ibv_rc_pingpong -g 0 -n 100000000 -p $port localhost >"$LOG/kill_client.client" 2>&1 &
+	cpid=$!
+	sleep 2
+	kill -9 $cpid 2>/dev/null; wait $cpid 2>/dev/null
+	wait $spid; s=$?
+	if [ $s != 0 ] && [ $s != 124 ] && grep -qi 'failed status\|error' "$LOG/kill_client.server"; then
+		result kill_client 1 "server exit $s: $(grep -i 'failed status' "$LOG/kill_client.server" | head -1)"
+	else
+		result kill_client 0 "server exit $s (124 = hung until the timeout)"
+	fi
+	pair after_kill_pingpong -p ibv_rc_pingpong -g 0
+fi
+
+# kill: the target of a long ib_write_bw dies; the writer must end with an
+# error completion, then a new pair works.
+if selected kill_server; then
+	port=$((PORT++))
+	# no timeout(1) wrapper: $spid must be the program itself
+	"$SMX" run -- ib_write_bw -d mlx5_0 -x 0 -D 20 -p $port >"$LOG/kill_server.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	timeout "$TMO" "$SMX" run -- ib_write_bw -d mlx5_0 -x 0 -D 20 -p $port localhost >"$LOG/kill_server.client" 2>&1 &
+	cpid=$!
+	sleep 3
+	kill -9 $spid 2>/dev/null; wait $spid 2>/dev/null
+	wait $cpid; c=$?
+	if [ $c != 0 ] && [ $c != 124 ]; then
+		result kill_server 1 "client exit $c: $(grep -i 'status\|error' "$LOG/kill_server.client" | head -1)"
+	else
+		result kill_server 0 "client exit $c (124 = hung until the timeout)"
+	fi
+	pair after_kill_write_bw -p ib_write_bw -d mlx5_0 -x 0 -n 1000
+fi
+
+echo "== $PASS passed, $FAIL failed${FAILED:+:$FAILED}"
+[ $FAIL = 0 ] || exit 1
+rm -rf "$LOG"
+exit 0
