@@ -401,6 +401,78 @@ static void test_import(struct ibv_context *ctx)
 	CHECKM(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd), "originals still work");
 }
 
+/* Entry points added with the data path, fed hostile arguments. */
+static void test_hostile_extras(struct ibv_context *ctx)
+{
+	struct ibv_parent_domain_init_attr pda = {};
+	struct ibv_td_init_attr tda = { .comp_mask = 1 };
+	char buf[4096] __attribute__((aligned(4096)));
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_pd *pd = ibv_alloc_pd(ctx), *par;
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_mr *mr, *odp;
+	struct ibv_td *td;
+	struct ibv_mw *mw;
+
+	errno = 0;
+	CHECKM(!ibv_alloc_mw(pd, 3) && errno == EINVAL, "MW type 3: errno %d", errno);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	CHECKM(mw && !ibv_dealloc_mw(mw), "MW type 2 alloc/dealloc");
+
+	CHECKM(ibv_resize_cq(cq, 0) == EINVAL, "resize to 0");
+	CHECKM(ibv_resize_cq(cq, 1 << 30) == EINVAL, "resize beyond max_cqe");
+	CHECKM(!ibv_resize_cq(cq, 64) && cq->cqe >= 64, "resize up");
+
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CHECKM(mr != NULL, "reg_mr");
+	CHECKM(ibv_rereg_mr(mr, 1 << 5, NULL, NULL, 0, 0) == IBV_REREG_MR_ERR_INPUT,
+	       "rereg with an unknown flag");
+	CHECKM(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, NULL, 0, 0) ==
+	       IBV_REREG_MR_ERR_INPUT, "rereg translation without addr/len");
+	CHECKM(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			    IBV_ACCESS_REMOTE_WRITE) == IBV_REREG_MR_ERR_CMD,
+	       "rereg to remote write without local write");
+	{
+		uint32_t key = mr->lkey;
+
+		CHECKM(!ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) &&
+		       mr->lkey == key, "rereg access keeps the key");
+	}
+	CHECKM(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1) == EINVAL,
+	       "advise on a non-ODP MR");
+	odp = ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	CHECKM(odp != NULL, "implicit ODP MR: %s", strerror(errno));
+	if (odp) {
+		sge.lkey = odp->lkey;
+		CHECKM(!ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				      IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), "advise on ODP");
+		CHECKM(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 0) == EINVAL,
+		       "advise with no SGE");
+		CHECKM(!ibv_dereg_mr(odp), "dereg implicit ODP");
+	}
+	errno = 0;
+	CHECKM(!ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE) && errno == EINVAL,
+	       "implicit MR without ON_DEMAND");
+
+	errno = 0;
+	CHECKM(!ibv_alloc_td(ctx, &tda) && errno == EINVAL, "TD with comp_mask");
+	tda.comp_mask = 0;
+	td = ibv_alloc_td(ctx, &tda);
+	CHECKM(td != NULL, "TD");
+	errno = 0;
+	CHECKM(!ibv_alloc_parent_domain(ctx, &pda) && errno == EINVAL, "parent without PD");
+	pda.pd = pd;
+	pda.td = td;
+	par = ibv_alloc_parent_domain(ctx, &pda);
+	CHECKM(par != NULL, "parent domain");
+	CHECKM(ibv_dealloc_pd(pd) == EBUSY, "a PD under a parent domain stays");
+	CHECKM(ibv_dealloc_td(td) == EBUSY, "a TD under a parent domain stays");
+	CHECKM(par && !ibv_dealloc_pd(par), "dealloc parent domain");
+	CHECKM(!ibv_dealloc_td(td), "dealloc TD");
+	CHECKM(!ibv_dereg_mr(mr) && !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "teardown");
+}
+
 int main(void)
 {
 	struct ibv_context *ctx = open_dev();
@@ -411,6 +483,7 @@ int main(void)
 	test_qp_states(ctx);
 	test_cq_channel_ah(ctx);
 	test_import(ctx);
+	test_hostile_extras(ctx);
 	CHECKM(!ibv_close_device(ctx), "close");
 	return smx_test_done();
 }
