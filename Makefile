@@ -5,7 +5,8 @@
 #                ibv_devinfo on the device, pyverbs conformance, two-process
 #                pingpong/perftest pairs (tests/conformance/run_pingpong.sh)
 #   make demo    deps, build, show an unmodified program on the device
-#   make bench   placeholder (benchmarks arrive with issue 4)
+#   make bench   build, then perftest between two processes beside physical
+#                baselines (bench/run.sh, bench/baseline.c)
 #   make clean   remove build trees
 #
 # Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: the list in
@@ -91,8 +92,8 @@ demo: deps
 	@echo "demo shows only what works today."
 
 bench:
-	@echo "make bench: no benchmarks yet -- they arrive with issue 4."
-	@echo "Nothing was measured; no numbers are reported."
+	@$(MAKE) --no-print-directory build
+	bench/run.sh --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# make bench: perftest between two processes on the software device (each
+# side under `softmlx5 run`, QP info exchanged over TCP on localhost), every
+# figure printed beside a physical baseline measured in the same run:
+#   latency  (ib_{write,send,read}_lat 8 B, t_typical = median, us)
+#            vs the one-way latency of handing a cache line between two
+#            processes through shared memory (bench/baseline.c lat)
+#   msg rate (ib_{write,send,read}_bw 8 B, M msg/s)
+#            vs 1 / that one-way latency (cache-line hand-offs per second)
+#   bandwidth (ib_{write,send,read}_bw 4 KiB, 64 KiB, 1 MiB, MiB/s)
+#            vs single-thread memcpy of hot buffers of the same size
+# Output: a table, then one line per figure:
+#   bench: NAME VALUE UNIT BASELINE RATIO        (RATIO = VALUE / BASELINE)
+#
+# Usage: bench/run.sh [--build DIR] [--iters N]
+set -u
+BUILD=build
+ITERS=5000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) BUILD=$2; shift 2 ;;
+	--iters) ITERS=$2; shift 2 ;;
+	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+SMX=$(cd "$BUILD" 2>/dev/null && pwd)/bin/softmlx5
+[ -x "$SMX" ] || { echo "bench: $SMX not found (make build)" >&2; exit 2; }
+command -v ib_write_bw >/dev/null || { echo "bench: perftest not installed" >&2; exit 2; }
+WORK=$(mktemp -d /tmp/smx-bench.XXXXXX)
+BASE=$WORK/baseline
+${CC:-cc} -O2 -o "$BASE" "$here/baseline.c" || { echo "bench: cannot build baseline.c" >&2; exit 2; }
+PORT=$((30000 + $$ % 20000))
+
+wait_port() {
+	local hex i
+	hex=$(printf '%04X' "$1")
+	for i in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# perf PROG SIZE: runs a pair, prints the client's result line (or nothing).
+perf() {
+	local prog=$1 size=$2 port=$((PORT++)) spid n=$ITERS
+	[ "$size" -ge 1048576 ] && n=$((ITERS / 5 > 200 ? ITERS / 5 : 200))
+	timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port \
+		>"$WORK/$prog.$size.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port localhost \
+		>"$WORK/$prog.$size.client" 2>&1
+	wait $spid
+	grep -E "^ *$size +[0-9]+ " "$WORK/$prog.$size.client" | tail -1 | tr -s ' \t' ' '
+}
+
+ROWS=()
+row() { # name value unit baseline
+	local ratio
+	if [ -n "$2" ]; then
+		ratio=$(awk -v v="$2" -v b="$4" 'BEGIN { printf "%.3f", (b > 0) ? (v / b) : 0 }')
+	else
+		ratio=n/a
+	fi
+	ROWS+=("$1 ${2:-FAILED} $3 $4 $ratio")
+}
+
+echo "bench: measuring baselines"
+SHM_LAT=$("$BASE" lat 200000)
+SHM_RATE=$(awk -v l="$SHM_LAT" 'BEGIN { printf "%.2f", 1 / l }')
+declare -A MEMCPY
+for s in 4096 65536 1048576; do MEMCPY[$s]=$("$BASE" memcpy $s); done
+
+echo "bench: latency"
+for t in write send read; do
+	line=$(perf ib_${t}_lat 8)
+	# #bytes #iterations t_min t_max t_typical t_avg ...
+	row "${t}_lat_8B" "$(echo "$line" | awk '{ print $5 }')" us "$SHM_LAT"
+done
+echo "bench: bandwidth"
+for t in write send read; do
+	line=$(perf ib_${t}_bw 8)
+	# #bytes #iterations BW_peak BW_average MsgRate(Mpps)
+	row "${t}_bw_8B" "$(echo "$line" | awk '{ print $5 }')" Mmsg/s "$SHM_RATE"
+	for s in 4096 65536 1048576; do
+		line=$(perf ib_${t}_bw $s)
+		case $s in 4096) n=4KiB ;; 65536) n=64KiB ;; *) n=1MiB ;; esac
+		row "${t}_bw_$n" "$(echo "$line" | awk '{ print $4 }')" MiB/s "${MEMCPY[$s]}"
+	done
+done
+
+echo
+printf '%-16s %12s %-8s %14s %8s\n' figure softmlx5 unit baseline ratio
+printf '%-16s %12s %-8s %14s %8s\n' ---------------- ------------ -------- -------------- --------
+for r in "${ROWS[@]}"; do
+	read -r f v u b q <<<"$r"
+	printf '%-16s %12s %-8s %14s %8s\n' "$f" "$v" "$u" "$b" "$q"
+done
+echo "(baselines: latency = shm cache-line one-way between two processes;"
+echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size)"
+echo
+for r in "${ROWS[@]}"; do echo "bench: $r"; done
+rm -rf "$WORK"
