@@ -1,0 +1,3 @@
+# The FlexIO samples (docs/flexio.md). Included once from the top-level
+# CMakeLists.txt; each sample also registers its ctest (label unit).
+add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/flexio_rpc ${CMAKE_BINARY_DIR}/examples/flexio_rpc)
