@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libflexio and the DPA runtime: apps and registration, processes on the
+ * device, the DPA heap, RPC argument passing, per-process DPA globals, thread
+ * control (unwinding, finish, retrigger, continuable yield), message streams
+ * and levels, device errors and process finish, and bad input everywhere
+ * (FLEXIO_STATUS_FAILED and a log line).
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libflexio/flexio.h>
+
+#include "smx_test.h"
+
+extern struct flexio_app *test_flexio_app;
+extern flexio_func_t t_mix, t_bump, t_noargs, t_print, t_unwind, t_activate, t_stats, t_error,
+	t_finish_process, t_handler, t_cont;
+
+static struct ibv_context *ctx;
+
+static struct flexio_process *new_proc(void)
+{
+	struct flexio_process *p = NULL;
+
+	CHECK_EQ(flexio_process_create(ctx, test_flexio_app, NULL, &p), FLEXIO_STATUS_SUCCESS);
+	return p;
+}
+
+static uint64_t call1(struct flexio_process *p, flexio_func_t *f, uint64_t a)
+{
+	uint64_t r = 0xdead;
+
+	CHECK_EQ(flexio_process_call(p, f, &r, a), FLEXIO_STATUS_SUCCESS);
+	return r;
+}
+
+static void test_apps(void)
+{
+	struct flexio_app_select_attr sel = { .app_name = "test_flexio_app" };
+	struct flexio_app *a = NULL, **list = NULL;
+	char name[64], uname[64];
+	size_t argsz = 0;
+	uint32_t n = 0, pup = 0;
+	uint64_t *elf;
+
+	CHECK(test_flexio_app != NULL);
+	CHECK_EQ(flexio_version_set(FLEXIO_VER(25, 1, 0)), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_version_set(FLEXIO_VER(23, 4, 0)), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_get(&sel, &a), FLEXIO_STATUS_SUCCESS);
+	CHECK(a == test_flexio_app);
+	sel.app_name = "no_such_app";
+	CHECK_EQ(flexio_app_get(&sel, &a), FLEXIO_STATUS_FAILED);
+	CHECK(a == NULL);
+	CHECK_EQ(flexio_app_get_list(&list, &n), FLEXIO_STATUS_SUCCESS);
+	CHECK(n >= 1 && list && list[0]);
+	flexio_app_list_free(list);
+	CHECK(!strcmp(flexio_app_get_name(test_flexio_app), "test_flexio_app"));
+	CHECK(flexio_app_get_elf_size(test_flexio_app) > 64);
+	elf = calloc(1, flexio_app_get_elf_size(test_flexio_app) + 8);
+	CHECK_EQ(flexio_app_get_elf(test_flexio_app, elf, flexio_app_get_elf_size(test_flexio_app)),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK(!memcmp(elf, "\177ELF", 4));
+	CHECK_EQ(flexio_app_get_elf(test_flexio_app, elf, 4), FLEXIO_STATUS_FAILED);
+	free(elf);
+	CHECK_EQ(flexio_func_get_register_info(test_flexio_app, &t_mix, &pup, name, uname,
+					       sizeof(name), &argsz, NULL, NULL, NULL),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(pup, 1);
+	CHECK(!strcmp(name, "t_mix"));
+	CHECK(!strcmp(uname, "__smx_dpa_unpack_t_mix"));
+	CHECK_EQ(argsz, 5 * 8);
+	CHECK_EQ(flexio_func_pup_register(test_flexio_app, "t_mix", "x", &t_mix, 8,
+					  (flexio_func_arg_pack_fn_t *)1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_func_pup_register(NULL, "a", "b", &t_mix, 8, NULL), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_create(NULL, &a), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_destroy(NULL), FLEXIO_STATUS_SUCCESS);
+}
+
+static void test_process_and_heap(void)
+{
+	struct flexio_heap_mem_info mi = {};
+	struct flexio_process *p;
+	flexio_uintptr_t d1 = 1, d2 = 0;
+	uint8_t src[300], back[300];
+	size_t i;
+
+	CHECK_EQ(flexio_process_create(NULL, test_flexio_app, NULL, &p), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_create(ctx, NULL, NULL, &p), FLEXIO_STATUS_FAILED);
+	p = new_proc();
+	if (!p)
+		return;
+	CHECK(flexio_process_get_pd(p) != NULL);
+	CHECK(flexio_uar_get_id(flexio_process_get_uar(p)) != UINT32_MAX);
+	CHECK(flexio_process_get_dumem_id(p) != UINT32_MAX);
+	CHECK_EQ(flexio_err_status_get(p), FLEXIO_DEV_NO_ERROR);
+	CHECK(flexio_err_handler_fd(p) >= 0);
+
+	CHECK_EQ(flexio_buf_dev_alloc(p, 0, &d1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(d1, 0);
+	CHECK_EQ(flexio_buf_dev_alloc(p, 1ull << 40, &d1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_buf_dev_alloc(p, 100, &d1), FLEXIO_STATUS_SUCCESS);
+	CHECK(d1 != 0 && d1 % 64 == 0);
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7);
+	CHECK_EQ(flexio_copy_from_host(p, src, sizeof(src), &d2), FLEXIO_STATUS_SUCCESS);
+	CHECK(d2 && d2 != d1);
+	memcpy(back, (void *)(uintptr_t)d2, sizeof(back));
+	CHECK(!memcmp(src, back, sizeof(src)));
+	CHECK_EQ(flexio_buf_dev_memset(p, 0xab, 100, d1), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(((uint8_t *)(uintptr_t)d1)[99], 0xab);
+	CHECK_EQ(flexio_host2dev_memcpy(p, src, 100, d1), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(((uint8_t *)(uintptr_t)d1)[99], src[99]);
+	CHECK_EQ(flexio_host2dev_memcpy(p, src, 100, (flexio_uintptr_t)(uintptr_t)src),
+		 FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_mem_info_get(p, &mi), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(mi.requested, 100 + 300);
+	CHECK_EQ(mi.allocated, 128 + 320);
+	CHECK(mi.size >= (1u << 20));
+	CHECK_EQ(flexio_buf_dev_free(p, d1), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_buf_dev_free(p, d1), FLEXIO_STATUS_FAILED);	/* double free */
+	CHECK_EQ(flexio_buf_dev_free(p, 0), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_buf_dev_free(p, d2), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_process_mem_info_get(p, &mi), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(mi.allocated, 0);
+	CHECK_EQ(flexio_process_destroy(p), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_process_destroy(NULL), FLEXIO_STATUS_SUCCESS);
+}
+
+static void test_rpc(void)
+{
+	struct flexio_process *p = new_proc(), *q = new_proc();
+	uint64_t out = 0, r = 0;
+	flexio_func_t *key = NULL;
+	int i;
+
+	if (!p || !q)
+		return;
+	/* types: uint32, negative int32, pointer, uint8 (upper bits ignored), uint64 */
+	CHECK_EQ(flexio_process_call(p, &t_mix, &r, (uint32_t)1000, (int32_t)-10, &out,
+				     (uint64_t)0xff05, (uint64_t)0x123456789ull),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(out, 1000 - 10 + 5);
+	CHECK_EQ(r, 0x123456789ull ^ 0x5a5a);
+	CHECK_EQ(flexio_process_call(p, &t_noargs, &r), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(r, 77);
+	/* DPA globals are per process */
+	for (i = 0; i < 5; i++)
+		call1(p, &t_bump, 2);
+	CHECK_EQ(call1(p, &t_bump, 0), 10);
+	CHECK_EQ(call1(q, &t_bump, 1), 1);
+	/* reschedule from deep in the stack ends the RPC; the thread is reusable */
+	CHECK_EQ(call1(p, &t_unwind, 50), 0);
+	CHECK_EQ(call1(p, &t_bump, 0), 10);
+	/* flexio_func_register: no packer, one 64-bit argument */
+	CHECK_EQ(flexio_func_register(test_flexio_app, "t_bump", &key), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(call1(p, key, 5), 15);
+	CHECK_EQ(flexio_func_register(test_flexio_app, "no_such_function", &key),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_process_call(p, key, &r, 1), FLEXIO_STATUS_FAILED);
+	/* bad input */
+	CHECK_EQ(flexio_process_call(NULL, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_call(p, &t_bump, NULL, 1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_call(p, (flexio_func_t *)&r, &r, 1), FLEXIO_STATUS_FAILED);
+	flexio_process_destroy(q);
+	flexio_process_destroy(p);
+}
+
+static void test_event_handlers(void)
+{
+	struct flexio_event_handler_attr at = { .host_stub_func = &t_handler };
+	struct flexio_event_handler *eh = NULL, *eh2 = NULL, *ec = NULL;
+	struct flexio_process *p = new_proc();
+	uint32_t id;
+	int i;
+
+	if (!p)
+		return;
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh), FLEXIO_STATUS_SUCCESS);
+	id = flexio_event_handler_get_id(eh);
+	CHECK(flexio_event_handler_get_thread(eh) != NULL);
+	/* not running yet: triggers are ignored */
+	call1(p, &t_activate, id);
+	usleep(20000);
+	CHECK_EQ(call1(p, &t_stats, 0), 0);
+	CHECK_EQ(flexio_event_handler_run(eh, 0), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_event_handler_run(eh, 0), FLEXIO_STATUS_FAILED);
+	for (i = 0; i < 3; i++) {
+		call1(p, &t_activate, id);
+		usleep(20000);
+	}
+	CHECK_EQ(call1(p, &t_stats, 0), 3);
+	flexio_event_handler_destroy(eh);
+
+	/* arg 1: finish -- one run, then never again */
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh2), FLEXIO_STATUS_SUCCESS);
+	flexio_event_handler_run(eh2, 1);
+	id = flexio_event_handler_get_id(eh2);
+	call1(p, &t_activate, id);
+	usleep(20000);
+	call1(p, &t_activate, id);
+	usleep(20000);
+	CHECK_EQ(call1(p, &t_stats, 0), 4);
+	flexio_event_handler_destroy(eh2);
+
+	/* arg 2: retrigger twice from one activation */
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh2), FLEXIO_STATUS_SUCCESS);
+	flexio_event_handler_run(eh2, 2);
+	call1(p, &t_activate, flexio_event_handler_get_id(eh2));
+	usleep(50000);
+	CHECK_EQ(call1(p, &t_stats, 0), 7);
+	flexio_event_handler_destroy(eh2);
+
+	/* continuable: three triggers resume one activation */
+	at.host_stub_func = &t_cont;
+	at.continuable = 1;
+	at.affinity.type = FLEXIO_AFFINITY_STRICT;
+	at.affinity.id = 1;
+	CHECK_EQ(flexio_event_handler_create(p, &at, &ec), FLEXIO_STATUS_SUCCESS);
+	flexio_event_handler_run(ec, 3);
+	for (i = 0; i < 4; i++) {
+		call1(p, &t_activate, flexio_event_handler_get_id(ec));
+		usleep(20000);
+	}
+	CHECK_EQ(call1(p, &t_stats, 0), 8);
+	CHECK_EQ(call1(p, &t_stats, 1), 3);
+	/* bad input */
+	at.affinity.id = 100000;
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh), FLEXIO_STATUS_FAILED);
+	at.affinity.id = 0;
+	at.host_stub_func = (flexio_func_t *)&at;
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_event_handler_create(p, NULL, &eh), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_event_handler_run(NULL, 0), FLEXIO_STATUS_FAILED);
+	/* the process destroys what is left (ec) */
+	flexio_process_destroy(p);
+}
+
+static void test_streams(void)
+{
+	flexio_msg_stream_attr_t sa = { .data_bsize = 2048, .sync_mode = FLEXIO_LOG_DEV_SYNC_MODE_ASYNC,
+					.level = FLEXIO_MSG_DEV_WARN };
+	struct flexio_process *p = new_proc();
+	struct flexio_msg_stream *s = NULL, *s2 = NULL;
+	char buf[512] = "";
+	FILE *f = tmpfile();
+	size_t n;
+
+	if (!p || !f)
+		return;
+	CHECK_EQ(flexio_msg_stream_create(p, &sa, f, NULL, &s), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_msg_stream_get_id(s), 0);
+	call1(p, &t_print, FLEXIO_MSG_DEV_ERROR);
+	call1(p, &t_print, FLEXIO_MSG_DEV_DEBUG);	/* above the stream's level */
+	call1(p, &t_print, FLEXIO_MSG_DEV_ALWAYS_PRINT);
+	call1(p, &t_print, FLEXIO_MSG_DEV_NO_PRINT);
+	fflush(f);
+	CHECK_EQ(ftell(f), 0);	/* ASYNC: nothing until flushed */
+	CHECK_EQ(flexio_msg_stream_flush(s), FLEXIO_STATUS_SUCCESS);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	CHECK(!strcmp(buf, "level 2 message\nlevel 1 message\n"));
+	CHECK_EQ(flexio_msg_stream_level_set(s, FLEXIO_MSG_DEV_DEBUG), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_msg_stream_level_set(s, 9), FLEXIO_STATUS_FAILED);
+	/* a second stream gets id 1 */
+	sa.sync_mode = FLEXIO_LOG_DEV_SYNC_MODE_SYNC;
+	CHECK_EQ(flexio_msg_stream_create(p, &sa, f, NULL, &s2), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_msg_stream_get_id(s2), 1);
+	CHECK_EQ(flexio_msg_stream_destroy(s2), FLEXIO_STATUS_SUCCESS);
+	/* bad attributes */
+	sa.data_bsize = 3000;
+	CHECK_EQ(flexio_msg_stream_create(p, &sa, f, NULL, &s2), FLEXIO_STATUS_FAILED);
+	sa.data_bsize = 1024;
+	CHECK_EQ(flexio_msg_stream_create(p, &sa, f, NULL, &s2), FLEXIO_STATUS_FAILED);
+	sa.data_bsize = 4096;
+	sa.sync_mode = FLEXIO_LOG_DEV_SYNC_MODE_TRACER;
+	CHECK_EQ(flexio_msg_stream_create(p, &sa, f, NULL, &s2), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_msg_stream_create(NULL, &sa, f, NULL, &s2), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_msg_stream_flush(NULL), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_msg_stream_get_id(NULL), -1);
+	/* s is left for process destroy */
+	flexio_process_destroy(p);
+	fclose(f);
+}
+
+static void test_errors(void)
+{
+	struct flexio_process *p = new_proc(), *q = new_proc();
+	struct pollfd pfd;
+	uint64_t r;
+
+	if (!p || !q)
+		return;
+	CHECK_EQ(flexio_process_call(p, &t_error, &r, (uint64_t)0x85), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_err_status_get(p), FLEXIO_DEV_USER_ERROR);
+	pfd.fd = flexio_err_handler_fd(p);
+	pfd.events = POLLIN;
+	CHECK_EQ(poll(&pfd, 1, 1000), 1);
+	CHECK_EQ(flexio_process_call(p, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_err_status_get(NULL), FLEXIO_DEV_NO_ERROR);
+	/* process finish: no further calls, no error */
+	CHECK_EQ(flexio_process_call(q, &t_finish_process, &r, 0), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_err_status_get(q), FLEXIO_DEV_NO_ERROR);
+	CHECK_EQ(flexio_process_call(q, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
+	/* not implemented yet: clear failures */
+	CHECK_EQ(flexio_cq_create(q, NULL, NULL, NULL), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_coredump_create(q, "/dev/null"), FLEXIO_STATUS_FAILED);
+	flexio_process_destroy(q);
+	flexio_process_destroy(p);
+}
+
+int main(void)
+{
+	struct ibv_device **list;
+	int n;
+
+	flexio_log_lvl_set(FLEXIO_LOG_LVL_WARN);
+	list = ibv_get_device_list(&n);
+	CHECK(list && n >= 1);
+	if (!list || n < 1)
+		return smx_test_done();
+	ctx = ibv_open_device(list[0]);
+	CHECK(ctx != NULL);
+	if (ctx) {
+		test_apps();
+		test_process_and_heap();
+		test_rpc();
+		test_event_handlers();
+		test_streams();
+		test_errors();
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	return smx_test_done();
+}
