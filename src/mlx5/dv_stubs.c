@@ -87,11 +87,6 @@ SMX_EXPORT int _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
 SMX_EXPORT int mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp,
 						uint64_t wr_id) STUB_NEG
 
-/* DC (DCI streams) -- issue: mlx5dv extensions */
-
-SMX_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp,
-					  uint16_t stream_id) STUB_INT
-
 /* context attributes -- issue: mlx5dv extensions */
 
 SMX_EXPORT int mlx5dv_set_context_attr(struct ibv_context *context,

@@ -257,6 +257,7 @@ struct mlx5_wqe_build {
 	uint8_t wc_opcode;
 	uint8_t fm_ce_se;
 	__be32 imm;
+	uint16_t stream_id;	/* DCI: dci_stream_channel_id */
 	bool needs_data;	/* an SGE / inline setter completes the WQE */
 };
 
@@ -306,6 +307,20 @@ struct mlx5_qp {
 	uint8_t port_num;
 	uint8_t sq_draining;
 	uint32_t rate_limit;
+	/* DC (qp_type IBV_QPT_DRIVER): MLX5DV_DCTYPE_DCI / _DCT, 0 otherwise. */
+	uint32_t dc_type;
+	/* DCT: what CREATE_DCT gets at RTR (verbs attributes gathered by
+	 * RESET->INIT and INIT->RTR); dct_created once it exists. */
+	struct {
+		uint64_t access_key;
+		uint32_t access_flags;
+		uint16_t pkey_index;
+		uint8_t port;
+		uint8_t min_rnr_timer;
+		uint8_t mtu;
+		struct ibv_ah_attr ah;
+		bool created;
+	} dct;
 };
 
 static inline struct mlx5_device *to_mdev(struct ibv_device *d)

@@ -4,6 +4,12 @@
  * with the rings' PAS and doorbell record, the verbs state machine mapped onto
  * the PRM transition commands (each with its required and optional attributes,
  * IB spec table 11-...), and QUERY_QP back into verbs attributes.
+ *
+ * DC (mlx5dv_create_qp, IBV_QPT_DRIVER): a DCI is a QP of st DCI (send queue
+ * only; its WQEs name the DCT), moved RESET->INIT->RTR->RTS like the kernel
+ * does, without the per-type attribute checks. A DCT has no queue: like
+ * rdma-core with the kernel, RESET->INIT and INIT->RTR only gather
+ * attributes and INIT->RTR issues CREATE_DCT, which gives its number.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +26,7 @@
 /* ------------------------------------------------------------------ */
 /* Which attributes each transition requires / allows, per QP type.    */
 
-enum qp_class { QPC_UD, QPC_UC, QPC_RC, QPC_XRC_INI, QPC_XRC_TGT, QPC_NUM };
+enum qp_class { QPC_UD, QPC_UC, QPC_RC, QPC_XRC_INI, QPC_XRC_TGT, QPC_DCI, QPC_NUM };
 
 struct qp_transition {
 	bool valid;
@@ -196,6 +202,7 @@ static enum qp_class qp_class_of(enum ibv_qp_type t)
 	case IBV_QPT_UC: return QPC_UC;
 	case IBV_QPT_XRC_SEND: return QPC_XRC_INI;
 	case IBV_QPT_XRC_RECV: return QPC_XRC_TGT;
+	case IBV_QPT_DRIVER: return QPC_DCI;
 	default: return QPC_RC;
 	}
 }
@@ -241,6 +248,8 @@ static uint32_t sq_overhead(enum ibv_qp_type t)
 		return ctrl + umr;
 	case IBV_QPT_XRC_SEND:
 		return ctrl + 16 /* xrc seg */ + (umr > rdma ? umr : rdma);
+	case IBV_QPT_DRIVER:	/* DCI: address vector, then RDMA/atomic */
+		return ctrl + sizeof(struct mlx5_wqe_datagram_seg) + rdma;
 	default: /* RC */
 		return ctrl + (umr > rdma ? umr : rdma);
 	}
@@ -260,6 +269,8 @@ static uint32_t sq_data_offset(enum ibv_qp_type t)
 		return ctrl + sizeof(struct mlx5_wqe_raddr_seg);
 	case IBV_QPT_XRC_SEND:
 		return ctrl + 16 + rdma;
+	case IBV_QPT_DRIVER:
+		return ctrl + sizeof(struct mlx5_wqe_datagram_seg) + rdma;
 	default:
 		return ctrl + rdma;
 	}
@@ -306,7 +317,8 @@ static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	uint32_t desc;
 
 	if (qp->has_srq || qp->qp_type == IBV_QPT_XRC_SEND ||
-	    qp->qp_type == IBV_QPT_XRC_RECV || !cap->max_recv_wr) {
+	    qp->qp_type == IBV_QPT_XRC_RECV || qp->qp_type == IBV_QPT_DRIVER ||
+	    !cap->max_recv_wr) {
 		qp->rq.wqe_cnt = 0;
 		return 0;
 	}
@@ -346,6 +358,7 @@ static int qp_st(enum ibv_qp_type t)
 	case IBV_QPT_UD: return MLX5_QPC_ST_UD;
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV: return MLX5_QPC_ST_XRC;
+	case IBV_QPT_DRIVER: return MLX5_QPC_ST_DCI;	/* DCTs: no CREATE_QP */
 	default: return -1;
 	}
 }
@@ -417,7 +430,30 @@ static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_e
 		    (dv->dc_init_attr.dc_type != MLX5DV_DCTYPE_DCT &&
 		     dv->dc_init_attr.dc_type != MLX5DV_DCTYPE_DCI))
 			return EINVAL;
-		return EOPNOTSUPP;	/* DC transport: not yet (docs/status.md) */
+		if (dv->dc_init_attr.dc_type == MLX5DV_DCTYPE_DCT) {
+			/* rdma-core 44: no send operations, no streams, no
+			 * dv send ops on a DCT. */
+			if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
+			    (dv->comp_mask & (MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS |
+					      MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS)))
+				return EINVAL;
+			return 0;
+		}
+		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS) {
+			const struct mlx5dv_dci_streams *ds = &dv->dc_init_attr.dci_streams;
+
+			if (ds->log_num_concurent >
+				    DEVX_GET(cmd_hca_cap, ctx->caps.gen,
+					     log_max_dci_stream_channels) ||
+			    ds->log_num_errored >
+				    DEVX_GET(cmd_hca_cap, ctx->caps.gen,
+					     log_max_dci_errored_streams))
+				return EINVAL;
+		}
+		if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+		    dv->send_ops_flags)
+			return EOPNOTSUPP;	/* dv operations on a DCI: not yet */
+		return 0;
 	}
 	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
 		return EOPNOTSUPP;
@@ -500,6 +536,60 @@ void mlx5_pd_opaque_free(struct mlx5_pd *pd)
 	pd->opaque_buf = NULL;
 }
 
+/*
+ * A DCT object: nothing exists in the device until INIT->RTR (CREATE_DCT,
+ * dct_modify()), as with rdma-core over the kernel. It needs a PD, an SRQ
+ * (where its receives come from) and the CQ they complete on.
+ */
+static struct ibv_qp *dct_create(struct mlx5_context *ctx, struct ibv_qp_init_attr_ex *attr,
+				 const struct mlx5dv_qp_init_attr *dv)
+{
+	struct mlx5_qp *qp;
+
+	if ((attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || !attr->srq ||
+	    !attr->recv_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->qp_type = IBV_QPT_DRIVER;
+	qp->dc_type = MLX5DV_DCTYPE_DCT;
+	qp->has_srq = true;
+	qp->dct.access_key = dv->dc_init_attr.dct_access_key;
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)
+		qp->dv_create_flags = dv->create_flags;
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	qp->vqp.qp.context = &ctx->ibv_ctx.context;
+	qp->vqp.qp.qp_context = attr->qp_context;
+	qp->vqp.qp.pd = attr->pd;
+	qp->vqp.qp.send_cq = attr->send_cq;
+	qp->vqp.qp.recv_cq = attr->recv_cq;
+	qp->vqp.qp.srq = attr->srq;
+	qp->vqp.qp.qp_num = 0;	/* given by CREATE_DCT at RTR */
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	qp->vqp.qp.qp_type = IBV_QPT_DRIVER;
+	pthread_mutex_init(&qp->vqp.qp.mutex, NULL);
+	pthread_cond_init(&qp->vqp.qp.cond, NULL);
+	return &qp->vqp.qp;
+}
+
+static int dct_destroy_cmd(struct mlx5_context *ctx, uint32_t dctn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(dct_cmd_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(dct_cmd_in, in, opcode, MLX5_CMD_OP_DESTROY_DCT);
+	DEVX_SET(dct_cmd_in, in, dctn, dctn);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}
+
 static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 				struct ibv_qp_init_attr_ex *attr,
 				const struct mlx5dv_qp_init_attr *dv)
@@ -517,6 +607,9 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		errno = ret;
 		return NULL;
 	}
+	if (attr->qp_type == IBV_QPT_DRIVER &&
+	    dv->dc_init_attr.dc_type == MLX5DV_DCTYPE_DCT)
+		return dct_create(ctx, attr, dv);
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
@@ -557,6 +650,8 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		return NULL;
 	}
 	qp->qp_type = attr->qp_type;
+	if (attr->qp_type == IBV_QPT_DRIVER)
+		qp->dc_type = MLX5DV_DCTYPE_DCI;
 	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
 		qp->dv_send_ops = dv->send_ops_flags;
 	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS))
@@ -566,7 +661,8 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		if (ret)
 			goto err;
 	}
-	qp->has_srq = attr->srq != NULL;
+	/* A DCI receives nothing: an SRQ given to it is only recorded. */
+	qp->has_srq = attr->srq != NULL && attr->qp_type != IBV_QPT_DRIVER;
 	qp->sq_sig_all = attr->sq_sig_all;
 	ret = qp_size_sq(ctx, qp, &attr->cap);
 	if (!ret)
@@ -642,6 +738,12 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		DEVX_SET(qpc, qpc, cqn_rcv, to_mcq(attr->recv_cq)->cqn);
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
 		DEVX_SET(qpc, qpc, xrcd, mlx5_xrcdn(attr->xrcd));
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)) {
+		DEVX_SET(qpc, qpc, log_num_dci_stream_channels,
+			 dv->dc_init_attr.dci_streams.log_num_concurent);
+		DEVX_SET(qpc, qpc, log_num_dci_errored_streams,
+			 dv->dc_init_attr.dci_streams.log_num_errored);
+	}
 	DEVX_SET64(qpc, qpc, dbr_addr, (uint64_t)(uintptr_t)qp->dbrec);
 	mlx5_buf_fill_pas(&qp->buf, (__be64 *)DEVX_ADDR_OF(create_qp_in, in, pas));
 	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));
@@ -743,6 +845,19 @@ int mlx5_destroy_qp(struct ibv_qp *ibqp)
 	struct mlx5_qp *qp = to_mqp(ibqp);
 	int ret;
 
+	if (qp->dc_type == MLX5DV_DCTYPE_DCT) {
+		if (qp->dct.created) {
+			ret = dct_destroy_cmd(to_mctx(ibqp->context), qp->qpn);
+			if (ret)
+				return ret;
+			mlx5_table_remove(&to_mdev(ibqp->context->device)->qps, qp->qpn);
+			mlx5_cq_clean(to_mcq(ibqp->recv_cq), qp->qpn, to_msrq(ibqp->srq));
+		}
+		pthread_spin_destroy(&qp->sq.lock);
+		pthread_spin_destroy(&qp->rq.lock);
+		free(qp);
+		return 0;
+	}
 	ret = qp_destroy_cmd(to_mctx(ibqp->context), qp->qpn);
 	if (ret)
 		return ret;
@@ -884,6 +999,90 @@ static uint32_t qp_optpar(int mask)
 	return o;
 }
 
+/*
+ * DCT: RESET->INIT takes the access flags, port and pkey index; INIT->RTR
+ * the path MTU, the minimum RNR NAK timer and the address (GRH fields) and
+ * creates the DCT, which gets its number. Nothing else is a DCT transition
+ * (the kernel's mlx5_ib_modify_dct).
+ */
+static int dct_modify(struct mlx5_context *ctx, struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		      int mask)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	enum ibv_qp_state cur = ibqp->state, next;
+	uint32_t in[DEVX_ST_SZ_DW(create_dct_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_dct_out)] = {};
+	void *d = DEVX_ADDR_OF(create_dct_in, in, dct_context_entry);
+	int ret;
+
+	if (!(mask & IBV_QP_STATE))
+		return EINVAL;
+	next = attr->qp_state;
+	if (cur == IBV_QPS_RESET && next == IBV_QPS_INIT) {
+		const int need = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+
+		if ((mask & need) != need ||
+		    attr->port_num < 1 || attr->port_num > ctx->num_ports ||
+		    attr->pkey_index >= (ctx->link_layer == IBV_LINK_LAYER_ETHERNET ? 1 :
+					 DEVX_GET(cmd_hca_cap, ctx->caps.gen, pkey_table_size)))
+			return EINVAL;
+		qp->dct.access_flags = attr->qp_access_flags;
+		qp->dct.port = attr->port_num;
+		qp->dct.pkey_index = attr->pkey_index;
+		ibqp->state = IBV_QPS_INIT;
+		return 0;
+	}
+	if (cur != IBV_QPS_INIT || next != IBV_QPS_RTR)
+		return EINVAL;
+	if ((mask & (IBV_QP_MIN_RNR_TIMER | IBV_QP_AV | IBV_QP_PATH_MTU)) !=
+	    (IBV_QP_MIN_RNR_TIMER | IBV_QP_AV | IBV_QP_PATH_MTU) ||
+	    qp_path_mtu(attr->path_mtu) < 0)
+		return EINVAL;
+	if (ctx->link_layer == IBV_LINK_LAYER_ETHERNET && !attr->ah_attr.is_global)
+		return EINVAL;
+	qp->dct.min_rnr_timer = attr->min_rnr_timer;
+	qp->dct.mtu = (uint8_t)attr->path_mtu;
+	qp->dct.ah = attr->ah_attr;
+
+	DEVX_SET(create_dct_in, in, opcode, MLX5_CMD_OP_CREATE_DCT);
+	DEVX_SET(dctc, d, pd, to_mpd(ibqp->pd)->pdn);
+	DEVX_SET(dctc, d, cqn, to_mcq(ibqp->recv_cq)->cqn);
+	DEVX_SET(dctc, d, srqn_xrqn, to_msrq(ibqp->srq)->srqn);
+	DEVX_SET(dctc, d, user_index, 0);
+	DEVX_SET(dctc, d, rre, !!(qp->dct.access_flags & IBV_ACCESS_REMOTE_READ));
+	DEVX_SET(dctc, d, rwe, !!(qp->dct.access_flags & IBV_ACCESS_REMOTE_WRITE));
+	if (qp->dct.access_flags & IBV_ACCESS_REMOTE_ATOMIC) {
+		DEVX_SET(dctc, d, rae, 1);
+		DEVX_SET(dctc, d, atomic_mode, 3);	/* up to 8 bytes */
+	}
+	DEVX_SET(dctc, d, min_rnr_nak, qp->dct.min_rnr_timer);
+	DEVX_SET(dctc, d, mtu, qp->dct.mtu);
+	DEVX_SET(dctc, d, port, qp->dct.port);
+	DEVX_SET(dctc, d, pkey_index, qp->dct.pkey_index);
+	DEVX_SET64(dctc, d, dc_access_key, qp->dct.access_key);
+	if (attr->ah_attr.is_global) {
+		DEVX_SET(dctc, d, my_addr_index, attr->ah_attr.grh.sgid_index);
+		DEVX_SET(dctc, d, hop_limit, attr->ah_attr.grh.hop_limit);
+		DEVX_SET(dctc, d, tclass, attr->ah_attr.grh.traffic_class);
+		DEVX_SET(dctc, d, flow_label, attr->ah_attr.grh.flow_label);
+	}
+	if (ctx->link_layer == IBV_LINK_LAYER_ETHERNET)
+		DEVX_SET(dctc, d, eth_prio, attr->ah_attr.sl & 0x7);
+	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	if (ret)
+		return ret;
+	qp->qpn = DEVX_GET(create_dct_out, out, dctn);
+	ret = mlx5_table_insert(&to_mdev(ibqp->context->device)->qps, qp->qpn, qp);
+	if (ret) {
+		dct_destroy_cmd(ctx, qp->qpn);
+		return ret;
+	}
+	qp->dct.created = true;
+	ibqp->qp_num = qp->qpn;
+	ibqp->state = IBV_QPS_RTR;
+	return 0;
+}
+
 int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 {
 	struct mlx5_context *ctx = to_mctx(ibqp->context);
@@ -897,6 +1096,8 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	uint8_t port;
 	int op, ret;
 
+	if (qp->dc_type == MLX5DV_DCTYPE_DCT)
+		return dct_modify(ctx, ibqp, attr, mask);
 	if (mask & IBV_QP_RATE_LIMIT)
 		return EOPNOTSUPP;	/* packet pacing: docs/status.md */
 	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : ibqp->state;
@@ -907,8 +1108,10 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	    !(ibqp->state == IBV_QPS_RTS && attr->cur_qp_state == IBV_QPS_SQE))
 		return EINVAL;
 	tr = &qp_table[cur][next];
-	if (!tr->valid || (mask & tr->req[cls]) != tr->req[cls] ||
-	    (mask & ~(tr->req[cls] | tr->opt[cls] | IBV_QP_STATE)))
+	/* A DCI: the kernel checks no attribute mask (its peer is per WQE). */
+	if (!tr->valid || (cls != QPC_DCI &&
+			   ((mask & tr->req[cls]) != tr->req[cls] ||
+			    (mask & ~(tr->req[cls] | tr->opt[cls] | IBV_QP_STATE)))))
 		return EINVAL;
 
 	if ((mask & IBV_QP_PORT) && (attr->port_num < 1 || attr->port_num > ctx->num_ports))
@@ -978,7 +1181,8 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 			DEVX_SET(qpc, qpc, pm_state,
 				 attr->path_mig_state == IBV_MIG_MIGRATED ? MLX5_QP_PM_MIGRATED :
 				 attr->path_mig_state == IBV_MIG_REARM ? 1 : 2);
-		DEVX_SET(modify_qp_in, in, opt_param_mask, qp_optpar(mask & tr->opt[cls]));
+		DEVX_SET(modify_qp_in, in, opt_param_mask,
+			 qp_optpar(cls == QPC_DCI ? mask : mask & tr->opt[cls]));
 	}
 	DEVX_SET(modify_qp_in, in, opcode, (uint32_t)op);
 	DEVX_SET(modify_qp_in, in, qpn, qp->qpn);
@@ -1050,6 +1254,48 @@ static void qp_path_to_ah(struct mlx5_context *ctx, const void *path,
 	}
 }
 
+/* A DCT: what it was given, its state from QUERY_DCT once created. */
+static int dct_query(struct mlx5_context *ctx, struct mlx5_qp *qp, struct ibv_qp_attr *attr)
+{
+	uint32_t in[DEVX_ST_SZ_DW(dct_cmd_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_dct_out)] = {};
+	void *d = DEVX_ADDR_OF(query_dct_out, out, dct_context_entry);
+	int ret;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = qp->vqp.qp.state;
+	attr->qp_access_flags = (int)qp->dct.access_flags;
+	attr->port_num = qp->dct.port;
+	attr->pkey_index = qp->dct.pkey_index;
+	if (!qp->dct.created) {
+		attr->cur_qp_state = attr->qp_state;
+		return 0;
+	}
+	DEVX_SET(dct_cmd_in, in, opcode, MLX5_CMD_OP_QUERY_DCT);
+	DEVX_SET(dct_cmd_in, in, dctn, qp->qpn);
+	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	if (ret)
+		return ret;
+	attr->qp_state = DEVX_GET(dctc, d, state) == MLX5_DCTC_STATE_ACTIVE ? IBV_QPS_RTR :
+			 IBV_QPS_ERR;
+	attr->cur_qp_state = attr->qp_state;
+	attr->qp_access_flags =
+		(DEVX_GET(dctc, d, rre) ? IBV_ACCESS_REMOTE_READ : 0) |
+		(DEVX_GET(dctc, d, rwe) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+		(DEVX_GET(dctc, d, rae) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	attr->path_mtu = (enum ibv_mtu)DEVX_GET(dctc, d, mtu);
+	attr->min_rnr_timer = (uint8_t)DEVX_GET(dctc, d, min_rnr_nak);
+	attr->port_num = (uint8_t)DEVX_GET(dctc, d, port);
+	attr->pkey_index = (uint16_t)DEVX_GET(dctc, d, pkey_index);
+	attr->ah_attr = qp->dct.ah;
+	attr->ah_attr.port_num = attr->port_num;
+	attr->ah_attr.grh.sgid_index = (uint8_t)DEVX_GET(dctc, d, my_addr_index);
+	attr->ah_attr.grh.hop_limit = (uint8_t)DEVX_GET(dctc, d, hop_limit);
+	attr->ah_attr.grh.traffic_class = (uint8_t)DEVX_GET(dctc, d, tclass);
+	attr->ah_attr.grh.flow_label = DEVX_GET(dctc, d, flow_label);
+	return 0;
+}
+
 int mlx5_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 		  struct ibv_qp_init_attr *init_attr)
 {
@@ -1060,6 +1306,19 @@ int mlx5_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 	size_t outlen;
 	void *qpc;
 	int ret;
+
+	if (qp->dc_type == MLX5DV_DCTYPE_DCT) {
+		ret = dct_query(ctx, qp, attr);
+		if (ret)
+			return ret;
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = ibqp->qp_context;
+		init_attr->send_cq = ibqp->send_cq;
+		init_attr->recv_cq = ibqp->recv_cq;
+		init_attr->srq = ibqp->srq;
+		init_attr->qp_type = ibqp->qp_type;
+		return 0;
+	}
 
 	/* The firmware appends the PAS: leave room for it. */
 	outlen = DEVX_ST_SZ_BYTES(query_qp_out) + mlx5_buf_npages(&qp->buf) * sizeof(__be64);
@@ -1117,4 +1376,37 @@ int mlx5_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 {
 	/* The engine places every message in order. */
 	return 1;
+}
+
+/*
+ * mlx5dv_dci_stream_id_reset(): RTS2RTS with the extended QP context, the
+ * way rdma-core 44 does it (opt_param_mask_95_32 DCI_STREAM_CHANNEL_ID,
+ * qpc_data_ext.dci_stream_channel_id). The device refuses a stream that is
+ * not in error.
+ */
+SMX_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *ibqp, uint16_t stream_id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(modify_qp_ext_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(modify_qp_out)] = {};
+	struct mlx5_context *ctx;
+	struct mlx5_qp *qp;
+
+	if (!ibqp || !mlx5dv_is_supported(ibqp->context->device))
+		return EOPNOTSUPP;
+	ctx = to_mctx(ibqp->context);
+	qp = to_mqp(ibqp);
+	if (!DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_dci_errored_streams) ||
+	    !DEVX_GET(cmd_hca_cap, ctx->caps.gen, qpc_extension) ||
+	    ibqp->state != IBV_QPS_RTS)
+		return EOPNOTSUPP;
+	if (qp->dc_type != MLX5DV_DCTYPE_DCI || ibqp->qp_type != IBV_QPT_DRIVER)
+		return EINVAL;
+	DEVX_SET(modify_qp_ext_in, in, opcode, MLX5_CMD_OP_RTS2RTS_QP);
+	DEVX_SET(modify_qp_ext_in, in, qpn, qp->qpn);
+	DEVX_SET(modify_qp_ext_in, in, qpc_ext, 1);
+	DEVX_SET64(modify_qp_ext_in, in, opt_param_mask_95_32,
+		   MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID);
+	DEVX_SET(qpc_ext, DEVX_ADDR_OF(modify_qp_ext_in, in, qpc_data_ext),
+		 dci_stream_channel_id, stream_id);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }

@@ -76,6 +76,12 @@ static bool op_legal(enum ibv_qp_type t, uint8_t mlx5_op)
 	case IBV_QPT_RC:
 	case IBV_QPT_XRC_SEND:
 		return mlx5_op != MLX5_OPCODE_TSO;
+	case IBV_QPT_DRIVER:	/* DCI: RC's operations, no memory windows */
+		return mlx5_op == MLX5_OPCODE_SEND || mlx5_op == MLX5_OPCODE_SEND_IMM ||
+		       mlx5_op == MLX5_OPCODE_RDMA_WRITE ||
+		       mlx5_op == MLX5_OPCODE_RDMA_WRITE_IMM ||
+		       mlx5_op == MLX5_OPCODE_RDMA_READ || mlx5_op == MLX5_OPCODE_ATOMIC_CS ||
+		       mlx5_op == MLX5_OPCODE_ATOMIC_FA || mlx5_op == MLX5_OPCODE_NOP;
 	default:
 		return false;
 	}
@@ -110,8 +116,9 @@ static int wqe_begin(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint8_t mlx5_
 		b->seg = seg_next(qp, b->seg, sizeof(struct mlx5_wqe_xrc_seg));
 		b->ds++;
 	}
-	if (qp->qp_type == IBV_QPT_UD) {
-		/* ctrl + AV fill exactly one WQEBB: the AV never wraps. */
+	if (qp->qp_type == IBV_QPT_UD || qp->qp_type == IBV_QPT_DRIVER) {
+		/* ctrl + AV fill exactly one WQEBB: the AV never wraps. A
+		 * DCI's AV names the DCT (mlx5dv_wr_set_dc_addr). */
 		b->dgram = b->seg;
 		memset(b->seg, 0, sizeof(struct mlx5_wqe_datagram_seg));
 		b->seg = seg_next(qp, b->seg, sizeof(struct mlx5_wqe_datagram_seg));
@@ -198,7 +205,7 @@ static void wqe_finish(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint64_t wr
 				      ((qp->sq.cur_post & 0xffff) << 8) | b->mlx5_opcode);
 	c->qpn_ds = htobe32(qp->qpn << 8 | b->ds);
 	c->signature = 0;
-	c->dci_stream_channel_id = 0;
+	c->dci_stream_channel_id = htobe16(b->stream_id);
 	c->fm_ce_se = b->fm_ce_se;
 	c->imm = b->imm;
 	qp->sq.wrid[idx] = wr_id;
@@ -827,6 +834,39 @@ static inline struct mlx5_qp *dv_to_mqp(struct mlx5dv_qp_ex *dv)
 }
 
 /*
+ * mlx5dv_wr_set_dc_addr(_stream)(): the DCI WQE's datagram segment gets the
+ * AH's address vector with dqp_dct = DCT number | extended AV and the DC
+ * access key; a stream id goes to the control segment's
+ * dci_stream_channel_id (also when the data setter already closed the WQE).
+ */
+static void dv_set_dc_addr_stream(struct mlx5dv_qp_ex *dv, struct ibv_ah *ah,
+				  uint32_t dctn, uint64_t key, uint16_t stream)
+{
+	struct mlx5_qp *qp = dv_to_mqp(dv);
+	struct mlx5_wqe_datagram_seg *d;
+
+	if (qp->ex_err)
+		return;
+	if (!qp->bld.dgram || !ah) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	d = (struct mlx5_wqe_datagram_seg *)qp->bld.dgram;
+	memcpy(&d->av, &SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah)->av, sizeof(d->av));
+	d->av.dqp_dct = htobe32((dctn & 0xffffff) | MLX5_EXTENDED_UD_AV);
+	d->av.key.dc_key = htobe64(key);
+	qp->bld.stream_id = stream;
+	if (qp->bld.ctrl)
+		qp->bld.ctrl->dci_stream_channel_id = htobe16(stream);
+}
+
+static void dv_set_dc_addr(struct mlx5dv_qp_ex *dv, struct ibv_ah *ah, uint32_t dctn,
+			   uint64_t key)
+{
+	dv_set_dc_addr_stream(dv, ah, dctn, key, 0);
+}
+
+/*
  * mlx5dv_wr_raw_wqe(): the caller's WQE goes into the ring as it is
  * (wrapping at the end), with only the WQE index in opmod_idx_opcode
  * rewritten; its size is the DS of its qpn_ds, its signalling the CQ_UPDATE
@@ -954,6 +994,10 @@ uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t)
 		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |
 		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+	case IBV_QPT_DRIVER:	/* DCI */
+		return sends | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 	default:
 		return 0;
 	}
@@ -983,6 +1027,10 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp)
 	ex->wr_set_sge_list = ex_set_sge_list;
 	ex->wr_set_inline_data = ex_set_inline;
 	ex->wr_set_inline_data_list = ex_set_inline_list;
+	if (qp->qp_type == IBV_QPT_DRIVER) {
+		qp->dv_qp.wr_set_dc_addr = dv_set_dc_addr;
+		qp->dv_qp.wr_set_dc_addr_stream = dv_set_dc_addr_stream;
+	}
 	if (qp->dv_send_ops) {
 		qp->dv_qp.wr_raw_wqe = dv_raw_wqe;
 		if (qp->qp_type == IBV_QPT_RC)

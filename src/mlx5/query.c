@@ -383,7 +383,10 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
-		memset(&attrs->dci_streams_caps, 0, sizeof(attrs->dci_streams_caps));
+		attrs->dci_streams_caps.max_log_num_concurent = (uint8_t)
+			DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_dci_stream_channels);
+		attrs->dci_streams_caps.max_log_num_errored = (uint8_t)
+			DEVX_GET(cmd_hca_cap, ctx->caps.gen, log_max_dci_errored_streams);
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_DCI_STREAMS;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH) {

@@ -143,7 +143,9 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t null_mkey[0x1];
 	uint8_t log_max_klm_list_size[0x6];
 
-	uint8_t reserved_at_120[0xa];
+	uint8_t reserved_at_120[0x2];
+	uint8_t qpc_extension[0x1];
+	uint8_t reserved_at_123[0x7];
 	uint8_t log_max_ra_req_dc[0x6];
 	uint8_t reserved_at_130[0xa];
 	uint8_t log_max_ra_res_dc[0x6];
@@ -353,7 +355,10 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_540[0x40];
 
 	uint8_t log_max_atomic_size_qp[0x8];
-	uint8_t reserved_at_588[0x10];
+	uint8_t reserved_at_588[0x3];
+	uint8_t log_max_dci_stream_channels[0x5];
+	uint8_t reserved_at_590[0x3];
+	uint8_t log_max_dci_errored_streams[0x5];
 	uint8_t log_max_atomic_size_dc[0x8];
 
 	uint8_t reserved_at_5a0[0x60];
@@ -1496,10 +1501,12 @@ struct mlx5_ifc_qpc_bits {
 	uint8_t reserved_at_3c0[0x8];
 	uint8_t next_send_psn[0x18];
 
-	uint8_t reserved_at_3e0[0x8];
+	uint8_t reserved_at_3e0[0x3];
+	uint8_t log_num_dci_stream_channels[0x5];
 	uint8_t cqn_snd[0x18];
 
-	uint8_t reserved_at_400[0x8];
+	uint8_t reserved_at_400[0x3];
+	uint8_t log_num_dci_errored_streams[0x5];
 	uint8_t deth_sqpn[0x18];
 
 	uint8_t reserved_at_420[0x20];
@@ -1659,7 +1666,8 @@ struct mlx5_ifc_modify_qp_out_bits {
 		uint8_t uid[0x10];                                             \
 		uint8_t vhca_tunnel_id[0x10];                                  \
 		uint8_t op_mod[0x10];                                          \
-		uint8_t reserved_at_40[0x8];                                   \
+		uint8_t qpc_ext[0x1];                                          \
+		uint8_t reserved_at_41[0x7];                                   \
 		uint8_t qpn[0x18];                                             \
 		uint8_t reserved_at_60[0x20];                                  \
 		uint8_t opt_param_mask[0x20];                                  \
@@ -1684,6 +1692,53 @@ SMX_DECLARE_QP_MODIFY(sqerr2rts_qp);
 SMX_DECLARE_QP_MODIFY(sqd2rts_qp);
 SMX_DECLARE_QP_MODIFY(rts2sqd_qp);
 SMX_DECLARE_QP_MODIFY(sqd2sqd_qp);
+
+/* The QP context extension a transition carries when its qpc_ext bit is
+ * set, after opt_param_mask_95_32 (whose bit 0 selects
+ * dci_stream_channel_id). */
+struct mlx5_ifc_qpc_ext_bits {
+	uint8_t reserved_at_0[0x2];
+	uint8_t mmo[0x1];
+	uint8_t reserved_at_3[0xd];
+	uint8_t dci_stream_channel_id[0x10];
+
+	uint8_t qos_queue_group_id_requester[0x20];
+
+	uint8_t qos_queue_group_id_responder[0x20];
+
+	uint8_t reserved_at_60[0x5a0];
+};
+
+/* A qpc-carrying transition with its extension (RTS2RTS, INIT2INIT). */
+struct mlx5_ifc_modify_qp_ext_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t qpc_ext[0x1];
+	uint8_t reserved_at_41[0x7];
+	uint8_t qpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t opt_param_mask[0x20];
+
+	uint8_t ece[0x20];
+
+	struct mlx5_ifc_qpc_bits qpc;
+
+	uint8_t reserved_at_800[0x40];
+
+	uint8_t opt_param_mask_95_32[0x40];
+
+	struct mlx5_ifc_qpc_ext_bits qpc_data_ext;
+};
+
+enum {
+	MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID = 1 << 0,
+};
 
 struct mlx5_ifc_qp_2rst_in_bits {
 	uint8_t opcode[0x10];
@@ -1763,7 +1818,7 @@ struct mlx5_ifc_query_qp_out_bits {
 };
 
 /* ------------------------------------------------------------------ */
-/* DCT (layouts only for now)                                         */
+/* DCT: the DC target (DCT numbers share the QP number space)        */
 /* ------------------------------------------------------------------ */
 
 struct mlx5_ifc_dctc_bits {
@@ -1855,6 +1910,40 @@ struct mlx5_ifc_create_dct_out_bits {
 	uint8_t dctn[0x18];
 
 	uint8_t ece[0x20];
+};
+
+/* DESTROY_DCT, DRAIN_DCT, QUERY_DCT and ARM_DCT_FOR_KEY_VIOLATION: the
+ * same input (the DCT number). */
+struct mlx5_ifc_dct_cmd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t dctn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_dct_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_dctc_bits dct_context_entry;
+
+	uint8_t reserved_at_280[0x180];
+};
+
+enum {
+	MLX5_DCTC_STATE_ACTIVE = 0,
+	MLX5_DCTC_STATE_DRAINING = 1,
+	MLX5_DCTC_STATE_DRAINED = 2,
 };
 
 /* ------------------------------------------------------------------ */
@@ -2491,6 +2580,10 @@ SMX_IFC_SIZE(query_qp_out, 0x880);
 SMX_IFC_SIZE(dctc, 0x200);
 SMX_IFC_SIZE(create_dct_in, 0x400);
 SMX_IFC_SIZE(create_dct_out, 0x80);
+SMX_IFC_SIZE(dct_cmd_in, 0x80);
+SMX_IFC_SIZE(query_dct_out, 0x400);
+SMX_IFC_SIZE(qpc_ext, 0x600);
+SMX_IFC_SIZE(modify_qp_ext_in, 0xe80);
 SMX_IFC_SIZE(srqc, 0x200);
 SMX_IFC_SIZE(create_srq_in, 0x880);
 SMX_IFC_SIZE(create_srq_out, 0x80);

@@ -259,9 +259,12 @@ static void test_create_hostile(struct env *e)
 	a.st = MLX5_QPC_ST_RAW_DATAGRAM;
 	t_qp(d, &a, &st);
 	CHECK_EQ(st, MLX5_CMD_STAT_BAD_PARAM_ERR);
+	/* A DC initiator needs its send queue. */
 	a.st = MLX5_QPC_ST_DCI;
+	a.no_sq = 1;
 	t_qp(d, &a, &st);
 	CHECK_EQ(st, MLX5_CMD_STAT_BAD_PARAM_ERR);
+	a.no_sq = 0;
 	a.st = MLX5_QPC_ST_RC;
 	a.log_sq = 15;		/* fine: log_max_qp_sz 15 ... */
 	a.log_rq = 0;

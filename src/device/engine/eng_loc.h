@@ -194,6 +194,7 @@ struct eng_pkt {
 	uint32_t inv_rkey;
 	uint32_t qkey;		/* UD */
 	uint32_t xrc_srqn;	/* XRC */
+	uint64_t dc_key;	/* DC: the DC access key the DCT must hold */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare;

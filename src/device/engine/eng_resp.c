@@ -23,6 +23,15 @@
  *                 LOCAL_LENGTH_ERR CQE, NAK invalid request.
  * For UC and UD every failure is a silent drop towards the requester (no
  * acknowledgements exist); the responder-side CQE and QP error still happen.
+ *
+ * DC: a DCI's requests go to a DCT (st FW_QP_ST_DCT), which answers like an
+ * RC responder without per-initiator PSN state (every message stands
+ * alone). CHK_QP checks the DC access key: a mismatch counts a violation,
+ * raises the DCT key violation event once armed (ARM_DCT_FOR_KEY_VIOLATION)
+ * and is NAKed as a remote access error. Receives come from the DCT's SRQ,
+ * complete on its CQ, and keys are checked in the DCT's PD. A DCT serves
+ * many initiators: errors are NAKed (and receive errors completed) but never
+ * move it to ERR.
  */
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +90,46 @@ struct resp_ctx {
 
 static bool resp_connected(uint32_t st)
 {
-	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_XRC;
+	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_XRC ||
+	       st == FW_QP_ST_DCT;
+}
+
+#define ENG_EVT_DCT_KEY_VIOLATION 0x1d
+
+/* A DCI's request: to a DCT holding the same DC access key. */
+static enum resp_state resp_chk_dct(struct resp_ctx *c)
+{
+	const struct eng_pkt *p = c->p;
+	struct fw_qp *qp = c->qp;
+	uint64_t key = DEVX_GET64(qpc, qp->qpc, dc_access_key);
+
+	if (p->st != MLX5_QPC_ST_DCI || qp->st != FW_QP_ST_DCT) {
+		snprintf(c->why, sizeof(c->why), "0x%x is %s, the packet %s a "
+			 "DCI", qp->obj.id, qp->st == FW_QP_ST_DCT ? "a DCT" :
+			 "a QP", p->st == MLX5_QPC_ST_DCI ? "is from" :
+			 "is not from");
+		return RESP_DROP;
+	}
+	if (qp->dct_state != MLX5_DCTC_STATE_ACTIVE) {
+		snprintf(c->why, sizeof(c->why), "dct 0x%x is drained",
+			 qp->obj.id);
+		return RESP_DROP;
+	}
+	c->srq = qp->srq;
+	c->pd = qp->pd;
+	if (p->dc_key != key) {
+		qp->dct_key_violations++;
+		snprintf(c->why, sizeof(c->why), "DC access key 0x%llx, dct 0x%x "
+			 "holds 0x%llx", (unsigned long long)p->dc_key,
+			 qp->obj.id, (unsigned long long)key);
+		if (qp->dct_armed) {
+			qp->dct_armed = false;
+			eng_async_event(c->e, ENG_EVT_DCT_KEY_VIOLATION,
+					qp->obj.id, false, qp->obj.uid);
+		}
+		return RESP_ERR_ACCESS;
+	}
+	return RESP_CHK_OP;
 }
 
 static bool resp_needs_recv(const struct eng_pkt *p)
@@ -100,6 +148,8 @@ static enum resp_state resp_chk_qp(struct resp_ctx *c)
 		return RESP_DROP;
 	}
 	c->qp = qp;
+	if (qp->st == FW_QP_ST_DCT || p->st == MLX5_QPC_ST_DCI)
+		return resp_chk_dct(c);
 	if (qp->st != p->st) {
 		snprintf(c->why, sizeof(c->why), "qp 0x%x is of type %u, the "
 			 "packet of type %u", qp->obj.id, qp->st, p->st);
@@ -144,6 +194,8 @@ static enum resp_state resp_chk_psn(struct resp_ctx *c)
 
 	if (c->qp->st == MLX5_QPC_ST_UD)
 		return RESP_CHK_OP;
+	if (c->qp->st == FW_QP_ST_DCT)
+		return RESP_CHK_OP;	/* no connection, no PSN state */
 	if (c->qp->st == MLX5_QPC_ST_UC) {
 		/* UC: a message's first packet resynchronises. */
 		return RESP_CHK_OP;
@@ -536,7 +588,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const struct eng_pkt *p = c->p;
 	struct fw_qp *qp = c->qp;
 
-	if (qp->st != MLX5_QPC_ST_UD && !c->dup)
+	if (qp->st != MLX5_QPC_ST_UD && qp->st != FW_QP_ST_DCT && !c->dup)
 		DEVX_SET(qpc, qp->qpc, next_rcv_psn,
 			 eng_psn_add(p->psn, p->npkts));
 	if (c->have_wqe && resp_cq(c)) {
@@ -577,7 +629,8 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* A failure after a receive WQE was taken: its error CQE, QP to ERR. */
+/* A failure after a receive WQE was taken: its error CQE, QP to ERR (a
+ * DCT stays active). */
 static void resp_fail_wqe(struct resp_ctx *c, uint8_t syndrome)
 {
 	struct eng_cqe cqe = {
@@ -593,12 +646,18 @@ static void resp_fail_wqe(struct resp_ctx *c, uint8_t syndrome)
 		eng_synd_str(syndrome));
 	if (resp_cq(c))
 		eng_cqe_post(c->e, resp_cq(c), &cqe);
-	eng_qp_to_err(c->e, c->qp);
+	if (c->qp->st != FW_QP_ST_DCT)
+		eng_qp_to_err(c->e, c->qp);
 }
 
 /* A failure with no receive WQE to report it: async event, QP to ERR. */
 static void resp_fail_event(struct resp_ctx *c, uint8_t type)
 {
+	if (c->qp->st == FW_QP_ST_DCT) {
+		smx_dbg("engine: dct 0x%x psn 0x%x: %s -> NAK", c->qp->obj.id,
+			c->p->psn, c->why);
+		return;
+	}
 	smx_dbg("engine: qp 0x%x (responder) psn 0x%x: %s -> %s event", c->qp->obj.id,
 		c->p->psn, c->why, type == ENG_EVT_WQ_ACCESS_ERROR ?
 		"access error" : "invalid request");

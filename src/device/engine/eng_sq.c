@@ -22,6 +22,16 @@
  *
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
+ *
+ * DC initiators (st DCI) carry a datagram segment like UD: the address
+ * vector names the DCT (dqp_dct) and its DC access key (key.dc_key); the
+ * exchange itself is RC's (acknowledged, RNR and transport retries, RDMA
+ * and atomics). With stream channels the control segment's
+ * dci_stream_channel_id names the WQE's stream: an error marks that stream
+ * errored (fw_qp.dci_err_ids) and completes the WQE with its error while
+ * the DCI stays in RTS; later WQEs of an errored stream complete with
+ * WR_FLUSH_ERR until the stream is reset (RTS2RTS). When the errored
+ * streams reach 2^log_num_dci_errored_streams the DCI goes to ERR.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,10 +54,10 @@ enum {
 };
 
 #define QT(x) (1u << MLX5_QPC_ST_##x)
-#define QT_ALL (QT(RC) | QT(UC) | QT(UD) | QT(XRC))
+#define QT_ALL (QT(RC) | QT(UC) | QT(UD) | QT(XRC) | QT(DCI))
 #define QT_CONN (QT(RC) | QT(UC) | QT(XRC))
 #define QT_UMR (QT_CONN | QT(REG_UMR))
-#define QT_RELIABLE (QT(RC) | QT(XRC))
+#define QT_RELIABLE (QT(RC) | QT(XRC) | QT(DCI))
 
 struct eng_opdesc {
 	const char *name;
@@ -73,11 +83,11 @@ static const struct eng_opdesc eng_opdesc[256] = {
 		.flags = OPF_GATHER | OPF_INV, .pkt_op = ENG_PKT_SEND,
 	},
 	[MLX5_OPCODE_RDMA_WRITE] = {
-		.name = "RDMA_WRITE", .qp_types = QT_CONN,
+		.name = "RDMA_WRITE", .qp_types = QT_CONN | QT(DCI),
 		.flags = OPF_RADDR | OPF_GATHER, .pkt_op = ENG_PKT_WRITE,
 	},
 	[MLX5_OPCODE_RDMA_WRITE_IMM] = {
-		.name = "RDMA_WRITE_IMM", .qp_types = QT_CONN,
+		.name = "RDMA_WRITE_IMM", .qp_types = QT_CONN | QT(DCI),
 		.flags = OPF_RADDR | OPF_GATHER | OPF_IMM,
 		.pkt_op = ENG_PKT_WRITE,
 	},
@@ -108,7 +118,14 @@ static const struct eng_opdesc eng_opdesc[256] = {
 static const char *const eng_st_name[16] = {
 	[MLX5_QPC_ST_RC] = "RC", [MLX5_QPC_ST_UC] = "UC",
 	[MLX5_QPC_ST_UD] = "UD", [MLX5_QPC_ST_XRC] = "XRC",
+	[MLX5_QPC_ST_DCI] = "DCI",
 };
+
+static bool eng_sq_reliable(uint32_t st)
+{
+	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_XRC ||
+	       st == MLX5_QPC_ST_DCI;
+}
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic of the wire                                             */
@@ -235,15 +252,45 @@ static void eng_sq_cqe(struct eng *e, struct eng_qp *q, uint8_t cqe_opcode,
 		eng_cqe_post(e, qp->scq, &c);
 }
 
-/* Completes the WQE at sq_ci in error, then the QP goes to ERR. */
-static void eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *err)
+/* The DCI stream channel of the WQE at @idx (0 when unreadable). */
+static uint16_t eng_sq_stream(const struct fw_qp *qp, uint16_t idx)
+{
+	uint8_t bb[64];
+
+	if (!eng_sq_copy(qp, idx, 1, bb))
+		return 0;
+	return be16toh(((const struct mlx5_wqe_ctrl_seg *)bb)
+		       ->dci_stream_channel_id);
+}
+
+static bool eng_sq_stream_errored(const struct fw_qp *qp, uint16_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < qp->dci_nerr; i++)
+		if (qp->dci_err_ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Completes the WQE at sq_ci in error. The QP goes to ERR, except on a DCI
+ * with stream channels while fewer than 2^log_num_dci_errored_streams
+ * streams are errored: then only the WQE's stream is; returns true when
+ * the QP carries on.
+ */
+static bool eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *err)
 {
 	struct fw_qp *qp = q->qp;
 	uint16_t avail = (uint16_t)(eng_sq_pi(qp) - q->sq_ci);
+	uint16_t stream = 0;
+	bool streams = fw_qp_dci_streams(qp);
 	uint8_t opcode;
 	uint32_t nbb;
 
 	eng_sq_peek(qp, q->sq_ci, avail ? avail : 1, &opcode, &nbb);
+	if (streams)
+		stream = eng_sq_stream(qp, q->sq_ci);
 	smx_dbg("engine: qp 0x%x wqe %u seg %u (%s): %s -> %s", qp->obj.id,
 		q->sq_ci, err->seg, err->segname, err->why,
 		eng_synd_str(err->syndrome));
@@ -253,7 +300,23 @@ static void eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *er
 	q->token = 0;
 	q->have_resp = false;
 	q->wait = ENG_WAIT_NONE;
+	if (streams) {
+		uint32_t limit = 1u << DEVX_GET(qpc, qp->qpc,
+						log_num_dci_errored_streams);
+
+		if (!eng_sq_stream_errored(qp, stream) &&
+		    qp->dci_nerr < (1u << FW_LOG_MAX_DCI_ERRORED))
+			qp->dci_err_ids[qp->dci_nerr++] = stream;
+		if (qp->dci_nerr < limit) {
+			smx_dbg("engine: dci 0x%x stream %u errored (%u of %u)",
+				qp->obj.id, stream, qp->dci_nerr, limit);
+			return true;
+		}
+		smx_dbg("engine: dci 0x%x: %u streams errored -> ERR",
+			qp->obj.id, qp->dci_nerr);
+	}
 	eng_qp_to_err(e, qp);
+	return false;
 }
 
 void eng_sq_flush(struct eng *e, struct eng_qp *q)
@@ -373,7 +436,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		off += 16;
 		segno++;
 	}
-	if (qp->st == MLX5_QPC_ST_UD) {
+	if (qp->st == MLX5_QPC_ST_UD || qp->st == MLX5_QPC_ST_DCI) {
 		if (off + sizeof(struct mlx5_wqe_av) > end) {
 			SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "datagram",
 				"DS %u ends before the address vector", ds);
@@ -599,6 +662,18 @@ static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
 			return eng_fabric_gid_local(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
+	if (qp->st == MLX5_QPC_ST_DCI) {
+		const struct mlx5_wqe_av *av = w->av;
+		uint32_t fl = be32toh(av->grh_gid_fl);
+		bool grh = cfg->link_layer == SMX_LINK_ETH || (fl >> 30) & 1;
+
+		p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
+		p->dc_key = be64toh(av->key.dc_key);
+		memcpy(p->dgid, av->rgid, 16);
+		if (grh)
+			return eng_fabric_gid_local(e, p->dgid);
+		return be16toh(av->rlid) == cfg->lid;
+	}
 	p->dqpn = DEVX_GET(qpc, q, remote_qpn);
 	if (cfg->link_layer == SMX_LINK_ETH ||
 	    DEVX_GET(qpc, q, primary_address_path.grh))
@@ -629,6 +704,20 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	if (!eng_sq_copy(qp, q->sq_ci, 1, e->wqe)) {
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		goto fail;
+	}
+	if (qp->dci_nerr && fw_qp_dci_streams(qp) &&
+	    eng_sq_stream_errored(qp, be16toh(((const struct mlx5_wqe_ctrl_seg *)
+					     e->wqe)->dci_stream_channel_id))) {
+		/* A WQE of an errored stream: flushed, the DCI goes on. */
+		uint8_t opcode;
+		uint32_t nbb;
+
+		eng_sq_peek(qp, q->sq_ci, (uint16_t)(pi - q->sq_ci), &opcode,
+			    &nbb);
+		eng_sq_cqe(e, q, MLX5_CQE_REQ_ERR,
+			   MLX5_CQE_SYNDROME_WR_FLUSH_ERR, opcode, 0);
+		q->sq_ci += (uint16_t)nbb;
+		return SQ_DONE;
 	}
 	if (eng_sq_decode(e, q, &w, (uint16_t)(pi - q->sq_ci), &err))
 		goto fail;
@@ -716,7 +805,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 			/* Park until the response arrives; the ACK timer (or,
 			 * without one, a liveness check each second) covers a
 			 * peer that never answers. */
-			t = qp->st == MLX5_QPC_ST_RC || qp->st == MLX5_QPC_ST_XRC ?
+			t = eng_sq_reliable(qp->st) ?
 			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
 					primary_address_path.ack_timeout)) :
 			    UINT64_MAX;
@@ -793,8 +882,7 @@ done:
 	q->token = 0;
 	return SQ_DONE;
 fail:
-	eng_sq_fail(e, q, &err);
-	return SQ_FAILED;
+	return eng_sq_fail(e, q, &err) ? SQ_DONE : SQ_FAILED;
 }
 
 void eng_sq_run(struct eng *e, struct eng_qp *q)
@@ -814,8 +902,7 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 		return;	/* RST/INIT/RTR: not yet; SQD: nothing new */
 	}
 	if (q->wait == ENG_WAIT_RESP) {
-		bool reliable = qp->st == MLX5_QPC_ST_RC ||
-				qp->st == MLX5_QPC_ST_XRC;
+		bool reliable = eng_sq_reliable(qp->st);
 		bool alive;
 
 		if (eng_now() < q->deadline)
@@ -857,10 +944,11 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 					"retries exhausted (retry_count %u)",
 					DEVX_GET(qpc, qp->qpc, remote_qpn),
 					DEVX_GET(qpc, qp->qpc, retry_count));
-				eng_sq_fail(e, q, &err);
-				return;
+				if (!eng_sq_fail(e, q, &err))
+					return;
+			} else {
+				q->retry_left--;
 			}
-			q->retry_left--;
 		}
 		q->wait = ENG_WAIT_NONE;
 	}

@@ -247,10 +247,17 @@ static void eng_hook_free(void *arg, void *state)
 	free(o);
 }
 
+/* An event the firmware raises about a QP or DCT (DCT drained). */
+static void eng_hook_qp_event(void *arg, struct fw_qp *qp, uint8_t type)
+{
+	eng_async_event(arg, type, qp->obj.id, false, qp->obj.uid);
+}
+
 static const struct fw_hooks eng_hooks = {
 	.qp_created = eng_hook_qp_created,
 	.qp_modified = eng_hook_qp_modified,
 	.eng_free = eng_hook_free,
+	.qp_event = eng_hook_qp_event,
 };
 
 /* ------------------------------------------------------------------ */

@@ -170,6 +170,10 @@ struct fw_srq {
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
+/* DCI stream caps (HCA caps log_max_dci_stream_channels / _errored). */
+#define FW_LOG_MAX_DCI_STREAMS 4
+#define FW_LOG_MAX_DCI_ERRORED 3
+
 struct fw_qp {
 	struct fw_obj obj;
 	uint8_t qpc[0xe8] __attribute__((aligned(8)));	/* qpc, kept current by every transition */
@@ -189,7 +193,28 @@ struct fw_qp {
 	volatile uint32_t *dbrec; /* [0] RQ counter, [1] SQ counter */
 	struct fw_umem *dbr_umem;
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
+	/* DCI stream channels: the distinct stream ids in error (reset by
+	 * RTS2RTS with dci_stream_channel_id, cleared by 2RST). */
+	uint16_t dci_err_ids[1u << FW_LOG_MAX_DCI_ERRORED];
+	uint32_t dci_nerr;
+	/* DCT (st FW_QP_ST_DCT): the dctc as created, for QUERY_DCT. */
+	uint8_t dctc[0x40] __attribute__((aligned(8)));
+	uint32_t dct_state;	/* MLX5_DCTC_STATE_* */
+	bool dct_armed;		/* ARM_DCT_FOR_KEY_VIOLATION pending */
+	uint32_t dct_key_violations;
 };
+
+/* A DC target: kept in the QP table (DCT and QP numbers share one space),
+ * with this st, which is no PRM QP service type. */
+#define FW_QP_ST_DCT 0xff
+
+/* Is @qp a DC initiator running with stream channels? */
+static inline bool fw_qp_dci_streams(const struct fw_qp *qp)
+{
+	return qp->st == MLX5_QPC_ST_DCI &&
+	       (DEVX_GET(qpc, qp->qpc, log_num_dci_stream_channels) ||
+		DEVX_GET(qpc, qp->qpc, log_num_dci_errored_streams));
+}
 
 struct fw_mkey {
 	struct fw_obj obj;	/* obj.id = mkey index (key >> 8) */
@@ -278,6 +303,8 @@ struct fw_hooks {
 	void (*qp_created)(void *arg, struct fw_qp *qp);
 	void (*qp_modified)(void *arg, struct fw_qp *qp, uint32_t old_state);
 	void (*eng_free)(void *arg, void *eng);
+	/* An asynchronous event about @qp (a DCT drained ...). */
+	void (*qp_event)(void *arg, struct fw_qp *qp, uint8_t type);
 };
 void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg);
 

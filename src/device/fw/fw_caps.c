@@ -62,6 +62,12 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, ud, 1);
 	CAP_SET(cmd_hca_cap, uc, 1);
 	CAP_SET(cmd_hca_cap, rc, 1);
+	/* DC: DCI QPs (st DCI) and DCTs; DCI stream channels with per-stream
+	 * error accounting, extended QP contexts (RTS2RTS stream reset). */
+	CAP_SET(cmd_hca_cap, dct, 1);
+	CAP_SET(cmd_hca_cap, qpc_extension, 1);
+	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
+	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);
 	CAP_SET(cmd_hca_cap, uar_sz, 0);	/* log2(BAR UAR area / 1 MiB) */
 	CAP_SET(cmd_hca_cap, umem_uid_0, 1);

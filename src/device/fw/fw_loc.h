@@ -219,6 +219,11 @@ int fw_qp_rts2sqd(struct fw_cmd *c);
 int fw_qp_sqd2sqd(struct fw_cmd *c);
 int fw_qp_2err(struct fw_cmd *c);
 int fw_qp_2rst(struct fw_cmd *c);
+int fw_dct_create(struct fw_cmd *c);
+int fw_dct_destroy(struct fw_cmd *c);
+int fw_dct_query(struct fw_cmd *c);
+int fw_dct_drain(struct fw_cmd *c);
+int fw_dct_arm(struct fw_cmd *c);
 void fw_qp_free(struct fw_qp *qp);
 
 /* fw_mkey.c */

@@ -5,8 +5,18 @@
  * every transition, so QUERY_QP answers exactly what was configured and the
  * engine can DEVX_GET any field it needs.
  *
- * A transition from the wrong state is BAD_QP_STATE. RC, UC, UD and XRC are
- * supported; raw packet and DC initiator QPs are refused (BAD_PARAM).
+ * A transition from the wrong state is BAD_QP_STATE. RC, UC, UD, XRC and DC
+ * initiators (DCI) are supported; raw packet QPs are refused (BAD_PARAM).
+ *
+ * DC: a DCI is a QP of st DCI whose WQEs carry the destination (DCT number,
+ * DC access key) in a datagram segment. With stream channels
+ * (qpc.log_num_dci_stream_channels / log_num_dci_errored_streams) an error
+ * marks the WQE's stream errored without stopping the DCI, until
+ * 2^log_num_dci_errored_streams distinct streams are errored; RTS2RTS with
+ * the extended context (qpc_data_ext.dci_stream_channel_id) resets one. A
+ * DCT is created active by CREATE_DCT and lives in the QP table (DCT and QP
+ * numbers share one space) with st FW_QP_ST_DCT; QP commands refuse it and
+ * the DCT commands refuse QPs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,10 +110,28 @@ int fw_qp_create(struct fw_cmd *c)
 			       "st REG_UMR: only the kernel (uid 0) creates UMR QPs");
 	if (st != MLX5_QPC_ST_RC && st != MLX5_QPC_ST_UC &&
 	    st != MLX5_QPC_ST_UD && st != MLX5_QPC_ST_XRC &&
-	    st != MLX5_QPC_ST_REG_UMR)
+	    st != MLX5_QPC_ST_DCI && st != MLX5_QPC_ST_REG_UMR)
 		return FW_FAIL(c, BAD_PARAM_ERR, "st 0x%x (%s) is not supported",
 			       st, fw_qp_st_name[st & 0xf] ?
 			       fw_qp_st_name[st & 0xf] : "unknown");
+	if (st == MLX5_QPC_ST_DCI && no_sq)
+		return FW_FAIL(c, BAD_PARAM_ERR, "st DCI: a DC initiator needs "
+			       "its send queue (no_sq set)");
+	if (st == MLX5_QPC_ST_DCI &&
+	    (QGET(qpc, log_num_dci_stream_channels) > FW_LOG_MAX_DCI_STREAMS ||
+	     QGET(qpc, log_num_dci_errored_streams) > FW_LOG_MAX_DCI_ERRORED))
+		return FW_FAIL(c, BAD_PARAM_ERR, "DCI streams: "
+			       "log_num_dci_stream_channels %u (max %u), "
+			       "log_num_dci_errored_streams %u (max %u)",
+			       QGET(qpc, log_num_dci_stream_channels),
+			       FW_LOG_MAX_DCI_STREAMS,
+			       QGET(qpc, log_num_dci_errored_streams),
+			       FW_LOG_MAX_DCI_ERRORED);
+	if (st != MLX5_QPC_ST_DCI &&
+	    (QGET(qpc, log_num_dci_stream_channels) ||
+	     QGET(qpc, log_num_dci_errored_streams)))
+		return FW_FAIL(c, BAD_PARAM_ERR, "DCI stream fields on a %s QP",
+			       fw_qp_st_name[st & 0xf]);
 	if (IN_GET(create_qp_in, input_qpn))
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "input_qpn: choosing the QP number is not allowed");
@@ -236,6 +264,9 @@ int fw_qp_destroy(struct fw_cmd *c)
 
 	if (!qp)
 		return -1;
+	if (qp->st == FW_QP_ST_DCT)
+		return FW_FAIL(c, BAD_PARAM_ERR, "0x%x is a DCT (DESTROY_DCT)",
+			       qpn);
 	if (qp->obj.refs)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
 			       "qp 0x%x is still referenced %u times", qpn,
@@ -255,6 +286,9 @@ int fw_qp_query(struct fw_cmd *c)
 
 	if (!qp)
 		return -1;
+	if (qp->st == FW_QP_ST_DCT)
+		return FW_FAIL(c, BAD_PARAM_ERR, "0x%x is a DCT (QUERY_DCT)",
+			       qpn);
 	memcpy(OUT_ADDR(query_qp_out, qpc), qp->qpc, sizeof(qp->qpc));
 	DEVX_SET(qpc, OUT_ADDR(query_qp_out, qpc), state, qp->state);
 	fw_buf_put_pas(c, &qp->buf, DEVX_BYTE_OFF(query_qp_out, pas));
@@ -466,6 +500,35 @@ static void fw_qp_apply(struct fw_qp *qp, const uint8_t *q, uint32_t g)
 		QPC_CP(qp, q, counter_set_id);
 }
 
+/*
+ * RTS2RTS with the extended context: opt_param_mask_95_32 bit 0 resets DCI
+ * stream qpc_data_ext.dci_stream_channel_id, which must be errored.
+ */
+static int fw_qp_stream_reset(struct fw_cmd *c, struct fw_qp *qp)
+{
+	uint32_t id, i;
+
+	if (c->inlen < DEVX_ST_SZ_BYTES(modify_qp_ext_in) ||
+	    !IN_GET(modify_qp_ext_in, qpc_ext))
+		return 0;
+	if (!(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
+	      MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID))
+		return 0;
+	id = DEVX_GET(qpc_ext, IN_ADDR(modify_qp_ext_in, qpc_data_ext),
+		      dci_stream_channel_id);
+	if (!fw_qp_dci_streams(qp))
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x: stream reset on a QP "
+			       "without DCI stream channels", qp->obj.id);
+	for (i = 0; i < qp->dci_nerr; i++)
+		if (qp->dci_err_ids[i] == id)
+			break;
+	if (i == qp->dci_nerr)
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x: DCI stream %u is not "
+			       "in error", qp->obj.id, id);
+	qp->dci_err_ids[i] = qp->dci_err_ids[--qp->dci_nerr];
+	return 0;
+}
+
 static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 {
 	const struct fw_qp_trans *t = &fw_qp_trans[op];
@@ -479,6 +542,9 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 
 	if (!qp)
 		return -1;
+	if (qp->st == FW_QP_ST_DCT)
+		return FW_FAIL(c, BAD_PARAM_ERR, "0x%x is a DCT: it has no "
+			       "QP state machine", qpn);
 	if (!(t->from & (1u << qp->state)))
 		return FW_FAIL(c, BAD_QP_STATE_ERR,
 			       "qp 0x%x (%s) is in state %s", qpn,
@@ -496,12 +562,20 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 			       T_RETRY | T_RNR_RETRY | T_ACK_TO | T_ACCESS);
 		else
 			g &= ~T_QKEY;
+		/* A DCI has no fixed peer: the address, the responder
+		 * resources and the RNR timer belong to each WQE's DCT. */
+		if (qp->st == MLX5_QPC_ST_DCI)
+			g &= ~(T_PATH | T_RNR | T_RRA);
 		if (fw_qp_check(c, qp, q, g))
+			return -1;
+		if (op == OP_RTS2RTS && fw_qp_stream_reset(c, qp))
 			return -1;
 		fw_qp_apply(qp, q, g);
 		qp->opt_param_mask = mask;
 	}
 	old = qp->state;
+	if (t->to == MLX5_QPC_STATE_RST)
+		qp->dci_nerr = 0;	/* a new incarnation: no stream errored */
 	qp->state = t->to;
 	DEVX_SET(qpc, qp->qpc, state, qp->state);
 	if (c->fw->hooks.qp_modified)
@@ -562,4 +636,168 @@ int fw_qp_2err(struct fw_cmd *c)
 int fw_qp_2rst(struct fw_cmd *c)
 {
 	return fw_qp_transition(c, OP_2RST);
+}
+
+/* ------------------------------------------------------------------ */
+/* DCT                                                                */
+/* ------------------------------------------------------------------ */
+
+#define DGET(src, fld) DEVX_GET(dctc, src, fld)
+
+int fw_dct_create(struct fw_cmd *c)
+{
+	const struct smx_config *cfg = &c->fw->cfg;
+	const uint8_t *d = IN_ADDR(create_dct_in, dct_context_entry);
+	uint32_t mtu = DGET(d, mtu), sgid = DGET(d, my_addr_index);
+	uint8_t gid[16];
+	struct fw_qp *qp;
+
+	if (mtu < MLX5_QPC_MTU_256_BYTES || mtu > cfg->max_mtu)
+		return FW_FAIL(c, BAD_PARAM_ERR, "dct: mtu %u outside 1..%u",
+			       mtu, cfg->max_mtu);
+	if (DGET(d, port) > 1)
+		return FW_FAIL(c, BAD_PARAM_ERR, "dct: port %u, the device has "
+			       "one port", DGET(d, port));
+	if (DGET(d, pkey_index) >= cfg->pkey_tbl_len)
+		return FW_FAIL(c, BAD_PARAM_ERR, "dct: pkey_index %u beyond the "
+			       "%u-entry table", DGET(d, pkey_index),
+			       cfg->pkey_tbl_len);
+	if (sgid >= cfg->gid_tbl_len || !fw_gid(c->fw, sgid, gid))
+		return FW_FAIL(c, BAD_PARAM_ERR, "dct: my_addr_index %u is an "
+			       "empty GID slot", sgid);
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return FW_FAIL(c, NO_RES_ERR, "dct: out of memory");
+	qp->st = FW_QP_ST_DCT;
+	qp->pd = FW_REF(c, pd, DGET(d, pd), "dct pd");
+	if (!qp->pd)
+		goto err_free;
+	fw_ref(&qp->pd->obj);
+	qp->rcq = FW_REF(c, cq, DGET(d, cqn), "dct cqn");
+	if (!qp->rcq)
+		goto err;
+	fw_ref(&qp->rcq->obj);
+	qp->srq = FW_REF(c, srq, DGET(d, srqn_xrqn), "dct srqn_xrqn");
+	if (!qp->srq)
+		goto err;
+	fw_ref(&qp->srq->obj);
+	if (fw_table_add(&c->fw->qp, &qp->obj)) {
+		FW_FAIL(c, NO_RES_ERR, "dct: all %u numbers are in use",
+			c->fw->qp.limit);
+		goto err;
+	}
+	if (fw_obj_own(c, &qp->obj, "dct")) {
+		fw_table_del(&c->fw->qp, qp->obj.id);
+		goto err;
+	}
+	memcpy(qp->dctc, d, sizeof(qp->dctc));
+	/* The responder reads a DCT through the same qpc fields as a QP's. */
+	DEVX_SET(qpc, qp->qpc, st, 0);
+	DEVX_SET(qpc, qp->qpc, pd, DGET(d, pd));
+	DEVX_SET(qpc, qp->qpc, mtu, mtu);
+	DEVX_SET(qpc, qp->qpc, log_msg_max, cfg->log_max_msg);
+	DEVX_SET(qpc, qp->qpc, no_sq, 1);
+	DEVX_SET(qpc, qp->qpc, user_index, DGET(d, user_index));
+	DEVX_SET(qpc, qp->qpc, rre, DGET(d, rre));
+	DEVX_SET(qpc, qp->qpc, rwe, DGET(d, rwe));
+	DEVX_SET(qpc, qp->qpc, rae, DGET(d, rae));
+	DEVX_SET(qpc, qp->qpc, atomic_mode, DGET(d, atomic_mode));
+	DEVX_SET(qpc, qp->qpc, min_rnr_nak, DGET(d, min_rnr_nak));
+	DEVX_SET(qpc, qp->qpc, cqn_rcv, DGET(d, cqn));
+	DEVX_SET(qpc, qp->qpc, rq_type, MLX5_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ);
+	DEVX_SET(qpc, qp->qpc, srqn_rmpn_xrqn, DGET(d, srqn_xrqn));
+	DEVX_SET(qpc, qp->qpc, primary_address_path.vhca_port_num,
+		 DGET(d, port));
+	DEVX_SET(qpc, qp->qpc, primary_address_path.pkey_index,
+		 DGET(d, pkey_index));
+	DEVX_SET64(qpc, qp->qpc, dc_access_key, DEVX_GET64(dctc, d, dc_access_key));
+	/* Active at once: ready to receive, as an RTR QP. */
+	qp->state = MLX5_QPC_STATE_RTR;
+	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_RTR);
+	qp->dct_state = MLX5_DCTC_STATE_ACTIVE;
+	OUT_SET(create_dct_out, dctn, qp->obj.id);
+	if (c->fw->hooks.qp_created)
+		c->fw->hooks.qp_created(c->fw->hooks_arg, qp);
+	return 0;
+err:
+	fw_qp_put_refs(qp);
+err_free:
+	fw_qp_free(qp);
+	return -1;
+}
+
+/* The DCT named by a DCT command, or NULL (failure set). */
+static struct fw_qp *fw_dct_get(struct fw_cmd *c)
+{
+	uint32_t n = IN_GET(dct_cmd_in, dctn);
+	struct fw_qp *qp = FW_GET(c, qp, n, c->desc->name);
+
+	if (qp && qp->st != FW_QP_ST_DCT) {
+		FW_FAIL(c, BAD_PARAM_ERR, "0x%x is a QP, not a DCT", n);
+		return NULL;
+	}
+	return qp;
+}
+
+int fw_dct_destroy(struct fw_cmd *c)
+{
+	struct fw_qp *qp = fw_dct_get(c);
+
+	if (!qp)
+		return -1;
+	if (qp->obj.refs)
+		return FW_FAIL(c, BAD_RES_STATE_ERR,
+			       "dct 0x%x is still referenced %u times",
+			       qp->obj.id, qp->obj.refs);
+	fw_hook_eng_free(c->fw, &qp->eng);
+	fw_table_del(&c->fw->qp, qp->obj.id);
+	fw_obj_disown(c->fw, &qp->obj);
+	fw_qp_put_refs(qp);
+	fw_qp_free(qp);
+	return 0;
+}
+
+int fw_dct_query(struct fw_cmd *c)
+{
+	struct fw_qp *qp = fw_dct_get(c);
+	uint8_t *d = OUT_ADDR(query_dct_out, dct_context_entry);
+
+	if (!qp)
+		return -1;
+	memcpy(d, qp->dctc, sizeof(qp->dctc));
+	DEVX_SET(dctc, d, state, qp->dct_state);
+	DEVX_SET(dctc, d, data_in_order, 1);
+	DEVX_SET(dctc, d, dc_access_key_violation_count,
+		 qp->dct_key_violations);
+	return 0;
+}
+
+/* The fabric is synchronous: no request is ever in flight, so a drain
+ * completes at once (DCT_DRAINED event). A drained DCT answers nothing. */
+int fw_dct_drain(struct fw_cmd *c)
+{
+	struct fw_qp *qp = fw_dct_get(c);
+
+	if (!qp)
+		return -1;
+	if (qp->dct_state != MLX5_DCTC_STATE_ACTIVE)
+		return FW_FAIL(c, BAD_RES_STATE_ERR, "dct 0x%x is already "
+			       "drained", qp->obj.id);
+	qp->dct_state = MLX5_DCTC_STATE_DRAINED;
+	qp->state = MLX5_QPC_STATE_ERR;
+	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_ERR);
+	if (c->fw->hooks.qp_event)
+		c->fw->hooks.qp_event(c->fw->hooks_arg, qp, 0x1c);
+	return 0;
+}
+
+int fw_dct_arm(struct fw_cmd *c)
+{
+	struct fw_qp *qp = fw_dct_get(c);
+
+	if (!qp)
+		return -1;
+	qp->dct_armed = true;
+	return 0;
 }
