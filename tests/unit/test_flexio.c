@@ -168,6 +168,22 @@ static void test_rpc(void)
 	flexio_process_destroy(p);
 }
 
+/* Handler runs are asynchronous: poll the device's count for up to 5 s. */
+static uint64_t wait_stat(struct flexio_process *p, uint64_t which, uint64_t expect)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		v = call1(p, &t_stats, which);
+		if (v >= expect)
+			break;
+		usleep(10000);
+	}
+	usleep(20000);	/* and nothing more arrives */
+	return call1(p, &t_stats, which);
+}
+
 static void test_event_handlers(void)
 {
 	struct flexio_event_handler_attr at = { .host_stub_func = &t_handler };
@@ -189,7 +205,7 @@ static void test_event_handlers(void)
 	CHECK_EQ(flexio_event_handler_run(eh, 0), FLEXIO_STATUS_FAILED);
 	for (i = 0; i < 3; i++) {
 		call1(p, &t_activate, id);
-		usleep(20000);
+		wait_stat(p, 0, (uint64_t)i + 1);
 	}
 	CHECK_EQ(call1(p, &t_stats, 0), 3);
 	flexio_event_handler_destroy(eh);
@@ -199,9 +215,9 @@ static void test_event_handlers(void)
 	flexio_event_handler_run(eh2, 1);
 	id = flexio_event_handler_get_id(eh2);
 	call1(p, &t_activate, id);
-	usleep(20000);
+	wait_stat(p, 0, 4);
 	call1(p, &t_activate, id);
-	usleep(20000);
+	usleep(50000);
 	CHECK_EQ(call1(p, &t_stats, 0), 4);
 	flexio_event_handler_destroy(eh2);
 
@@ -209,8 +225,7 @@ static void test_event_handlers(void)
 	CHECK_EQ(flexio_event_handler_create(p, &at, &eh2), FLEXIO_STATUS_SUCCESS);
 	flexio_event_handler_run(eh2, 2);
 	call1(p, &t_activate, flexio_event_handler_get_id(eh2));
-	usleep(50000);
-	CHECK_EQ(call1(p, &t_stats, 0), 7);
+	CHECK_EQ(wait_stat(p, 0, 7), 7);
 	flexio_event_handler_destroy(eh2);
 
 	/* continuable: three triggers resume one activation */
@@ -220,9 +235,11 @@ static void test_event_handlers(void)
 	at.affinity.id = 1;
 	CHECK_EQ(flexio_event_handler_create(p, &at, &ec), FLEXIO_STATUS_SUCCESS);
 	flexio_event_handler_run(ec, 3);
-	for (i = 0; i < 4; i++) {
+	call1(p, &t_activate, flexio_event_handler_get_id(ec));
+	wait_stat(p, 0, 8);
+	for (i = 0; i < 3; i++) {
 		call1(p, &t_activate, flexio_event_handler_get_id(ec));
-		usleep(20000);
+		wait_stat(p, 1, (uint64_t)i + 1);
 	}
 	CHECK_EQ(call1(p, &t_stats, 0), 8);
 	CHECK_EQ(call1(p, &t_stats, 1), 3);
