@@ -45,7 +45,7 @@ static const char *const fw_qp_st_name[16] = {
 static bool fw_qp_connected(uint32_t st)
 {
 	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_UC ||
-	       st == MLX5_QPC_ST_XRC;
+	       st == MLX5_QPC_ST_XRC || st == MLX5_QPC_ST_DCI;
 }
 
 /* Copies one qpc field (any width) from a command's qpc into the QP's. */
