@@ -103,6 +103,26 @@ static void vpush(struct vec *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
+/* Empties @a (its strings are owned copies). */
+static void vreset(struct vec *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	a->n = 0;
+	if (a->v)
+		a->v[0] = NULL;
+}
+
+static void vfree(struct vec *a)
+{
+	vreset(a);
+	free(a->v);
+	a->v = NULL;
+	a->cap = 0;
+}
+
 static void vcat(struct vec *a, const struct vec *b)
 {
 	size_t i;
@@ -201,7 +221,7 @@ static void tokenize(const char *s)
 	bool bol = true;
 	char buf[1024];
 
-	toks.n = 0;
+	vreset(&toks);
 	while (*s) {
 		if (*s == '\n') {
 			bol = true;
@@ -728,7 +748,7 @@ int main(int argc, char **argv)
 		dir = xstrdup(abs);
 		*strrchr(dir, '/') = 0;
 		/* 1. find the entry points */
-		cmd.n = 0;
+		vreset(&cmd);
 		vpush(&cmd, hostcc);
 		vpush(&cmd, "-E");
 		vpush(&cmd, "-D__DPA__=1");
@@ -748,7 +768,7 @@ int main(int argc, char **argv)
 		scan();
 		/* 2. compile the source with its unpackers */
 		write_device_wrapper(wpath, abs);
-		cmd.n = 0;
+		vreset(&cmd);
 		vpush(&cmd, hostcc);
 		vpush(&cmd, "-c");
 		vpush(&cmd, "-fPIC");
@@ -772,7 +792,7 @@ int main(int argc, char **argv)
 
 	/* 3. the device image */
 	snprintf(image, sizeof(image), "%s/%s.dpa.so", tmp, app);
-	cmd.n = 0;
+	vreset(&cmd);
 	vpush(&cmd, hostcc);
 	vpush(&cmd, "-shared");
 	vpush(&cmd, "-fPIC");
@@ -792,7 +812,7 @@ int main(int argc, char **argv)
 	/* 4. the host side and the archive */
 	snprintf(path, sizeof(path), "%s/host.c", tmp);
 	write_host(path, app, image);
-	cmd.n = 0;
+	vreset(&cmd);
 	vpush(&cmd, hostcc);
 	vpush(&cmd, "-c");
 	vpush(&cmd, "-fPIC");
@@ -805,7 +825,7 @@ int main(int argc, char **argv)
 	vpush(&cmd, path);
 	run(&cmd);
 	unlink(out);
-	cmd.n = 0;
+	vreset(&cmd);
 	vpush(&cmd, "ar");
 	vpush(&cmd, "rcs");
 	vpush(&cmd, out);
@@ -813,7 +833,7 @@ int main(int argc, char **argv)
 	run(&cmd);
 
 	if (!keep) {
-		cmd.n = 0;
+		vreset(&cmd);
 		vpush(&cmd, "rm");
 		vpush(&cmd, "-rf");
 		vpush(&cmd, tmp);
@@ -821,5 +841,11 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "%s: intermediate files kept in %s\n", prog, tmp);
 	}
+	vfree(&srcs);
+	vfree(&devopts_raw);
+	vfree(&devopts);
+	vfree(&hostopts);
+	vfree(&devlibs);
+	vfree(&cmd);
 	return 0;
 }
