@@ -334,6 +334,115 @@ static void test_xrc(struct env *e)
 	}
 }
 
+static unsigned int t_dct_cmd(struct smx_dev *d, uint16_t op, uint32_t dctn,
+			      void *out, size_t outlen)
+{
+	MB(dct_cmd_in) = { 0 };
+
+	DEVX_SET(dct_cmd_in, dct_cmd_in, opcode, op);
+	DEVX_SET(dct_cmd_in, dct_cmd_in, dctn, dctn);
+	return t_cmd(d, dct_cmd_in, sizeof(dct_cmd_in), out, outlen);
+}
+
+/* DCTs: CREATE/QUERY/DRAIN/ARM/DESTROY_DCT, numbers shared with QPs, the
+ * QP commands refuse a DCT; DCI creation rules; stream reset refusals. */
+static void test_dc(struct env *e)
+{
+	struct smx_dev *d = e->d;
+	size_t len = DEVX_ST_SZ_BYTES(create_srq_in) + 8;
+	uint8_t *sin = calloc(1, len);
+	void *sctx = DEVX_ADDR_OF(create_srq_in, sin, srq_context_entry);
+	MB(create_srq_out) = { 0 };
+	MB(create_dct_in) = { 0 };
+	MB(create_dct_out) = { 0 };
+	MB(query_dct_out) = { 0 };
+	MB(mbox_out) = { 0 };
+	MB(modify_qp_ext_in) = { 0 };
+	MB(modify_qp_out) = { 0 };
+	uint32_t qpc_out[DEVX_ST_SZ_DW(query_qp_out) + 64];
+	void *dc = DEVX_ADDR_OF(create_dct_in, create_dct_in, dct_context_entry);
+	void *qd = DEVX_ADDR_OF(query_dct_out, query_dct_out, dct_context_entry);
+	struct t_qp_attr a = {
+		.st = MLX5_QPC_ST_DCI, .pd = e->pd, .scq = e->cq, .rcq = e->cq,
+		.uar = e->uar, .log_sq = 4, .rq_type = 3,
+	};
+	uint32_t srqn, dctn, dci;
+	unsigned int st;
+
+	DEVX_SET(create_srq_in, sin, opcode, MLX5_CMD_OP_CREATE_SRQ);
+	DEVX_SET(srqc, sctx, log_srq_size, 6);
+	DEVX_SET(srqc, sctx, log_rq_stride, 2);
+	DEVX_SET(srqc, sctx, pd, e->pd);
+	DEVX_SET64(srqc, sctx, dbr_addr, (uint64_t)(uintptr_t)t_pages(64));
+	t_put_pas(sin, DEVX_BYTE_OFF(create_srq_in, pas), t_pages(4096), 4096);
+	CHECK_EQ(t_cmd(d, sin, len, create_srq_out, sizeof(create_srq_out)), 0);
+	srqn = DEVX_GET(create_srq_out, create_srq_out, srqn);
+	free(sin);
+
+	DEVX_SET(create_dct_in, create_dct_in, opcode, MLX5_CMD_OP_CREATE_DCT);
+	DEVX_SET(dctc, dc, pd, e->pd);
+	DEVX_SET(dctc, dc, cqn, e->cq);
+	DEVX_SET(dctc, dc, srqn_xrqn, srqn);
+	DEVX_SET(dctc, dc, rwe, 1);
+	DEVX_SET(dctc, dc, mtu, 3);
+	DEVX_SET(dctc, dc, port, 1);
+	DEVX_SET(dctc, dc, min_rnr_nak, 12);
+	DEVX_SET64(dctc, dc, dc_access_key, 0xbadc0de);
+	DEVX_SET(dctc, dc, mtu, 7);
+	CHECK_EQ(t_cmd(d, create_dct_in, sizeof(create_dct_in), create_dct_out,
+		       sizeof(create_dct_out)), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(dctc, dc, mtu, 3);
+	DEVX_SET(dctc, dc, srqn_xrqn, srqn + 77);
+	CHECK_EQ(t_cmd(d, create_dct_in, sizeof(create_dct_in), create_dct_out,
+		       sizeof(create_dct_out)), MLX5_CMD_STAT_BAD_RES_ERR);
+	DEVX_SET(dctc, dc, srqn_xrqn, srqn);
+	CHECK_EQ(t_cmd(d, create_dct_in, sizeof(create_dct_in), create_dct_out,
+		       sizeof(create_dct_out)), 0);
+	dctn = DEVX_GET(create_dct_out, create_dct_out, dctn);
+
+	/* The same number space as QPs: a new QP gets another number. */
+	dci = t_qp(d, &a, &st);
+	CHECK_EQ(st, 0);
+	CHECK(dci != dctn);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_QUERY_DCT, dctn, query_dct_out,
+			   sizeof(query_dct_out)), 0);
+	CHECK_EQ(DEVX_GET(dctc, qd, state), MLX5_DCTC_STATE_ACTIVE);
+	CHECK_EQ(DEVX_GET(dctc, qd, rwe), 1);
+	CHECK_EQ(DEVX_GET(dctc, qd, min_rnr_nak), 12);
+	CHECK_EQ(DEVX_GET64(dctc, qd, dc_access_key), 0xbadc0de);
+	/* DCT commands refuse QPs, QP commands refuse DCTs. */
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_QUERY_DCT, dci, query_dct_out,
+			   sizeof(query_dct_out)), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_query(d, dctn, qpc_out, sizeof(qpc_out)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_QP, 0, dctn),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_ARM_DCT_FOR_KEY_VIOLATION, dctn,
+			   mbox_out, sizeof(mbox_out)), 0);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_DRAIN_DCT, dctn, mbox_out,
+			   sizeof(mbox_out)), 0);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_DRAIN_DCT, dctn, mbox_out,
+			   sizeof(mbox_out)), MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_QUERY_DCT, dctn, query_dct_out,
+			   sizeof(query_dct_out)), 0);
+	CHECK_EQ(DEVX_GET(dctc, qd, state), MLX5_DCTC_STATE_DRAINED);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_DESTROY_DCT, dctn, mbox_out,
+			   sizeof(mbox_out)), 0);
+	CHECK_EQ(t_dct_cmd(d, MLX5_CMD_OP_QUERY_DCT, dctn, query_dct_out,
+			   sizeof(query_dct_out)), MLX5_CMD_STAT_BAD_RES_ERR);
+
+	/* A DCI without stream channels: no stream to reset (and not RTS). */
+	DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, opcode, MLX5_CMD_OP_RTS2RTS_QP);
+	DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, qpn, dci);
+	DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, qpc_ext, 1);
+	DEVX_SET64(modify_qp_ext_in, modify_qp_ext_in, opt_param_mask_95_32,
+		   MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID);
+	CHECK_EQ(t_cmd(d, modify_qp_ext_in, sizeof(modify_qp_ext_in), modify_qp_out,
+		       sizeof(modify_qp_out)), MLX5_CMD_STAT_BAD_QP_STATE_ERR);
+	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_QP, 0, dci), 0);
+	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_SRQ, 0, srqn), 0);
+}
+
 int main(void)
 {
 	struct env e = { 0 };
@@ -353,6 +462,7 @@ int main(void)
 	test_ud_uc(&e);
 	test_create_hostile(&e);
 	test_xrc(&e);
+	test_dc(&e);
 	CHECK_EQ(t_dealloc(e.d, MLX5_CMD_OP_DESTROY_CQ, 0, e.cq), 0);
 	CHECK_EQ(t_dealloc(e.d, MLX5_CMD_OP_DESTROY_CQ, 0, e.cq2), 0);
 	CHECK_EQ(t_dealloc(e.d, MLX5_CMD_OP_DEALLOC_PD, 0, e.pd), 0);
