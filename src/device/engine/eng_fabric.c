@@ -175,8 +175,21 @@ bool eng_rmem_xfer(const struct eng_sgl *l, uint64_t loff,
 /* Requests out                                                       */
 /* ------------------------------------------------------------------ */
 
+void eng_fabric_ring(struct eng *e)
+{
+	uint64_t m = e->ring_mask;
+
+	e->ring_mask = 0;
+	while (m) {
+		uint32_t slot = (uint32_t)__builtin_ctzll(m);
+
+		m &= m - 1;
+		smx_shm_ring(e->shm, slot);
+	}
+}
+
 int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		    uint32_t slot, char *why, size_t whylen)
+		    uint32_t slot, uint64_t wait_ns, char *why, size_t whylen)
 {
 	struct iovec iov[SMX_SHM_MAX_IOV];
 	uint64_t covered = 0, pos;
@@ -208,14 +221,14 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		}
 		rd_iov = true;
 	}
-	if (p->op == ENG_PKT_READ && p->len && p->len <= SMX_SHM_INLINE &&
-	    !q->rbuf) {
-		q->rbuf = malloc(SMX_SHM_INLINE);
-		if (!q->rbuf)
-			return -EAGAIN;
-	}
-
-	c = smx_shm_reserve(e->shm, slot, FAB_RESERVE_WAIT_NS, &pos);
+	(void)q;
+	/* A request behind others (wait_ns 0) leaves half of the peer's
+	 * inbox to responses and to other QPs' first requests: two processes
+	 * filling each other's inboxes with requests could otherwise not
+	 * answer each other until the 1 ms reserve limit. */
+	if (!wait_ns && smx_shm_room(e->shm, slot) <= SMX_SHM_CELLS / 2)
+		return -EAGAIN;
+	c = smx_shm_reserve(e->shm, slot, wait_ns, &pos);
 	if (!c)
 		return -EAGAIN;
 	m = &c->m;
@@ -269,11 +282,8 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		m->pay = SMX_PAY_INLINE;
 		m->data_len = p->len;
 	}
-	/* Responses to any transmission of this WQE are accepted. */
-	if (!q->token || q->peer_slot != slot)
-		q->token = m->token;
-	q->peer_slot = slot;
-	smx_shm_publish(e->shm, slot, c, pos);
+	smx_shm_publish_quiet(e->shm, slot, c, pos);
+	e->ring_mask |= 1ull << slot;
 	return 0;
 }
 
@@ -295,6 +305,8 @@ static void fab_respond(struct eng *e, const struct smx_msg *req,
 			"or process gone", req->sqpn, req->src_slot);
 		return;
 	}
+	if (req->src_slot >= SMX_SHM_SLOTS)
+		return;
 	m = &c->m;
 	memset(m, 0, sizeof(*m));
 	m->kind = SMX_MSG_RESP;
@@ -315,7 +327,8 @@ static void fab_respond(struct eng *e, const struct smx_msg *req,
 		m->len = rlen;
 		m->data_len = rlen;
 	}
-	smx_shm_publish(e->shm, req->src_slot, c, pos);
+	smx_shm_publish_quiet(e->shm, req->src_slot, c, pos);
+	e->ring_mask |= 1ull << req->src_slot;	/* woken after the batch */
 }
 
 static void fab_rx_request(struct eng *e, struct smx_cell *c)
@@ -368,36 +381,50 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 		    NULL, inline_read ? m->len : 0);
 }
 
-static void fab_rx_response(struct eng *e, struct smx_cell *c)
+/* Stores a response on the in-flight WQE it answers; returns the QP when
+ * its oldest WQE can now complete, else NULL. */
+static struct eng_qp *fab_rx_response(struct eng *e, struct smx_cell *c)
 {
 	const struct smx_msg *m = &c->m;
 	struct fw_qp *qp = fw_qp_lookup(e->fw, m->dqpn);
 	struct eng_qp *q = qp ? qp->eng : NULL;
+	struct eng_out *o = NULL;
+	uint32_t i;
 
-	if (!q || q->wait != ENG_WAIT_RESP || m->psn != q->wqe_psn ||
-	    m->token < q->token || m->src_slot != q->peer_slot) {
+	if (q && m->token >= q->token) {
+		for (i = 0; i < q->nout; i++) {
+			struct eng_out *x = &q->out[(q->out_head + i) &
+						    (ENG_SQ_WINDOW - 1)];
+
+			if (x->psn == m->psn) {
+				o = x;
+				break;
+			}
+		}
+	}
+	if (!o || o->have_resp || m->src_slot != o->slot) {
 		smx_dbg("engine: stale response for qp 0x%x psn 0x%x dropped",
 			m->dqpn, m->psn);
-		return;
+		return NULL;
 	}
-	q->resp.ack = m->ack;
-	q->resp.rnr_timer = m->rnr_timer;
-	q->resp.atomic_orig = m->atomic_orig;
-	q->resp_data = false;
+	o->resp.ack = m->ack;
+	o->resp.rnr_timer = m->rnr_timer;
+	o->resp.atomic_orig = m->atomic_orig;
+	o->resp_data = false;
 	if (m->pay == SMX_PAY_INLINE && m->len && m->len <= SMX_SHM_INLINE &&
-	    q->rbuf) {
-		memcpy(q->rbuf, c->data, m->len);
-		q->resp_data = true;
+	    o->rbuf) {
+		memcpy(o->rbuf, c->data, m->len);
+		o->resp_data = true;
 	}
-	q->have_resp = true;
-	q->wait = ENG_WAIT_NONE;
-	eng_sq_run(e, q);
+	o->have_resp = true;
+	return o == &q->out[q->out_head] ? q : NULL;
 }
 
 /* Processes up to FAB_MAX_BATCH cells; returns how many. */
 static unsigned int fab_drain(struct eng *e)
 {
-	unsigned int n = 0;
+	struct eng_qp *run[FAB_MAX_BATCH];
+	unsigned int n = 0, nrun = 0, i;
 	struct smx_cell *c;
 
 	if (!smx_shm_peek(e->shm))
@@ -405,13 +432,25 @@ static unsigned int fab_drain(struct eng *e)
 	pthread_mutex_lock(&e->lock);
 	fw_lock(e->fw);
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
+		struct eng_qp *q = NULL;
+
 		if (c->m.kind == SMX_MSG_REQ)
 			fab_rx_request(e, c);
 		else if (c->m.kind == SMX_MSG_RESP)
-			fab_rx_response(e, c);
+			q = fab_rx_response(e, c);
 		smx_shm_pop(e->shm);
 		n++;
+		for (i = 0; q && i < nrun; i++)
+			if (run[i] == q)
+				q = NULL;
+		if (q)
+			run[nrun++] = q;
 	}
+	/* Completions in order, and the next requests of those QPs, once per
+	 * batch (objects stay valid: fw->lock is held throughout). */
+	for (i = 0; i < nrun; i++)
+		eng_sq_run(e, run[i]);
+	eng_fabric_ring(e);
 	fw_unlock(e->fw);
 	pthread_mutex_unlock(&e->lock);
 	return n;

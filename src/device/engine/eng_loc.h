@@ -73,13 +73,34 @@ struct eng_qp {
 	bool have_resp;		/* resp holds it: the next execution uses it */
 	bool resp_data;		/* rbuf holds READ data that came inline */
 	uint32_t peer_slot;	/* where the request went */
-	uint64_t token;		/* first transmission of the WQE at sq_ci */
+	uint64_t token;		/* responses with an older token are stale */
 	struct eng_resp_saved {
 		uint8_t ack, rnr_timer;
 		uint64_t atomic_orig;
 	} resp;
-	uint8_t *rbuf;		/* SMX_SHM_INLINE bytes, allocated on first use */
+	uint8_t *rbuf;		/* READ data of the WQE at sq_ci (out[] entry) */
+	/*
+	 * Pipelining (eng_sq.c): WQEs [sq_ci, sq_tx) went to another process
+	 * and wait for their responses, oldest first in out[] (a ring of
+	 * ENG_SQ_WINDOW entries starting at out_head). Completion stays in
+	 * order; an RNR NAK or a lost response rewinds sq_tx to sq_ci.
+	 */
+	uint16_t sq_tx;		/* next WQEBB counter to transmit */
+	uint8_t nout;		/* entries in out[] */
+	uint8_t out_head;
+	uint8_t nrd;		/* READ / atomic entries among them */
+	struct eng_out {
+		uint32_t psn, npkts;
+		uint32_t slot;		/* process the request went to */
+		uint16_t nbb;
+		bool rd;		/* READ or atomic */
+		bool have_resp;
+		bool resp_data;		/* rbuf holds inline READ data */
+		struct eng_resp_saved resp;
+		uint8_t *rbuf;		/* SMX_SHM_INLINE bytes, on first use */
+	} out[32];
 };
+#define ENG_SQ_WINDOW 32u	/* requests in flight per QP (power of 2) */
 
 enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
 
@@ -140,6 +161,8 @@ struct eng {
 	uint64_t token;			/* last request token (eng->lock) */
 	uint64_t spin_ns;		/* rx thread spins this long after work */
 	uint8_t *rx_buf;		/* READ data scratch (eng->lock) */
+	uint64_t ring_mask;		/* slots published to, not yet woken
+					 * (eng->lock): eng_fabric_ring() */
 
 	/* Scratch for the WQE being executed (under eng->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
@@ -379,11 +402,16 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
 /* The slot of the process owning @dqpn when that is another process, else -1. */
 int eng_fabric_peer(struct eng *e, uint32_t dqpn);
-/* Sends @p of the WQE at @q->sq_ci to process @slot: 0 sent (park for the
- * response), -EAGAIN not sent (treat as lost), -EINVAL cannot be described
- * (@why set). */
+/* Sends @p of a WQE of @q to process @slot, waiting at most @wait_ns for room
+ * in its inbox: 0 sent (the response will come), -EAGAIN not sent, -EINVAL
+ * cannot be described (@why set). The wake-up is left to eng_fabric_ring(). */
 int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		    uint32_t slot, char *why, size_t whylen);
+		    uint32_t slot, uint64_t wait_ns, char *why, size_t whylen);
+/* Wakes every process published to since the last call (one futex wake per
+ * sleeping process, not one per message). */
+void eng_fabric_ring(struct eng *e);
+/* Frees the pipelining buffers of @q (QP destroyed). */
+void eng_sq_free(struct eng_qp *q);
 /* Stops the inbox thread (eng_destroy). */
 void eng_fabric_stop(struct eng *e);
 /* Is the process in @slot still there? */

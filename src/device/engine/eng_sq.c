@@ -14,11 +14,22 @@
  * ceil(DS / 4) 64-byte basic blocks (WQEBBs) and may wrap around the ring.
  * The producer is the WQEBB counter in the low 16 bits of dbrec[1].
  *
- * Ordering: one WQE at a time, in ring order. The fabric is synchronous (the
- * responder has run when xmit returns), so RDMA READ and atomic results are
- * in place before the next WQE starts: every fence is satisfied by
+ * Ordering: WQEs execute in ring order. In-process the fabric is synchronous
+ * (the responder has run when xmit returns), so RDMA READ and atomic results
+ * are in place before the next WQE starts: every fence is satisfied by
  * construction. A WQE that must wait (RNR NAK, no response) parks the QP
  * until its timer expires; nothing behind it runs meanwhile.
+ *
+ * Pipelining (another process's QP): up to ENG_SQ_WINDOW requests are in
+ * flight per QP (READ / atomic: at most 2^log_sra_max), each with its own
+ * PSN; responses are matched by PSN (eng_fabric.c) and WQEs complete in
+ * order, each decoded again (same checks) when its turn comes. Only a plain
+ * request to another process goes behind outstanding ones: a fenced WQE,
+ * a local one (NOP, UMR, MMO), one for this process, one that fails its
+ * checks or finds the peer's inbox full waits until the window is empty
+ * (errors thus complete in order). An RNR NAK or a lost response rewinds
+ * the window to the oldest WQE (go-back-N): it and everything after it go
+ * out again with the same PSNs, responses from before count as stale.
  *
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
@@ -35,6 +46,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
@@ -339,13 +351,29 @@ void eng_sq_flush(struct eng *e, struct eng_qp *q)
 	}
 	q->attempted = false;
 	q->wait = ENG_WAIT_NONE;
+	q->nout = 0;
+	q->nrd = 0;
+	q->sq_tx = q->sq_ci;
+}
+
+void eng_sq_free(struct eng_qp *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < ENG_SQ_WINDOW; i++)
+		free(q->out[i].rbuf);
 }
 
 /* ------------------------------------------------------------------ */
 /* One WQE                                                            */
 /* ------------------------------------------------------------------ */
 
-enum sq_step { SQ_DONE, SQ_PARK, SQ_FAILED };
+enum sq_step {
+	SQ_DONE,	/* completed, sq_ci moved */
+	SQ_PARK,	/* waiting (ENG_WAIT_RESP: sent to another process) */
+	SQ_FAILED,
+	SQ_BLOCK,	/* not at the head: must wait for an empty window */
+};
 
 struct sq_wqe {
 	const struct eng_opdesc *d;
@@ -360,7 +388,7 @@ struct sq_wqe {
 
 /* Parses and checks the WQE in e->wqe; builds w->pkt. */
 static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
-			 uint16_t avail, struct sq_err *err)
+			 uint16_t at, uint16_t avail, struct sq_err *err)
 {
 	struct fw_qp *qp = q->qp;
 	uint8_t *b = e->wqe;
@@ -384,7 +412,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			"only %u posted", ds, w->nbb, avail);
 		return -1;
 	}
-	if (w->nbb > 1 && !eng_sq_copy(qp, (uint16_t)(q->sq_ci + 1),
+	if (w->nbb > 1 && !eng_sq_copy(qp, (uint16_t)(at + 1),
 				       w->nbb - 1, b + 64)) {
 		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		return -1;
@@ -682,15 +710,148 @@ static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
 	return DEVX_GET(qpc, q, primary_address_path.rlid) == cfg->lid;
 }
 
+/* Go-back-N: forget what is in flight; sq_tx returns to the oldest WQE
+ * (sq_ci), PSNs after it are handed out again, and responses to what was
+ * sent so far are stale. */
+static void eng_sq_rewind(struct eng *e, struct eng_qp *q)
+{
+	struct eng_out *o = &q->out[q->out_head];
+
+	if (!q->nout)
+		return;
+	DEVX_SET(qpc, q->qp->qpc, next_send_psn, eng_psn_add(o->psn, o->npkts));
+	q->nout = 0;
+	q->nrd = 0;
+	q->sq_tx = q->sq_ci;
+	q->token = e->token + 1;
+}
+
 static void eng_sq_park(struct eng *e, struct eng_qp *q, uint8_t why,
 			uint64_t ns)
 {
+	if (why == ENG_WAIT_RESP && q->wait == ENG_WAIT_RESP &&
+	    eng_now() < q->deadline)
+		return;	/* the timer runs for the oldest request */
+	if (why != ENG_WAIT_RESP)
+		eng_sq_rewind(e, q);
 	q->wait = why;
 	q->deadline = ns == UINT64_MAX ? UINT64_MAX : eng_now() + ns;
 	eng_timer_note(e, q->deadline);
 }
 
-static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
+static bool eng_sq_unreliable(const struct fw_qp *qp)
+{
+	return qp->st == MLX5_QPC_ST_UC || qp->st == MLX5_QPC_ST_UD;
+}
+
+/* How long the oldest request may wait for its response. */
+static uint64_t eng_sq_resp_timeout(const struct fw_qp *qp)
+{
+	uint64_t t = eng_sq_unreliable(qp) ? UINT64_MAX :
+		     eng_ack_timeout_ns(DEVX_GET(qpc, qp->qpc,
+					primary_address_path.ack_timeout));
+
+	return t == UINT64_MAX ? 1000000000ull : t;
+}
+
+static uint32_t eng_sq_window(const struct fw_qp *qp)
+{
+	switch (qp->st) {
+	case MLX5_QPC_ST_RC:
+	case MLX5_QPC_ST_XRC:
+	case MLX5_QPC_ST_UC:
+	case MLX5_QPC_ST_UD:
+		return ENG_SQ_WINDOW;
+	default:
+		return 1;	/* other transports: stop-and-wait */
+	}
+}
+
+/* May the decoded WQE at sq_tx go out behind the ones in flight? */
+static bool eng_sq_may_pipeline(struct eng *e, struct eng_qp *q,
+				const struct sq_wqe *w)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)e->wqe;
+	bool rd = w->pkt.op == ENG_PKT_READ || w->pkt.op == ENG_PKT_CMP_SWAP ||
+		  w->pkt.op == ENG_PKT_FETCH_ADD;
+
+	if (w->d->flags & OPF_NOP)
+		return false;	/* NOP, UMR, MMO: local, in order */
+	if (ctrl->fm_ce_se & 0xe0)
+		return false;	/* fence: after everything before it */
+	if (rd && q->nrd >= 1u << DEVX_GET(qpc, q->qp->qpc, log_sra_max))
+		return false;
+	return true;
+}
+
+/* Sends the WQE at @at to process @slot and records it in the window. */
+static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
+		       uint16_t at, uint32_t slot, char *why, size_t whylen)
+{
+	struct eng_out *o = &q->out[(q->out_head + q->nout) &
+				    (ENG_SQ_WINDOW - 1)];
+	bool rd = w->pkt.op == ENG_PKT_READ || w->pkt.op == ENG_PKT_CMP_SWAP ||
+		  w->pkt.op == ENG_PKT_FETCH_ADD;
+	int rc;
+
+	if (w->pkt.op == ENG_PKT_READ && w->pkt.len &&
+	    w->pkt.len <= SMX_SHM_INLINE && !o->rbuf) {
+		o->rbuf = malloc(SMX_SHM_INLINE);
+		if (!o->rbuf)
+			return -EAGAIN;
+	}
+	/* The oldest request may wait a little for room; one behind others
+	 * must not (the responses that make room need eng->lock). */
+	rc = eng_fabric_send(e, q, &w->pkt, slot,
+			     at == q->sq_ci ? 1000000ull : 0, why, whylen);
+	if (rc)
+		return rc;
+	o->psn = w->pkt.psn;
+	o->npkts = w->pkt.npkts;
+	o->slot = slot;
+	o->nbb = (uint16_t)w->nbb;
+	o->rd = rd;
+	o->have_resp = false;
+	o->resp_data = false;
+	if (!q->nout)
+		q->peer_slot = slot;
+	q->nout++;
+	q->nrd += rd;
+	q->sq_tx = (uint16_t)(at + w->nbb);
+	if (at != q->sq_ci)
+		DEVX_SET(qpc, q->qp->qpc, next_send_psn,
+			 eng_psn_add(w->pkt.psn, w->pkt.npkts));
+	return 0;
+}
+
+/* The oldest WQE in flight completed: the next one becomes the oldest. */
+static void eng_sq_pop(struct eng *e, struct eng_qp *q)
+{
+	struct eng_out *o = &q->out[q->out_head];
+
+	q->nrd -= o->rd;
+	q->nout--;
+	q->out_head = (uint8_t)((q->out_head + 1) & (ENG_SQ_WINDOW - 1));
+	if (!q->nout) {
+		q->sq_tx = q->sq_ci;
+		if (q->wait == ENG_WAIT_RESP)
+			q->wait = ENG_WAIT_NONE;
+		return;
+	}
+	/* Its retry counters and PSN now count (eng_sq_exec at sq_ci). */
+	o = &q->out[q->out_head];
+	q->attempted = true;
+	q->wqe_psn = o->psn;
+	q->rnr_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, rnr_retry);
+	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
+	q->peer_slot = o->slot;
+	q->wait = ENG_WAIT_RESP;
+	q->deadline = eng_now() + eng_sq_resp_timeout(q->qp);
+	eng_timer_note(e, q->deadline);
+}
+
+static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
+				uint16_t at)
 {
 	struct fw_qp *qp = q->qp;
 	const uint8_t *qc = qp->qpc;
@@ -701,7 +862,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	bool routed;
 	int peer;
 
-	if (!eng_sq_copy(qp, q->sq_ci, 1, e->wqe)) {
+	if (!eng_sq_copy(qp, at, 1, e->wqe)) {
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		goto fail;
 	}
@@ -719,8 +880,10 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 		q->sq_ci += (uint16_t)nbb;
 		return SQ_DONE;
 	}
-	if (eng_sq_decode(e, q, &w, (uint16_t)(pi - q->sq_ci), &err))
+	if (eng_sq_decode(e, q, &w, at, (uint16_t)(pi - at), &err))
 		goto fail;
+	if (at != q->sq_ci && !eng_sq_may_pipeline(e, q, &w))
+		return SQ_BLOCK;
 
 	if (w.d->flags & OPF_UMR) {
 		err.syndrome = eng_umr_exec(e, qp, e->wqe, w.nbb * 64, err.why,
@@ -756,15 +919,19 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 	if (err.syndrome)
 		goto fail;
 
+	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w.pkt.dqpn) < 0))
+		return SQ_BLOCK;
+
 	/* PSNs: a message takes ceil(len / MTU) packets (at least one); a
 	 * retransmission reuses them. */
 	w.pkt.npkts = w.pkt.len ? (w.pkt.len + mtu - 1) / mtu : 1;
 	if (w.pkt.op == ENG_PKT_CMP_SWAP || w.pkt.op == ENG_PKT_FETCH_ADD ||
 	    qp->st == MLX5_QPC_ST_UD)
 		w.pkt.npkts = 1;
-	if (!q->attempted) {
+	if (at != q->sq_ci) {
+		w.pkt.psn = DEVX_GET(qpc, qc, next_send_psn);
+	} else if (!q->attempted) {
 		q->attempted = true;
-		q->token = 0;
 		q->have_resp = false;
 		q->wqe_psn = DEVX_GET(qpc, qc, next_send_psn);
 		q->rnr_left = DEVX_GET(qpc, qc, rnr_retry);
@@ -772,7 +939,8 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 		DEVX_SET(qpc, qp->qpc, next_send_psn,
 			 eng_psn_add(q->wqe_psn, w.pkt.npkts));
 	}
-	w.pkt.psn = q->wqe_psn;
+	if (at == q->sq_ci)
+		w.pkt.psn = q->wqe_psn;
 	w.pkt.pkey = 0xffff;
 
 	if (q->have_resp) {
@@ -792,8 +960,8 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 		}
 		q->resp_data = false;
 	} else if (routed && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0) {
-		int rc = eng_fabric_send(e, q, &w.pkt, (uint32_t)peer, err.why,
-					 sizeof(err.why));
+		int rc = eng_sq_send(e, q, &w, at, (uint32_t)peer, err.why,
+				     sizeof(err.why));
 		uint64_t t;
 
 		if (rc == -EINVAL) {
@@ -813,6 +981,8 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi)
 				    t == UINT64_MAX ? 1000000000ull : t);
 			return SQ_PARK;
 		}
+		if (at != q->sq_ci)
+			return SQ_BLOCK;	/* inbox full: after the window */
 		memset(&r, 0, sizeof(r));
 		r.ack = ENG_ACK_DROPPED;
 	} else if (routed) {
@@ -879,9 +1049,10 @@ done:
 			   byte_cnt);
 	q->sq_ci += (uint16_t)w.nbb;
 	q->attempted = false;
-	q->token = 0;
 	return SQ_DONE;
 fail:
+	if (at != q->sq_ci)
+		return SQ_BLOCK;	/* fails in order, at the head */
 	return eng_sq_fail(e, q, &err) ? SQ_DONE : SQ_FAILED;
 }
 
@@ -906,7 +1077,7 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 		bool alive;
 
 		if (eng_now() < q->deadline)
-			return;
+			goto progress;	/* more may go out meanwhile */
 		alive = eng_fabric_peer_alive(e, q->peer_slot);
 		if (!reliable) {
 			/* UC / UD: unacknowledged on the wire; the response
@@ -915,9 +1086,18 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 				eng_sq_park(e, q, ENG_WAIT_RESP, 1000000000ull);
 				return;
 			}
-			q->have_resp = true;
-			q->resp.ack = ENG_ACK_DROPPED;
-			q->resp_data = false;
+			uint32_t i;
+
+			for (i = 0; i < q->nout; i++) {
+				struct eng_out *o = &q->out[(q->out_head + i) &
+							    (ENG_SQ_WINDOW - 1)];
+
+				if (!o->have_resp) {
+					o->have_resp = true;
+					o->resp.ack = ENG_ACK_DROPPED;
+					o->resp_data = false;
+				}
+			}
 			q->wait = ENG_WAIT_NONE;
 		} else if (!DEVX_GET(qpc, qp->qpc,
 				     primary_address_path.ack_timeout)) {
@@ -933,6 +1113,7 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 		}
 	}
 	if (q->wait != ENG_WAIT_NONE) {
+		eng_sq_rewind(e, q);	/* a lost response: go back */
 		if (eng_now() < q->deadline)
 			return;
 		if (q->wait == ENG_WAIT_ACK) {
@@ -952,18 +1133,44 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 		}
 		q->wait = ENG_WAIT_NONE;
 	}
+progress:
 	/* busy: a responder error on this very QP (loopback) must not flush
 	 * the WQE being executed; the flush happens below instead. */
 	q->busy = true;
 	while (qp->state == MLX5_QPC_STATE_RTS) {
 		uint16_t pi = eng_sq_pi(qp);
+		enum sq_step st;
 
-		if (pi == q->sq_ci)
+		if (q->nout && q->out[q->out_head].have_resp) {
+			/* The oldest request was answered: complete it. */
+			struct eng_out *o = &q->out[q->out_head];
+
+			q->have_resp = true;
+			q->resp = o->resp;
+			q->resp_data = o->resp_data;
+			q->rbuf = o->rbuf;
+			o->have_resp = false;
+			st = eng_sq_exec(e, q, pi, q->sq_ci);
+			q->rbuf = NULL;
+			if (st != SQ_DONE)
+				break;	/* parked (rewound) or failed */
+			if (q->nout)
+				eng_sq_pop(e, q);
+			continue;
+		}
+		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
+		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
-		if (eng_sq_exec(e, q, pi) != SQ_DONE)
-			break;
+		st = eng_sq_exec(e, q, pi, q->sq_tx);
+		if (st == SQ_DONE) {
+			q->sq_tx = q->sq_ci;	/* executed here and then */
+			continue;
+		}
+		if (st != SQ_PARK || q->wait != ENG_WAIT_RESP)
+			break;	/* blocked, parked on a timer, or failed */
 	}
 	q->busy = false;
+	eng_fabric_ring(e);
 	if (qp->state == MLX5_QPC_STATE_ERR)
 		eng_sq_flush(e, q);
 }

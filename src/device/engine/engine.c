@@ -204,6 +204,9 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		/* The driver restarts its counters at 0 (and zeroes the
 		 * doorbell record); so does the device. */
 		q->sq_ci = 0;
+		q->sq_tx = 0;
+		q->nout = 0;
+		q->nrd = 0;
 		q->rq_ci = 0;
 		q->wait = ENG_WAIT_NONE;
 		q->attempted = false;
@@ -242,7 +245,7 @@ static void eng_hook_free(void *arg, void *state)
 	if (o->kind == ENG_K_QP) {
 		e->nqps--;
 		eng_watcher_qps(e, -1);
-		free(((struct eng_qp *)o)->rbuf);
+		eng_sq_free((struct eng_qp *)o);
 	}
 	free(o);
 }
@@ -452,7 +455,7 @@ void eng_destroy(struct eng *e)
 			switch (o->kind) {
 			case ENG_K_QP:
 				((struct eng_qp *)o)->qp->eng = NULL;
-				free(((struct eng_qp *)o)->rbuf);
+				eng_sq_free((struct eng_qp *)o);
 				break;
 			case ENG_K_CQ: ((struct eng_cq *)o)->cq->eng = NULL; break;
 			case ENG_K_EQ: ((struct eng_eq *)o)->eq->eng = NULL; break;

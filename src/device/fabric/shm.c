@@ -436,9 +436,12 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 			continue;	/* pos reloaded by the failed CAS */
 		}
 		if (d < 0) {
-			/* Full: the owner has not consumed yet. */
-			if (!t0)
+			/* Full: the owner has not consumed yet (wake it: cells
+			 * may have been published quietly). */
+			if (!t0) {
+				smx_shm_ring(s, slot);
 				t0 = shm_now();
+			}
 			else if (shm_now() - t0 > wait_ns)
 				return NULL;
 			if (++spins > 64)
@@ -448,14 +451,44 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 	}
 }
 
+uint32_t smx_shm_room(struct smx_shm *s, uint32_t slot)
+{
+	struct smx_slot *sl;
+	uint64_t t, h;
+
+	if (!s || slot >= SMX_SHM_SLOTS)
+		return 0;
+	sl = &s->h->slot[slot];
+	t = __atomic_load_n(&sl->tail, __ATOMIC_RELAXED);
+	h = __atomic_load_n(&sl->head, __ATOMIC_RELAXED);
+	return t - h >= SMX_SHM_CELLS ? 0 : (uint32_t)(SMX_SHM_CELLS - (t - h));
+}
+
+void smx_shm_publish_quiet(struct smx_shm *s, uint32_t slot,
+			   struct smx_cell *c, uint64_t pos)
+{
+	(void)s;
+	(void)slot;
+	__atomic_store_n(&c->seq, pos + 1, __ATOMIC_RELEASE);
+}
+
 void smx_shm_publish(struct smx_shm *s, uint32_t slot, struct smx_cell *c,
 		     uint64_t pos)
 {
-	struct smx_slot *sl = &s->h->slot[slot];
+	smx_shm_publish_quiet(s, slot, c, pos);
+	smx_shm_ring(s, slot);
+}
 
-	__atomic_store_n(&c->seq, pos + 1, __ATOMIC_RELEASE);
+void smx_shm_ring(struct smx_shm *s, uint32_t slot)
+{
+	struct smx_slot *sl;
+
+	if (!s || slot >= SMX_SHM_SLOTS)
+		return;
+	sl = &s->h->slot[slot];
 	/* Pairs with the fence in smx_shm_wait(): either the owner sees the
-	 * cell before sleeping, or we see it sleeping and wake it. */
+	 * cells published before this call before it sleeps, or we see it
+	 * sleeping and wake it. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&sl->sleeping, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&sl->bell, 1, __ATOMIC_RELEASE);

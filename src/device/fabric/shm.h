@@ -108,6 +108,13 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 				 uint64_t wait_ns, uint64_t *pos);
 void smx_shm_publish(struct smx_shm *s, uint32_t slot, struct smx_cell *c,
 		     uint64_t pos);
+/* smx_shm_publish() without the wake-up: a batch of cells is published this
+ * way, then smx_shm_ring() wakes the owner once if it sleeps. */
+void smx_shm_publish_quiet(struct smx_shm *s, uint32_t slot,
+			   struct smx_cell *c, uint64_t pos);
+void smx_shm_ring(struct smx_shm *s, uint32_t slot);
+/* Free cells in @slot's inbox right now (a hint: others may take them). */
+uint32_t smx_shm_room(struct smx_shm *s, uint32_t slot);
 
 /* Consumer side (this process's inbox): the next published cell or NULL;
  * smx_shm_pop() releases it. */
