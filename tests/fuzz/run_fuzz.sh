@@ -11,6 +11,9 @@ src=$1
 out=$2/fuzz
 secs=${3:-60}
 cc=${SMX_FUZZ_CC:-clang}
+# Each input opens a fresh device: keep it out of the shared-memory fabric
+# (no segment, no inbox thread) so inputs run fast and stay independent.
+export SOFTMLX5_SHM_PATH=off
 
 if ! command -v "$cc" >/dev/null; then
     echo "fuzz: $cc not found; skipped"
