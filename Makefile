@@ -69,7 +69,7 @@ check: deps
 	$(call banner,"pyverbs conformance (rdma-core 44 test suite)")
 	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
 		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
-	$(call banner,"two processes: pingpong + perftest pairs, idle CPU, kill one side")
+	$(call banner,"two processes: pingpong + perftest pairs; idle CPU; kill one side")
 	tests/conformance/run_pingpong.sh --build $(BUILD) --timeout 60
 	$(call banner,"make check: all stages passed")
 

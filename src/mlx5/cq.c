@@ -21,24 +21,6 @@
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |       \
 	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 
-static uint32_t roundup_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-static int cq_log2(uint32_t v)
-{
-	int l = 0;
-
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
-
 static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
 {
 	uint32_t in[DEVX_ST_SZ_DW(destroy_cq_in)] = {};
@@ -99,7 +81,7 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ncqe = roundup_pow2(cqe + 1);
+	ncqe = mlx5_roundup_pow2(cqe + 1);
 	cq->cqe_cnt = ncqe;
 	cq->cqe_size = (uint32_t)cqe_size;
 	cq->comp_vector = comp_vector;
@@ -124,7 +106,7 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
 	DEVX_SET(cqc, cqc, cqe_sz, cq->cqe_size == MLX5_CQE_SIZE_128 ?
 		 MLX5_CQC_CQE_SZ_128_BYTES : 0);
-	DEVX_SET(cqc, cqc, log_cq_size, (uint32_t)cq_log2(ncqe));
+	DEVX_SET(cqc, cqc, log_cq_size, mlx5_ilog2_ceil(ncqe));
 	DEVX_SET(cqc, cqc, uar_page, ctx->uar_page);
 	DEVX_SET(cqc, cqc, c_eqn, eqn);
 	DEVX_SET(cqc, cqc, log_page_size, 0);	/* 4 KiB PAS entries */
@@ -307,7 +289,7 @@ int mlx5_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	if (cqe <= 0 || (uint32_t)cqe > ctx->max_cqe)
 		return EINVAL;
-	ncqe = roundup_pow2((uint32_t)cqe + 1);
+	ncqe = mlx5_roundup_pow2((uint32_t)cqe + 1);
 	pthread_spin_lock(&cq->lock);
 	pending = cq_outstanding(cq);
 	if (pending > (uint32_t)cqe) {
@@ -341,7 +323,7 @@ int mlx5_resize_cq(struct ibv_cq *ibcq, int cqe)
 		 MLX5_CQ_RESIZE_LOG_CQ_SIZE | MLX5_CQ_RESIZE_PAGE_OFFSET |
 			 MLX5_CQ_RESIZE_LOG_PAGE_SIZE);
 	cqc = DEVX_ADDR_OF(modify_cq_in, in, cq_context);
-	DEVX_SET(cqc, cqc, log_cq_size, (uint32_t)cq_log2(ncqe));
+	DEVX_SET(cqc, cqc, log_cq_size, mlx5_ilog2_ceil(ncqe));
 	DEVX_SET(cqc, cqc, log_page_size, 0);
 	mlx5_buf_fill_pas(&nbuf, (__be64 *)DEVX_ADDR_OF(modify_cq_in, in, pas));
 	ret = mlx5_cmd_exec(ctx, in, inlen, out, sizeof(out));

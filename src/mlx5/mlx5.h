@@ -26,6 +26,26 @@
 #define MLX5_RECV_WQE_MIN 16
 #define MLX5_CAP_GENERAL_BYTES 0x1000	/* one capability page */
 
+/* Ring sizes are powers of two; the PRM carries their log2. */
+static inline uint32_t mlx5_roundup_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p)
+		p <<= 1;
+	return p;
+}
+
+/* log2 of the smallest power of two >= @v */
+static inline uint32_t mlx5_ilog2_ceil(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
 struct mlx5_buf {
 	void *addr;
 	size_t len;		/* page multiple */

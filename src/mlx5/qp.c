@@ -210,24 +210,6 @@ static enum qp_class qp_class_of(enum ibv_qp_type t)
 /* ------------------------------------------------------------------ */
 /* Sizing                                                              */
 
-static uint32_t pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v && p)
-		p <<= 1;
-	return p;
-}
-
-static uint32_t ilog2_u32(uint32_t v)
-{
-	uint32_t l = 0;
-
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
-
 /*
  * Bytes of a send WQE before its data: control plus the largest transport
  * part the QP type can post. Connected QPs can bind memory windows, whose
@@ -301,7 +283,7 @@ static int qp_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	wqebbs = wqe_size / MLX5_SEND_WQE_BB;
 	if ((uint64_t)cap->max_send_wr * wqebbs > ctx->max_qp_wr)
 		return EINVAL;
-	qp->sq.wqe_cnt = pow2_at_least(cap->max_send_wr * wqebbs);
+	qp->sq.wqe_cnt = mlx5_roundup_pow2(cap->max_send_wr * wqebbs);
 	qp->sq.wqe_shift = MLX5_SEND_WQE_SHIFT;
 	qp->sq.max_post = qp->sq.wqe_cnt / wqebbs;
 	qp->sq.max_gs = (wqe_size - sq_data_offset(qp->qp_type)) /
@@ -324,14 +306,14 @@ static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	}
 	if (cap->max_recv_wr > ctx->max_qp_wr || cap->max_recv_sge > ctx->max_sge)
 		return EINVAL;
-	desc = pow2_at_least((cap->max_recv_sge ? cap->max_recv_sge : 1) *
+	desc = mlx5_roundup_pow2((cap->max_recv_sge ? cap->max_recv_sge : 1) *
 			     (uint32_t)sizeof(struct mlx5_wqe_data_seg));
 	if (desc < MLX5_RECV_WQE_MIN)
 		desc = MLX5_RECV_WQE_MIN;
 	if (desc > DEVX_GET(cmd_hca_cap, ctx->caps.gen, max_wqe_sz_rq))
 		return EINVAL;
-	qp->rq.wqe_cnt = pow2_at_least(cap->max_recv_wr);
-	qp->rq.wqe_shift = ilog2_u32(desc);
+	qp->rq.wqe_cnt = mlx5_roundup_pow2(cap->max_recv_wr);
+	qp->rq.wqe_shift = mlx5_ilog2_ceil(desc);
 	qp->rq.max_post = qp->rq.wqe_cnt;
 	qp->rq.max_gs = desc / (uint32_t)sizeof(struct mlx5_wqe_data_seg);
 	return 0;
@@ -719,7 +701,7 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	DEVX_SET(qpc, qpc, block_lb_mc,
 		 !!(attr->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB));
 	if (qp->sq.wqe_cnt)
-		DEVX_SET(qpc, qpc, log_sq_size, ilog2_u32(qp->sq.wqe_cnt));
+		DEVX_SET(qpc, qpc, log_sq_size, mlx5_ilog2_ceil(qp->sq.wqe_cnt));
 	else
 		DEVX_SET(qpc, qpc, no_sq, 1);
 	if (qp->has_srq) {
@@ -727,7 +709,7 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 		DEVX_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(attr->srq)->srqn);
 	} else if (qp->rq.wqe_cnt) {
 		DEVX_SET(qpc, qpc, rq_type, MLX5_QPC_RQ_TYPE_REGULAR);
-		DEVX_SET(qpc, qpc, log_rq_size, ilog2_u32(qp->rq.wqe_cnt));
+		DEVX_SET(qpc, qpc, log_rq_size, mlx5_ilog2_ceil(qp->rq.wqe_cnt));
 		DEVX_SET(qpc, qpc, log_rq_stride, qp->rq.wqe_shift - 4);
 	} else {
 		DEVX_SET(qpc, qpc, rq_type, MLX5_QPC_RQ_TYPE_ZERO_SIZE_RQ);

@@ -31,24 +31,6 @@ uint32_t mlx5_xrcdn(struct ibv_xrcd *xrcd)
 	return SMX_CONTAINER_OF(xrcd, struct mlx5_xrcd, ibv_xrcd)->xrcdn;
 }
 
-static uint32_t pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-static uint32_t ilog2_u32(uint32_t v)
-{
-	uint32_t l = 0;
-
-	while ((1u << l) < v)
-		l++;
-	return l;
-}
-
 struct ibv_xrcd *mlx5_open_xrcd(struct ibv_context *context,
 				struct ibv_xrcd_init_attr *attr)
 {
@@ -165,12 +147,12 @@ static int srq_sizes(struct mlx5_context *ctx, struct mlx5_srq *srq,
 	if (attr->max_sge > ctx->max_sge)
 		return EINVAL;
 	/* One next-segment (16 bytes) plus the scatter list. */
-	desc = pow2_at_least((attr->max_sge + 1) * (uint32_t)sizeof(struct mlx5_wqe_data_seg));
+	desc = mlx5_roundup_pow2((attr->max_sge + 1) * (uint32_t)sizeof(struct mlx5_wqe_data_seg));
 	if (desc < 32)
 		desc = 32;
-	srq->wqe_shift = ilog2_u32(desc);
+	srq->wqe_shift = mlx5_ilog2_ceil(desc);
 	srq->max_gs = desc / sizeof(struct mlx5_wqe_data_seg) - 1;
-	srq->wqe_cnt = pow2_at_least(attr->max_wr + 1);
+	srq->wqe_cnt = mlx5_roundup_pow2(attr->max_wr + 1);
 	return 0;
 }
 
@@ -221,7 +203,7 @@ static struct ibv_srq *srq_create(struct mlx5_context *ctx, struct ibv_pd *pd,
 		}
 		DEVX_SET(create_xrc_srq_in, in, opcode, MLX5_CMD_OP_CREATE_XRC_SRQ);
 		xc = DEVX_ADDR_OF(create_xrc_srq_in, in, xrc_srq_context_entry);
-		DEVX_SET(xrc_srqc, xc, log_xrc_srq_size, ilog2_u32(srq->wqe_cnt));
+		DEVX_SET(xrc_srqc, xc, log_xrc_srq_size, mlx5_ilog2_ceil(srq->wqe_cnt));
 		DEVX_SET(xrc_srqc, xc, log_rq_stride, srq->wqe_shift - 4);
 		DEVX_SET(xrc_srqc, xc, xrcd, mlx5_xrcdn(xrcd));
 		DEVX_SET(xrc_srqc, xc, cqn, to_mcq(cq)->cqn);
@@ -248,7 +230,7 @@ static struct ibv_srq *srq_create(struct mlx5_context *ctx, struct ibv_pd *pd,
 		}
 		DEVX_SET(create_srq_in, in, opcode, MLX5_CMD_OP_CREATE_SRQ);
 		sc = DEVX_ADDR_OF(create_srq_in, in, srq_context_entry);
-		DEVX_SET(srqc, sc, log_srq_size, ilog2_u32(srq->wqe_cnt));
+		DEVX_SET(srqc, sc, log_srq_size, mlx5_ilog2_ceil(srq->wqe_cnt));
 		DEVX_SET(srqc, sc, log_rq_stride, srq->wqe_shift - 4);
 		DEVX_SET(srqc, sc, pd, to_mpd(pd)->pdn);
 		DEVX_SET(srqc, sc, lwm, attr->srq_limit);
