@@ -72,12 +72,8 @@ mlx5dv_create_wq(struct ibv_context *context,
 		 struct ibv_wq_init_attr *wq_init_attr,
 		 struct mlx5dv_wq_init_attr *mlx5_wq_attr) STUB_PTR
 
-/* mkey, signature, posted-WR cancel -- issue: mlx5dv extensions */
-
-SMX_EXPORT struct mlx5dv_mkey *
-mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr) STUB_PTR
-
-SMX_EXPORT int mlx5dv_destroy_mkey(struct mlx5dv_mkey *mkey) STUB_INT
+/* signature mkeys, posted-WR cancel -- issue: mlx5dv extensions
+ * (mlx5dv_create_mkey/destroy_mkey: mkey.c) */
 
 SMX_EXPORT int _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
 				  struct mlx5dv_mkey_err *err_info,

@@ -300,6 +300,14 @@ struct mlx5_srq {
 	pthread_spinlock_t lock;
 };
 
+/* mlx5dv_create_mkey(): an indirect KLM mkey (mkey.c). */
+struct mlx5_mkey {
+	struct mlx5dv_mkey dv;
+	struct mlx5_context *ctx;
+	uint32_t num_desc;		/* translation entries (max_entries, x4) */
+	uint64_t length;		/* bytes of the last layout posted */
+};
+
 struct mlx5_qp {
 	struct verbs_qp vqp;		/* first: ibv_qp_to_qp_ex() relies on it */
 	struct mlx5dv_qp_ex dv_qp;
@@ -319,6 +327,13 @@ struct mlx5_qp {
 	int ex_err;
 	uint32_t ex_nreq;
 	uint32_t ex_rb_post, ex_rb_head;	/* rollback point of the batch */
+	/* mlx5dv_wr_mkey_configure in progress: its mkey, UMR control and
+	 * mkey context segments, the setters still due and those called. */
+	struct mlx5_mkey *mk_cur;
+	struct mlx5_wqe_umr_ctrl_seg *mk_uc;
+	struct mlx5_wqe_mkey_context_seg *mk_mkc;
+	uint8_t mk_setters_left;
+	uint8_t mk_seen;
 	uint64_t send_ops;		/* IBV_QP_EX_WITH_* accepted at create */
 	uint64_t dv_send_ops;		/* MLX5DV_QP_EX_WITH_* accepted at create */
 	uint32_t dv_create_flags;	/* MLX5DV_QP_CREATE_* accepted at create */

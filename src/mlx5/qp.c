@@ -380,8 +380,8 @@ static const uint32_t qp_supported_create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST
 /*
  * Checks the mlx5dv part of a QP creation the way rdma-core 44 orders
  * them: malformed requests are EINVAL, well-formed ones that softmlx5 does
- * not implement yet (DC, tunnel/TIR/credit flags, signature pipelining,
- * UMR-based dv operations) EOPNOTSUPP. Scatter-to-CQE is not implemented,
+ * not implement yet (tunnel/TIR/credit flags, signature pipelining, mkey
+ * WRs on other QP types than RC) EOPNOTSUPP. Scatter-to-CQE is not implemented,
  * so asking for it or against it changes nothing and is accepted.
  */
 static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_ex *attr,
@@ -444,12 +444,8 @@ static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_e
 	ops = dv->send_ops_flags;
 	if (ops & ~(uint64_t)DV_QP_KNOWN_SEND_OPS)
 		return EOPNOTSUPP;
-	/* Memory-key WRs (UMR with KLM/interleaved layouts): not yet. */
-	if (ops & (MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
-		   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
-		return EOPNOTSUPP;
 	switch (attr->qp_type) {
-	case IBV_QPT_RC:
+	case IBV_QPT_RC:	/* every dv operation, mkey WRs (UMR) included */
 		break;
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:

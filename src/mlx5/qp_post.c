@@ -580,6 +580,7 @@ static void ex_start(struct ibv_qp_ex *ex)
 	qp->ex_nreq = 0;
 	qp->bld.ctrl = NULL;
 	qp->bld.needs_data = false;
+	qp->mk_cur = NULL;
 	qp->ex_rb_post = qp->sq.cur_post;
 	qp->ex_rb_head = qp->sq.head;
 }
@@ -921,6 +922,10 @@ static void dv_raw_wqe(struct mlx5dv_qp_ex *dv, const void *wqe)
  */
 #define MLX5_OPC_MOD_MMO_DMA 0x1
 
+/* Largest inline mkey layout: 128 bytes of ctrl, UMR control and mkey
+ * context before it, at most 63 octowords in all, 64-byte aligned. */
+#define MK_MAX_XLAT 832
+
 static void dv_memcpy(struct mlx5dv_qp_ex *dv, uint32_t dest_lkey, uint64_t dest_addr,
 		      uint32_t src_lkey, uint64_t src_addr, size_t length)
 {
@@ -967,6 +972,252 @@ static void dv_memcpy(struct mlx5dv_qp_ex *dv, uint32_t dest_lkey, uint64_t dest
 	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*d));
 	qp->bld.ds += 2;
 	ex_data_done(qp, 0);
+}
+
+/*
+ * Indirect mkeys: mlx5dv_wr_mkey_configure() begins a UMR WQE on the mkey
+ * (ctrl.imm = its lkey): UMR control {INLINE, mask FREE | MKEY} and a
+ * zeroed mkey context (free = 0: the key becomes valid; no start address:
+ * zero-based). Each of the num_setters setters that follow fills its part
+ * once -- access flags into the mkey context, a layout appended inline
+ * after it -- and the last one closes the WQE. A setter called twice, one
+ * that does not follow a builder, or fewer setters than announced fail the
+ * batch with EINVAL at wr_complete; signature and crypto setters fail it
+ * with EOPNOTSUPP. The completion reads IBV_WC_DRIVER1 (MLX5DV_WC_UMR).
+ * Layouts as rdma-core 44 writes them: a list of data segments (= KLMs)
+ * padded to 64 bytes, or a repeat block {byte_count, op 0x400,
+ * repeat_count, num_ent} followed by entries {stride = bytes_count +
+ * bytes_skip, byte_count, lkey, addr}: that header takes one of the mkey's
+ * entries. What fits: the QP's WQE size less ctrl, UMR control and mkey
+ * context (4 list entries in the default 192-byte WQE; more with a larger
+ * max_inline_data), and the mkey's own entries; more is ENOMEM.
+ */
+enum { MK_SET_ACCESS = 1, MK_SET_LAYOUT = 2, MK_SET_SIG = 4, MK_SET_CRYPTO = 8 };
+
+#define MK_ACCESS_MASK                                                           \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |                        \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                        \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                       \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
+static void mk_close(struct mlx5_qp *qp)
+{
+	qp->mk_cur = NULL;
+	ex_data_done(qp, 0);
+}
+
+/* The next setter of the mkey WQE being built, each kind once. */
+static struct mlx5_qp *mk_setter(struct mlx5dv_qp_ex *dv, uint8_t which)
+{
+	struct mlx5_qp *qp = dv_to_mqp(dv);
+
+	if (qp->ex_err)
+		return NULL;
+	if (!qp->mk_cur || !qp->bld.needs_data || (qp->mk_seen & which)) {
+		qp->ex_err = EINVAL;
+		return NULL;
+	}
+	qp->mk_seen |= which;
+	return qp;
+}
+
+static void mk_setter_done(struct mlx5_qp *qp)
+{
+	if (--qp->mk_setters_left == 0)
+		mk_close(qp);
+}
+
+static void dv_mkey_configure(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey,
+			      uint8_t num_setters, struct mlx5dv_mkey_conf_attr *attr)
+{
+	struct mlx5_qp *qp = dv_to_mqp(dv);
+	struct mlx5_wqe_umr_ctrl_seg *uc;
+	struct mlx5_wqe_mkey_context_seg *mkc;
+
+	if (qp->ex_err)
+		return;
+	if (!(qp->vqp.qp_ex.wr_flags & IBV_SEND_INLINE) ||
+	    (attr && (attr->comp_mask ||
+		      (attr->conf_flags & ~(uint32_t)MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)))) {
+		qp->ex_err = EOPNOTSUPP;	/* only inline layouts */
+		return;
+	}
+	if (!mkey || (mkey->lkey & 0xff)) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	if (!ex_op(&qp->vqp.qp_ex, MLX5_OPCODE_UMR, IBV_WC_DRIVER1, htobe32(mkey->lkey), true))
+		return;
+	/* Later WQEs wait for the key (initiator small fence). */
+	qp->bld.fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	uc = (struct mlx5_wqe_umr_ctrl_seg *)qp->bld.seg;
+	memset(uc, 0, sizeof(*uc));
+	uc->flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	uc->mkey_mask = htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY);
+	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*uc));
+	qp->bld.ds += sizeof(*uc) / 16;
+	mkc = (struct mlx5_wqe_mkey_context_seg *)qp->bld.seg;
+	memset(mkc, 0, sizeof(*mkc));
+	mkc->qpn_mkey = htobe32(0xffffff00u | (mkey->lkey & 0xff));
+	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*mkc));
+	qp->bld.ds += sizeof(*mkc) / 16;
+	qp->mk_cur = SMX_CONTAINER_OF(mkey, struct mlx5_mkey, dv);
+	qp->mk_uc = uc;
+	qp->mk_mkc = mkc;
+	qp->mk_seen = 0;
+	qp->mk_setters_left = num_setters;
+	if (!num_setters)
+		mk_close(qp);
+}
+
+static void dv_set_mkey_access_flags(struct mlx5dv_qp_ex *dv, uint32_t acc)
+{
+	struct mlx5_qp *qp = mk_setter(dv, MK_SET_ACCESS);
+
+	if (!qp)
+		return;
+	if (acc & ~(uint32_t)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	qp->mk_uc->mkey_mask |= htobe64(MK_ACCESS_MASK);
+	qp->mk_mkc->access_flags =
+		(acc & IBV_ACCESS_LOCAL_WRITE ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_WRITE ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE : 0) |
+		(acc & IBV_ACCESS_REMOTE_READ ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ : 0) |
+		(acc & IBV_ACCESS_REMOTE_ATOMIC ? MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC : 0);
+	mk_setter_done(qp);
+}
+
+static void mk_layout(struct mlx5dv_qp_ex *dv, uint32_t repeat, uint16_t n,
+		      const struct mlx5dv_mr_interleaved *data, const struct ibv_sge *sge)
+{
+	struct mlx5_qp *qp = mk_setter(dv, MK_SET_LAYOUT);
+	uint8_t xlat[MK_MAX_XLAT] __attribute__((aligned(8))) = {};
+	uint32_t wqe_bytes, room, max, bytes, i;
+	uint64_t reglen = 0;
+
+	if (!qp)
+		return;
+	wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post * MLX5_SEND_WQE_BB;
+	room = wqe_bytes > 128 ? (wqe_bytes - 128) / 16 : 0;
+	if (room > sizeof(xlat) / 16)
+		room = sizeof(xlat) / 16;
+	max = room < qp->mk_cur->num_desc ? room : qp->mk_cur->num_desc;
+	/* An interleaved layout's repeat header takes an entry of its own. */
+	if (data)
+		max = max ? max - 1 : 0;
+	if (!n || (data && !repeat) || (!data && !sge)) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	if (n > max) {
+		qp->ex_err = ENOMEM;
+		return;
+	}
+	if (data) {
+		struct mlx5_wqe_umr_repeat_block_seg *rb = (void *)xlat;
+		uint64_t bc = 0;
+
+		for (i = 0; i < n; i++) {
+			struct mlx5_wqe_umr_repeat_ent_seg *en = &rb->entries[i];
+			uint64_t stride = (uint64_t)data[i].bytes_count + data[i].bytes_skip;
+
+			if (!data[i].bytes_count || stride > 0xffff) {
+				qp->ex_err = EINVAL;	/* 16-bit entry fields */
+				return;
+			}
+			en->va = htobe64(data[i].addr);
+			en->byte_count = htobe16((uint16_t)data[i].bytes_count);
+			en->stride = htobe16((uint16_t)stride);
+			en->memkey = htobe32(data[i].lkey);
+			bc += data[i].bytes_count;
+		}
+		rb->op = htobe32(0x400);
+		rb->num_ent = htobe16(n);
+		rb->repeat_count = htobe32(repeat);
+		rb->byte_count = htobe32((uint32_t)bc);
+		reglen = bc * repeat;
+		bytes = (n + 1u) * 16;
+	} else {
+		struct mlx5_wqe_data_seg *d = (void *)xlat;
+
+		for (i = 0; i < n; i++) {
+			d[i].byte_count = htobe32(sge[i].length);
+			d[i].lkey = htobe32(sge[i].lkey);
+			d[i].addr = htobe64(sge[i].addr);
+			reglen += sge[i].length;
+		}
+		bytes = n * 16u;
+	}
+	bytes = (bytes + 63) & ~63u;
+	qp->mk_uc->klm_octowords = htobe16((uint16_t)(bytes / 16));
+	qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN);
+	qp->mk_mkc->len = htobe64(reglen);
+	qp->bld.seg = ring_copy(qp, qp->bld.seg, xlat, bytes);
+	qp->bld.ds += bytes / 16;
+	qp->mk_cur->length = reglen;
+	mk_setter_done(qp);
+}
+
+static void dv_set_mkey_layout_list(struct mlx5dv_qp_ex *dv, uint16_t n,
+				    const struct ibv_sge *sge)
+{
+	mk_layout(dv, 0, n, NULL, sge);
+}
+
+static void dv_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *dv, uint32_t repeat,
+					   uint16_t n,
+					   const struct mlx5dv_mr_interleaved *data)
+{
+	if (!data) {
+		if (!dv_to_mqp(dv)->ex_err)
+			dv_to_mqp(dv)->ex_err = EINVAL;
+		return;
+	}
+	mk_layout(dv, repeat, n, data, NULL);
+}
+
+/* Signature and crypto mkeys: not implemented yet. */
+static void dv_set_mkey_sig_block(struct mlx5dv_qp_ex *dv,
+				  const struct mlx5dv_sig_block_attr *attr)
+{
+	struct mlx5_qp *qp = mk_setter(dv, MK_SET_SIG);
+
+	(void)attr;
+	if (qp)
+		qp->ex_err = EOPNOTSUPP;
+}
+
+static void dv_set_mkey_crypto(struct mlx5dv_qp_ex *dv, const struct mlx5dv_crypto_attr *attr)
+{
+	struct mlx5_qp *qp = mk_setter(dv, MK_SET_CRYPTO);
+
+	(void)attr;
+	if (qp)
+		qp->ex_err = EOPNOTSUPP;
+}
+
+static void dv_mr_list(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey, uint32_t acc,
+		       uint16_t n, struct ibv_sge *sge)
+{
+	struct mlx5dv_mkey_conf_attr attr = {};
+
+	dv_mkey_configure(dv, mkey, 2, &attr);
+	dv_set_mkey_access_flags(dv, acc);
+	mk_layout(dv, 0, n, NULL, sge);
+}
+
+static void dv_mr_interleaved(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey,
+			      uint32_t acc, uint32_t repeat, uint16_t n,
+			      struct mlx5dv_mr_interleaved *data)
+{
+	struct mlx5dv_mkey_conf_attr attr = {};
+
+	dv_mkey_configure(dv, mkey, 2, &attr);
+	dv_set_mkey_access_flags(dv, acc);
+	dv_set_mkey_layout_interleaved(dv, repeat, n, data);
 }
 
 SMX_EXPORT struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *ex)
@@ -1035,5 +1286,18 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp)
 		qp->dv_qp.wr_raw_wqe = dv_raw_wqe;
 		if (qp->qp_type == IBV_QPT_RC)
 			qp->dv_qp.wr_memcpy = dv_memcpy;
+		if (qp->dv_send_ops & MLX5DV_QP_EX_WITH_MR_LIST)
+			qp->dv_qp.wr_mr_list = dv_mr_list;
+		if (qp->dv_send_ops & MLX5DV_QP_EX_WITH_MR_INTERLEAVED)
+			qp->dv_qp.wr_mr_interleaved = dv_mr_interleaved;
+		if (qp->dv_send_ops & MLX5DV_QP_EX_WITH_MKEY_CONFIGURE) {
+			qp->dv_qp.wr_mkey_configure = dv_mkey_configure;
+			qp->dv_qp.wr_set_mkey_access_flags = dv_set_mkey_access_flags;
+			qp->dv_qp.wr_set_mkey_layout_list = dv_set_mkey_layout_list;
+			qp->dv_qp.wr_set_mkey_layout_interleaved =
+				dv_set_mkey_layout_interleaved;
+			qp->dv_qp.wr_set_mkey_sig_block = dv_set_mkey_sig_block;
+			qp->dv_qp.wr_set_mkey_crypto = dv_set_mkey_crypto;
+		}
 	}
 }

@@ -62,6 +62,11 @@ int mlx5_context_caps_load(struct mlx5_context *ctx)
 	ctx->max_qp_wr = 1u << CAP_GEN(ctx, log_max_qp_sz);
 	ctx->max_cqe = (1u << CAP_GEN(ctx, log_max_cq_sz)) - 1;
 	ctx->max_srq_wr = (1u << CAP_GEN(ctx, log_max_srq_sz)) - 1;
+	/* Inline data is bounded by the whole WQE (63 octowords at most), as
+	 * rdma-core bounds it by max_sq_desc_sz, not by the SGE limit. */
+	max_sq_desc = CAP_GEN(ctx, max_wqe_sz_sq);
+	if (max_sq_desc > 63 * 16)
+		max_sq_desc = 63 * 16;
 	ctx->max_inline = max_sq_desc - sizeof(struct mlx5_wqe_ctrl_seg) -
 			  sizeof(struct mlx5_wqe_inl_data_seg) -
 			  sizeof(struct mlx5_wqe_datagram_seg);

@@ -177,12 +177,15 @@ static void test_qp_attrs(struct ibv_cq_ex *cq)
 	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 		   MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, 0, 4);
 	CHECKM(!qp && errno == EOPNOTSUPP, "tunnel offloads: errno %d", errno);
+	/* mkey WRs: RC only (test_mkey.c exercises them). */
 	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0,
-		   MLX5DV_QP_EX_WITH_MR_LIST, 4);
-	CHECKM(!qp && errno == EOPNOTSUPP, "mr_list: errno %d", errno);
-	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0,
+		   MLX5DV_QP_EX_WITH_MR_LIST | MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, 4);
+	CHECKM(qp != NULL, "mr_list + mkey_configure on RC: %s", strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = dv_qp(cq, IBV_QPT_UD, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0,
 		   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE, 4);
-	CHECKM(!qp && errno == EOPNOTSUPP, "mkey_configure: errno %d", errno);
+	CHECKM(!qp && errno == EOPNOTSUPP, "mkey_configure on UD: errno %d", errno);
 	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0, 1ull << 40, 4);
 	CHECKM(!qp && errno == EOPNOTSUPP, "unknown dv op: errno %d", errno);
 	qp = dv_qp(cq, IBV_QPT_UD, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0,

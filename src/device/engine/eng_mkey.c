@@ -9,7 +9,15 @@
  *          align_down(start_addr, page size); or, with a umem, byte
  *          mkey_umem_offset + (va - start_addr) of the umem;
  *   MEMIC  device memory in the BAR, start_addr being its BAR address.
- * KLM/KSM (indirect) mkeys are refused with ENG_KEY_MODE for now.
+ *   KLM    a bound memory window: one KLM into the MR it is bound to; an
+ *          indirect mkey (CREATE_MKEY with KLM entries, or configured by a
+ *          user UMR): a list of KLMs {byte_count, mkey, address}, or a
+ *          repeat block whose entries {stride, byte_count, mkey, va} are
+ *          laid one after the other and the whole repeated, entry r of
+ *          repeat k at va + k * stride. Each inner key is looked up and
+ *          checked (exists, same PD, local rights, bounds) at access time,
+ *          piece by piece, and again when the piece is translated.
+ * KSM mkeys are refused with ENG_KEY_MODE for now.
  * Nothing outside a checked [va, va + len) is ever touched: copies walk the
  * checked lists and translate at most one page at a time.
  */
@@ -58,9 +66,132 @@ static const char *const eng_acc_name[] = {
 	"local read", "local write", "remote read", "remote write", "atomic",
 };
 
+/* Indirect mkeys may point at indirect mkeys this deep, no deeper. */
+#define ENG_IND_DEPTH 3
+
+/*
+ * The piece of indirect mkey @mk at byte @off of its (zero-based) range:
+ * inner key, address in it and the bytes that follow contiguously in the
+ * same entry. false if @off is outside the layout.
+ */
+static bool eng_ind_piece(const struct fw_mkey *mk, uint64_t off, uint32_t *key,
+			  uint64_t *addr, uint64_t *n)
+{
+	uint32_t i;
+
+	if (mk->rblock) {
+		const struct mlx5_wqe_umr_repeat_block_seg *h = (const void *)mk->klm;
+		uint64_t bc = be32toh(h->byte_count), rep, o;
+
+		if (!bc)
+			return false;
+		rep = off / bc;
+		o = off % bc;
+		if (rep >= be32toh(h->repeat_count))
+			return false;
+		for (i = 0; i < mk->nklm; i++) {
+			const struct mlx5_wqe_umr_repeat_ent_seg *en = &h->entries[i];
+			uint64_t ebc = be16toh(en->byte_count);
+
+			if (o < ebc) {
+				*key = be32toh(en->memkey);
+				*addr = be64toh(en->va) + rep * be16toh(en->stride) + o;
+				*n = ebc - o;
+				return true;
+			}
+			o -= ebc;
+		}
+		return false;
+	}
+	for (i = 0; i < mk->nklm; i++) {
+		const struct mlx5_wqe_umr_klm_seg *k = (const void *)(mk->klm + i * 16u);
+		uint64_t ebc = be32toh(k->byte_count);
+
+		if (off < ebc) {
+			*key = be32toh(k->mkey);
+			*addr = be64toh(k->address) + off;
+			*n = ebc - off;
+			return true;
+		}
+		off -= ebc;
+	}
+	return false;
+}
+
+static bool eng_ind_mkey(const struct fw_mkey *mk)
+{
+	return mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound &&
+	       mk->nklm && mk->klm;
+}
+
+static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
+			    uint32_t need, uint64_t va, uint64_t len,
+			    struct fw_mkey **mkp, char *why, size_t whylen,
+			    unsigned int depth);
+
+/*
+ * Every piece of [va, va + len) of indirect mkey @mk: its inner key must
+ * exist, be valid, be in @mk's PD, cover the piece and allow it locally
+ * (read; write when the access writes, whoever asked: the indirect key's
+ * own rights were checked already).
+ */
+static int eng_ind_check(struct eng *e, const struct fw_mkey *mk, uint32_t key,
+			 uint32_t need, uint64_t va, uint64_t len, char *why,
+			 size_t whylen, unsigned int depth)
+{
+	uint32_t inner_need = ENG_ACC_LR |
+			      (need & (ENG_ACC_LW | ENG_ACC_RW | ENG_ACC_A) ? ENG_ACC_LW : 0);
+	uint64_t off = va - mk->start, done = 0;
+
+	if (depth >= ENG_IND_DEPTH) {
+		if (why)
+			snprintf(why, whylen, "key 0x%x: indirect mkeys nested "
+				 "deeper than %u", key, ENG_IND_DEPTH);
+		return ENG_KEY_MODE;
+	}
+	while (done < len) {
+		struct fw_mkey *inner;
+		uint64_t addr, n;
+		uint32_t ik;
+		int rc;
+
+		if (!eng_ind_piece(mk, off + done, &ik, &addr, &n)) {
+			if (why)
+				snprintf(why, whylen, "key 0x%x: byte 0x%llx is "
+					 "outside its layout", key,
+					 (unsigned long long)(off + done));
+			return ENG_KEY_BOUNDS;
+		}
+		if (n > len - done)
+			n = len - done;
+		rc = eng_key_check_at(e, ik, mk->pd, inner_need, addr, n, &inner,
+				      why, whylen, depth + 1);
+		if (rc) {
+			if (why) {
+				char sub[200];
+
+				snprintf(sub, sizeof(sub), "%s", why);
+				snprintf(why, whylen, "key 0x%x, byte 0x%llx: %s", key,
+					 (unsigned long long)(off + done), sub);
+			}
+			return rc;
+		}
+		done += n;
+	}
+	return ENG_KEY_OK;
+}
+
 int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		  uint32_t need, uint64_t va, uint64_t len,
 		  struct fw_mkey **mkp, char *why, size_t whylen)
+{
+	return eng_key_check_at(e, key, pd, need, va, len, mkp, why, whylen, 0);
+}
+
+static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
+			    uint32_t need, uint64_t va, uint64_t len,
+			    struct fw_mkey **mkp, char *why, size_t whylen,
+			    unsigned int depth)
 {
 	struct fw_mkey *mk = fw_mkey_lookup(e->fw, key);
 	uint32_t missing;
@@ -128,10 +259,18 @@ int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		/* A bound memory window: one KLM into a referenced MR. */
 		if (mk->bound && mk->nklm == 1)
 			break;
+		if (eng_ind_mkey(mk)) {
+			int rc = eng_ind_check(e, mk, key, need, va, len, why,
+					       whylen, depth);
+
+			if (rc)
+				return rc;
+			break;
+		}
 		if (why)
 			snprintf(why, whylen, "key 0x%x: KLM mkey %s", key,
 				 mk->bound ? "with more than one entry is not "
-				 "translated yet" : "is not bound");
+				 "translated yet" : "has no layout");
 		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
 		if (len && !mk->umem) {
@@ -159,13 +298,57 @@ int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	return ENG_KEY_OK;
 }
 
+static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
+				 uint64_t *contig, unsigned int depth);
+
+/*
+ * One piece of an indirect mkey: the inner key is checked again (it may
+ * have changed since the access was checked: valid, same PD, the piece
+ * inside it) so that nothing outside it is ever touched.
+ */
+static uint8_t *eng_ind_host(const struct fw_mkey *mk, uint64_t va, uint64_t *contig,
+			     unsigned int depth)
+{
+	const struct fw_mkey *in;
+	uint64_t addr, n, base, c;
+	uint32_t ik;
+	uint8_t *p;
+
+	if (depth >= ENG_IND_DEPTH || !mk->fw ||
+	    !eng_ind_piece(mk, va - mk->start, &ik, &addr, &n))
+		return NULL;
+	in = fw_mkey_lookup(mk->fw, ik);
+	if (!in || in->free || in->pd != mk->pd)
+		return NULL;
+	base = in->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : in->start;
+	if (!in->len64) {
+		if (addr < base || addr - base >= in->len)
+			return NULL;
+		if (n > in->len - (addr - base))
+			n = in->len - (addr - base);
+	}
+	p = eng_mkey_host_at(in, addr, &c, depth + 1);
+	if (!p)
+		return NULL;
+	*contig = c < n ? c : n;
+	return p;
+}
+
 uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va, uint64_t *contig)
+{
+	return eng_mkey_host_at(mk, va, contig, 0);
+}
+
+static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
+				 uint64_t *contig, unsigned int depth)
 {
 	switch (mk->access_mode) {
 	case MLX5_MKC_ACCESS_MODE_KLMS: {
+		if (!mk->bound)
+			return eng_ind_host(mk, va, contig, depth);
 		uint64_t off = va - mk->start;
 		uint64_t at = DEVX_GET64(klm, mk->klm, address) + off;
-		uint8_t *p = mk->bound ? eng_mkey_host(mk->bound, at, contig) : NULL;
+		uint8_t *p = eng_mkey_host_at(mk->bound, at, contig, depth + 1);
 
 		if (p && *contig > mk->len - off)
 			*contig = mk->len - off;

@@ -430,9 +430,12 @@ static bool resp_invalidate(struct resp_ctx *c)
 	struct fw_mkey *mk = fw_mkey_lookup(c->e->fw, c->p->inv_rkey);
 
 	/* Remote invalidation needs mkc.en_rinval, or a UMR-managed key (the
-	 * memory windows and UMR mkeys the driver creates). */
+	 * memory windows and UMR mkeys the driver creates); an indirect mkey
+	 * (mlx5dv_create_mkey) only with en_rinval (..._REMOTE_INVALIDATE). */
+	bool ind = mk && mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound;
+
 	if (!mk || mk->free || mk->pd != c->pd ||
-	    !(DEVX_GET(mkc, mk->ctx, en_rinval) || mk->umr_en)) {
+	    !(DEVX_GET(mkc, mk->ctx, en_rinval) || (mk->umr_en && !ind))) {
 		snprintf(c->why, sizeof(c->why), "send with invalidate: key 0x%x "
 			 "%s", c->p->inv_rkey,
 			 !mk || mk->free ? "is not valid" :

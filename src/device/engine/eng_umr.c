@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * UMR WQEs on a send queue: binding and invalidating memory windows, and
- * LOCAL_INV. Layout (PRM / <infiniband/mlx5dv.h>): control segment, UMR
+ * UMR WQEs on a send queue: binding and invalidating memory windows,
+ * configuring indirect mkeys (KLM lists, repeat blocks) and LOCAL_INV.
+ * Layout (PRM / <infiniband/mlx5dv.h>): control segment, UMR
  * control segment (flags, KLM octowords, mkey mask), mkey context segment,
  * then the inline KLM list. The key to change is the control segment's imm.
  * Every failure is an MW_BIND_ERR completion ("memory management operation
@@ -86,6 +87,134 @@ static uint8_t umr_update_mr(struct eng *e, struct fw_mkey *mk,
 	return 0;
 }
 
+/*
+ * A user UMR configuring an indirect KLM mkey (mlx5dv_wr_mkey_configure and
+ * its setters, mlx5dv_wr_mr_list/_interleaved): no start address (the key is
+ * zero-based), optional rights, variant and free state, and an optional
+ * inline layout of klm_octowords: either a KLM list (trailing all-zero
+ * entries are padding) or a repeat block -- a 16-byte header {byte_count,
+ * op 0x400, repeat_count, num_ent} followed by num_ent entries {stride,
+ * byte_count, mkey, va}, which takes one translation entry of the mkey
+ * itself. The inner keys are checked at access time (eng_mkey.c).
+ */
+#define UMR_REPEAT_BLOCK_OP 0x400
+
+static uint8_t umr_mkey_config(struct fw_mkey *mk, const struct mlx5_wqe_umr_ctrl_seg *uc,
+			       const struct mlx5_wqe_mkey_context_seg *mc,
+			       const uint8_t *wqe, uint32_t len, char *why, size_t whylen)
+{
+	uint64_t mask = be64toh(uc->mkey_mask);
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+	uint32_t octw = be16toh(uc->klm_octowords), n, i;
+	const uint8_t *x = wqe + UMR_KLM_OFF;
+	struct fw_mkey_conf c = { 0 };
+
+#define CONF_FAIL(...) do { snprintf(why, whylen, __VA_ARGS__); \
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR; } while (0)
+
+	if ((mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE) || uc->bsf_octowords)
+		CONF_FAIL("UMR on key 0x%x: signature/crypto (BSF) mkeys are not "
+			  "supported", key);
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_KLMS || mk->bound)
+		CONF_FAIL("UMR on key 0x%x: not an indirect (KLM) mkey", key);
+	if (octw) {
+		uint64_t total = 0;
+		bool rb;
+
+		if (!(uc->flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE))
+			CONF_FAIL("UMR on key 0x%x: the layout is not inline", key);
+		if (UMR_KLM_OFF + octw * 16u > len)
+			CONF_FAIL("UMR on key 0x%x: %u octowords of layout do not fit "
+				  "the %u-byte WQE", key, octw, len);
+		rb = be32toh(((const struct mlx5_wqe_umr_repeat_block_seg *)x)->op) ==
+		     UMR_REPEAT_BLOCK_OP;
+		if (rb) {
+			const struct mlx5_wqe_umr_repeat_block_seg *h = (const void *)x;
+			uint32_t rep = be32toh(h->repeat_count);
+			uint64_t bc = be32toh(h->byte_count), sum = 0;
+
+			n = be16toh(h->num_ent);
+			if (!n || n + 1 > octw)
+				CONF_FAIL("UMR on key 0x%x: repeat block of %u entries "
+					  "in %u octowords", key, n, octw);
+			if (n + 1 > mk->max_klm)
+				CONF_FAIL("UMR on key 0x%x: %u interleaved entries and "
+					  "the repeat header need %u entries, the mkey "
+					  "has %u", key, n, n + 1, mk->max_klm);
+			if (!rep)
+				CONF_FAIL("UMR on key 0x%x: repeat count 0", key);
+			for (i = 0; i < n; i++) {
+				const struct mlx5_wqe_umr_repeat_ent_seg *en = &h->entries[i];
+
+				if (!en->byte_count ||
+				    be16toh(en->stride) < be16toh(en->byte_count))
+					CONF_FAIL("UMR on key 0x%x: interleaved entry %u: "
+						  "%u bytes every %u", key, i,
+						  be16toh(en->byte_count),
+						  be16toh(en->stride));
+				sum += be16toh(en->byte_count);
+			}
+			if (sum != bc)
+				CONF_FAIL("UMR on key 0x%x: repeat block of 0x%llx bytes, "
+					  "its entries 0x%llx", key,
+					  (unsigned long long)bc,
+					  (unsigned long long)sum);
+			total = bc * rep;
+		} else {
+			static const uint8_t zero[16];
+
+			n = octw;
+			while (n && !memcmp(x + (n - 1) * 16u, zero, 16))
+				n--;
+			if (!n)
+				CONF_FAIL("UMR on key 0x%x: an empty KLM list", key);
+			if (n > mk->max_klm)
+				CONF_FAIL("UMR on key 0x%x: %u KLM entries, the mkey "
+					  "has %u", key, n, mk->max_klm);
+			for (i = 0; i < n; i++) {
+				const struct mlx5_wqe_umr_klm_seg *k =
+					(const void *)(x + i * 16u);
+
+				if (!k->byte_count)
+					CONF_FAIL("UMR on key 0x%x: KLM %u of 0 bytes "
+						  "(2 GiB) is not supported", key, i);
+				total += be32toh(k->byte_count);
+			}
+		}
+		if ((mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN) && be64toh(mc->len) != total)
+			CONF_FAIL("UMR on key 0x%x: mkey length 0x%llx, its layout "
+				  "0x%llx", key, (unsigned long long)be64toh(mc->len),
+				  (unsigned long long)total);
+		c.klm = x;
+		c.nklm = n;
+		c.rblock = rb;
+		c.set_len = true;
+		c.len = total;
+	} else if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN) {
+		c.set_len = true;
+		c.len = be64toh(mc->len);
+	}
+	if (mask & (MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+		    MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)) {
+		c.set_access = true;
+		c.access = umr_access(mc->access_flags);
+	}
+	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY) {
+		c.set_variant = true;
+		c.variant = (uint8_t)(be32toh(mc->qpn_mkey) & 0xff);
+	}
+	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE) {
+		c.set_free = true;
+		c.free = !!(mc->free & MLX5_WQE_MKEY_CONTEXT_FREE);
+	}
+	if (fw_mkey_configure(mk, &c, why, whylen))
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	return 0;
+#undef CONF_FAIL
+}
+
 uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 		     uint32_t len, char *why, size_t whylen)
 {
@@ -130,6 +259,10 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 				   qpn_mkey & 0xff);
 		return 0;
 	}
+
+	/* No start address: a (zero-based) indirect mkey's configuration. */
+	if (!(mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR))
+		return umr_mkey_config(mw, uc, mc, wqe, len, why, whylen);
 
 	/* Bind: one inline KLM naming the MR the window covers. */
 	{

@@ -240,6 +240,14 @@ struct fw_mkey {
 	/* A memory window bound by UMR: the MR its one KLM points into,
 	 * referenced so the MR cannot be destroyed under the window. */
 	struct fw_mkey *bound;
+	/* KLM mode set up by a user UMR (an indirect mkey): klm holds either
+	 * nklm KLM entries or, with @rblock, the repeat-block header followed
+	 * by its nklm entries (16 bytes each, PRM bytes). The inner keys are
+	 * not referenced: the engine looks each one up and checks it at
+	 * access time, like the hardware. */
+	bool rblock;
+	uint32_t max_klm;	/* translations_octword_size at creation */
+	struct fw *fw;		/* for looking up inner keys */
 };
 
 /*
@@ -275,6 +283,27 @@ struct fw_mkey_update {
 
 int fw_mkey_update(struct fw_mkey *mk, const struct fw_mkey_update *u, char *why,
 		   size_t whylen);
+/* A user UMR (re)configuring an indirect KLM mkey: the new layout
+ * (@klm: @nklm KLM entries, or with @rblock a repeat-block header and its
+ * @nklm entries; NULL keeps the layout), length, rights, variant and
+ * free state, each applied only when its set_* flag is given. 0, or -1
+ * with @why (nothing changed then). */
+struct fw_mkey_conf {
+	const uint8_t *klm;
+	uint32_t nklm;
+	bool rblock;
+	bool set_len;
+	uint64_t len;
+	bool set_access;
+	uint32_t access;
+	bool set_variant;
+	uint8_t variant;
+	bool set_free;
+	bool free;
+};
+
+int fw_mkey_configure(struct fw_mkey *mk, const struct fw_mkey_conf *c, char *why,
+		      size_t whylen);
 /* Marks @mk free (invalid), releasing the MR a window was bound to. */
 void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant);
 

@@ -75,7 +75,9 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, bf, 1);
 	CAP_SET(cmd_hca_cap, log_bf_reg_size, 9);
 	/* max_wqe_sz_*: the provider derives max_sge from these. */
-	CAP_SET(cmd_hca_cap, max_wqe_sz_sq, 32 + 16 * sge);
+	/* At least 1 KiB of send WQE, as ConnectX parts: room for 512 bytes
+	 * of inline data or an inline mkey layout (mlx5dv mkey WRs). */
+	CAP_SET(cmd_hca_cap, max_wqe_sz_sq, 32 + 16 * sge > 1024 ? 32 + 16 * sge : 1024);
 	CAP_SET(cmd_hca_cap, max_wqe_sz_rq, 16 * sge);
 	CAP_SET(cmd_hca_cap, max_wqe_sz_sq_dc, 32 + 16 * sge);
 	CAP_SET(cmd_hca_cap, max_qp_mcg, 0);

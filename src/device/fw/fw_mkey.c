@@ -121,6 +121,8 @@ int fw_mkey_create(struct fw_cmd *c)
 	mk->len64 = DEVX_GET(mkc, mkc, length64);
 	mk->page_shift = DEVX_GET(mkc, mkc, log_page_size);
 	mk->variant = DEVX_GET(mkc, mkc, mkey_7_0);
+	mk->max_klm = octw;
+	mk->fw = c->fw;
 	mk->pd = FW_REF(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
 	if (!mk->pd)
 		goto err;
@@ -230,6 +232,7 @@ void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b)
 	DEVX_SET(klm, mw->klm, mkey, b->mr->obj.id << 8 | b->mr->variant);
 	DEVX_SET64(klm, mw->klm, address, b->mr_addr);
 	mw->nklm = 1;
+	mw->rblock = false;
 	mw->bound = b->mr;
 	fw_ref(&b->mr->obj);
 	mw->start = b->start;
@@ -245,6 +248,54 @@ void fw_mkey_bind(struct fw_mkey *mw, const struct fw_mkey_bind *b)
 	DEVX_SET(mkc, mw->ctx, rr, !!(b->access & 4));
 	DEVX_SET(mkc, mw->ctx, rw, !!(b->access & 8));
 	DEVX_SET(mkc, mw->ctx, a, !!(b->access & 16));
+}
+
+int fw_mkey_configure(struct fw_mkey *mk, const struct fw_mkey_conf *c, char *why,
+		      size_t whylen)
+{
+	uint8_t *klm = NULL;
+	size_t bytes = 0;
+
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_KLMS || mk->bound) {
+		snprintf(why, whylen, "mkey 0x%x is not an indirect (KLM) mkey",
+			 mk->obj.id << 8 | mk->variant);
+		return -1;
+	}
+	if (c->klm) {
+		bytes = ((size_t)c->nklm + (c->rblock ? 1 : 0)) * 16;
+		klm = malloc(bytes);
+		if (!klm) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
+		memcpy(klm, c->klm, bytes);
+		free(mk->klm);
+		mk->klm = klm;
+		mk->nklm = c->nklm;
+		mk->rblock = c->rblock;
+		DEVX_SET(mkc, mk->ctx, translations_octword_size, mk->max_klm);
+	}
+	if (c->set_len) {
+		mk->len = c->len;
+		mk->len64 = false;
+		DEVX_SET64(mkc, mk->ctx, len, c->len);
+	}
+	if (c->set_access) {
+		mk->access = c->access | 1;	/* local read is implied */
+		DEVX_SET(mkc, mk->ctx, lw, !!(c->access & 2));
+		DEVX_SET(mkc, mk->ctx, rr, !!(c->access & 4));
+		DEVX_SET(mkc, mk->ctx, rw, !!(c->access & 8));
+		DEVX_SET(mkc, mk->ctx, a, !!(c->access & 16));
+	}
+	if (c->set_variant) {
+		mk->variant = c->variant;
+		DEVX_SET(mkc, mk->ctx, mkey_7_0, c->variant);
+	}
+	if (c->set_free) {
+		mk->free = c->free;
+		DEVX_SET(mkc, mk->ctx, free, c->free);
+	}
+	return 0;
 }
 
 int fw_mkey_update(struct fw_mkey *mk, const struct fw_mkey_update *u, char *why,
