@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/fabric/direct.h"
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
@@ -186,9 +187,14 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		      mr_implicit_create(ctx, to_mpd(ibpd)->pdn, access, &key);
 	else if ((access & IBV_ACCESS_ON_DEMAND) && !ctx->caps.have_odp)
 		ret = EOPNOTSUPP;
-	else
+	else {
+		/* Remotely accessible memory: shareable with the peer
+		 * processes' engines for direct placement (fabric/direct.h). */
+		if (access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
+			smx_direct_back(addr, length);
 		ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access,
 				     &key);
+	}
 	if (ret)
 		goto err;
 	mr->implicit = implicit;

@@ -1,3 +1,6 @@
 # libibverbs + libmlx5 through the public API, on the software device.
 smx_unit_test(test_verbs_api unit/test_verbs_api.c LIBS ibverbs mlx5)
 target_include_directories(test_verbs_api PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# Direct placement between two processes (docs/multiprocess.md).
+smx_unit_test(test_direct unit/test_direct.c LIBS ibverbs)
+target_include_directories(test_direct PRIVATE ${CMAKE_CURRENT_LIST_DIR})

@@ -259,6 +259,8 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	memcpy(m->sgid, p->sgid, 16);
 	memcpy(m->dgid, p->dgid, 16);
 	m->token = ++e->token;
+	if (eng_direct_want(e, slot, p))
+		m->flags |= SMX_MSG_F_DR;
 	if (pay_iov || rd_iov) {
 		struct smx_iov *w = (struct smx_iov *)c->data;
 
@@ -293,7 +295,7 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 
 static void fab_respond(struct eng *e, const struct smx_msg *req,
 			const struct eng_resp *r, const uint8_t *rdata,
-			uint32_t rlen)
+			uint32_t rlen, const struct smx_drec *dr)
 {
 	struct smx_cell *c;
 	struct smx_msg *m;
@@ -327,6 +329,11 @@ static void fab_respond(struct eng *e, const struct smx_msg *req,
 		m->len = rlen;
 		m->data_len = rlen;
 	}
+	if (dr && dr->valid && m->data_len + sizeof(*dr) <= SMX_SHM_INLINE) {
+		memcpy(c->data + m->data_len, dr, sizeof(*dr));
+		m->data_len += sizeof(*dr);
+		m->flags |= SMX_MSG_F_DR;
+	}
 	smx_shm_publish_quiet(e->shm, req->src_slot, c, pos);
 	e->ring_mask |= 1ull << req->src_slot;	/* woken after the batch */
 }
@@ -336,7 +343,7 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 	const struct smx_msg *m = &c->m;
 	const struct smx_iov *iov = (const struct smx_iov *)c->data;
 	struct eng_pkt p = {
-		.op = m->op, .flags = m->flags, .st = m->st,
+		.op = m->op, .flags = m->flags & ~SMX_MSG_F_DR, .st = m->st,
 		.sqpn = m->sqpn, .dqpn = m->dqpn, .psn = m->psn,
 		.npkts = m->npkts, .len = m->len, .imm = m->imm,
 		.inv_rkey = m->inv_rkey, .qkey = m->qkey,
@@ -352,6 +359,7 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 	struct eng_rmem rpay = { m->src_pid, iov, m->niov };
 	struct eng_rmem rrd = { m->src_pid, iov, m->nriov };
 	struct eng_resp r;
+	struct smx_drec dr;
 	bool inline_read = false;
 
 	memcpy(p.sgid, m->sgid, 16);
@@ -377,8 +385,11 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 	}
 	memset(&r, 0, sizeof(r));
 	eng_resp_rx(e, &p, &r);
+	dr.valid = 0;
+	if ((m->flags & SMX_MSG_F_DR) && r.ack == ENG_ACK_OK)
+		eng_direct_record(e, m->op, m->dqpn, m->rkey, &dr);
 	fab_respond(e, m, &r, inline_read && r.ack == ENG_ACK_OK ? e->rx_buf :
-		    NULL, inline_read ? m->len : 0);
+		    NULL, inline_read ? m->len : 0, &dr);
 }
 
 /* Stores a response on the in-flight WQE it answers; returns the QP when
@@ -406,6 +417,16 @@ static struct eng_qp *fab_rx_response(struct eng *e, struct smx_cell *c)
 		smx_dbg("engine: stale response for qp 0x%x psn 0x%x dropped",
 			m->dqpn, m->psn);
 		return NULL;
+	}
+	if ((m->flags & SMX_MSG_F_DR) && m->ack == ENG_ACK_OK &&
+	    m->data_len <= SMX_SHM_INLINE &&
+	    m->data_len >= sizeof(struct smx_drec) &&
+	    m->data_len - sizeof(struct smx_drec) ==
+	    (m->pay == SMX_PAY_INLINE ? m->len : 0)) {
+		struct smx_drec dr;
+
+		memcpy(&dr, c->data + m->data_len - sizeof(dr), sizeof(dr));
+		eng_direct_learn(e, m->src_slot, &dr);
 	}
 	o->resp.ack = m->ack;
 	o->resp.rnr_timer = m->rnr_timer;
@@ -501,6 +522,7 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 	e->rx_buf = malloc(SMX_SHM_INLINE);
 	if (!e->rx_buf)
 		return;
+	eng_direct_start(e);
 	e->shm = shm;
 	e->slot = smx_shm_slot(shm);
 	if (pthread_create(&e->rx_thr, NULL, fab_rx_thread, e) == 0) {
@@ -520,4 +542,5 @@ void eng_fabric_stop(struct eng *e)
 	smx_shm_kick(e->shm);
 	pthread_join(e->rx_thr, NULL);
 	e->rx_started = false;
+	eng_direct_fini(e);
 }

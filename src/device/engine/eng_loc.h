@@ -164,6 +164,18 @@ struct eng {
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (eng->lock): eng_fabric_ring() */
 
+	/* Direct placement (eng_direct.c, eng->lock): records of peers'
+	 * keys and the peers' memfds mapped here. */
+	bool direct;
+	struct eng_dent *dcache;	/* ENG_DCACHE entries, lazily */
+	struct eng_dmap {
+		int32_t pid;
+		uint64_t ino;
+		uint8_t *base;
+		uint64_t len;
+	} dmap[8];
+	uint32_t dmap_next;		/* round-robin victim */
+
 	/* Scratch for the WQE being executed (under eng->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
 };
@@ -393,6 +405,22 @@ int eng_sgl_iov(const struct eng_sgl *l, uint64_t off, uint64_t len,
 		struct iovec *iov, int max, bool no_host, uint64_t *covered);
 /* Host address of 8 naturally aligned bytes at @off in @l, or NULL. */
 uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off);
+
+/* eng_direct.c: one-sided RDMA WRITE / READ placed by the requester in a
+ * peer's memfd-backed memory after its own check of the peer's key. */
+void eng_direct_start(struct eng *e);
+void eng_direct_fini(struct eng *e);
+/* This process's keys or QPs changed: records given out are void. */
+void eng_direct_bump(struct eng *e);
+/* Should the request to @slot ask for a record? */
+bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p);
+/* Responder side: a record for the (QP, rkey) a request has just used. */
+void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
+		       struct smx_drec *d);
+void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
+/* Requester side: executes @p against @slot's memory; false: use the
+ * inbox (no record, a check failed, the record went stale). */
+bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot);
 
 /* eng_fabric.c */
 /* Hands @p to the device that owns @p->dqpn; fills the response. */

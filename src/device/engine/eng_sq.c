@@ -888,6 +888,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 	if (w.d->flags & OPF_UMR) {
 		err.syndrome = eng_umr_exec(e, qp, e->wqe, w.nbb * 64, err.why,
 					    sizeof(err.why));
+		eng_direct_bump(e);	/* a key changed: peers' records too */
 		if (err.syndrome) {
 			err.segname = "umr";
 			err.seg = 1;
@@ -921,6 +922,14 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 
 	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w.pkt.dqpn) < 0))
 		return SQ_BLOCK;
+
+	/* Direct placement (eng_direct.c): a WRITE / READ to another
+	 * process with nothing in flight, checked here against the
+	 * target's key record and copied into / out of its memory. */
+	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
+	    !q->have_resp && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0 &&
+	    eng_direct_exec(e, &w.pkt, (uint32_t)peer))
+		goto done;
 
 	/* PSNs: a message takes ceil(len / MTU) packets (at least one); a
 	 * retransmission reuses them. */

@@ -188,6 +188,7 @@ void eng_qp_to_err(struct eng *e, struct fw_qp *qp)
 		return;
 	qp->state = MLX5_QPC_STATE_ERR;
 	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_ERR);
+	eng_direct_bump(e);	/* direct WRITE / READ to it must stop */
 	if (q)
 		eng_qp_entered_err(e, q);
 }
@@ -256,7 +257,14 @@ static void eng_hook_qp_event(void *arg, struct fw_qp *qp, uint8_t type)
 	eng_async_event(arg, type, qp->obj.id, false, qp->obj.uid);
 }
 
+/* A command ran: keys and QPs may have changed (direct placement). */
+static void eng_hook_changed(void *arg)
+{
+	eng_direct_bump(arg);
+}
+
 static const struct fw_hooks eng_hooks = {
+	.changed = eng_hook_changed,
 	.qp_created = eng_hook_qp_created,
 	.qp_modified = eng_hook_qp_modified,
 	.eng_free = eng_hook_free,

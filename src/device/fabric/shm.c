@@ -40,6 +40,11 @@ struct smx_slot {
 	int32_t pid;
 	uint64_t start_time;	/* /proc/<pid>/stat field 22 */
 	uint64_t gen;		/* claims of this slot so far */
+	/* Direct placement (eng_direct.c), in what was padding (processes
+	 * of the first layout leave it alone): the owner's key generation,
+	 * and pid << 32 | slot + 1 of the memory the owner is accessing. */
+	uint64_t dgen;
+	uint64_t dbusy;
 	/* Inbox: producers advance tail, the owner advances head. */
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t head __attribute__((aligned(64)));
@@ -326,6 +331,9 @@ struct smx_shm *smx_shm_attach(void)
 		struct smx_slot *sl = &h->slot[pick];
 
 		slot_reset_ring(sl);
+		/* Records about the previous holder's keys die with it. */
+		__atomic_fetch_add(&sl->dgen, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sl->dbusy, 0, __ATOMIC_RELEASE);
 		sl->start_time = shm_start_time(getpid());
 		sl->gen++;
 		__atomic_store_n(&sl->pid, (int32_t)getpid(), __ATOMIC_RELEASE);
@@ -365,6 +373,7 @@ void smx_shm_detach(struct smx_shm *s)
 	if (!s)
 		return;
 	sl = &s->h->slot[s->slot];
+	smx_shm_dbump(s);
 	shm_lock(s->h);
 	if (sl->pid == (int32_t)getpid()) {
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
@@ -540,4 +549,76 @@ void smx_shm_kick(struct smx_shm *s)
 	sl = &s->h->slot[s->slot];
 	__atomic_fetch_add(&sl->bell, 1, __ATOMIC_RELEASE);
 	shm_futex(&sl->bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Direct placement: key generations and busy words                   */
+/* ------------------------------------------------------------------ */
+
+uint64_t smx_shm_dgen(struct smx_shm *s, uint32_t slot)
+{
+	if (!s || slot >= SMX_SHM_SLOTS)
+		return 0;
+	return __atomic_load_n(&s->h->slot[slot].dgen, __ATOMIC_ACQUIRE);
+}
+
+bool smx_shm_dbegin(struct smx_shm *s, uint32_t slot, uint64_t gen)
+{
+	struct smx_slot *me = &s->h->slot[s->slot];
+
+	if (slot >= SMX_SHM_SLOTS)
+		return false;
+	__atomic_store_n(&me->dbusy, (uint64_t)(uint32_t)getpid() << 32 |
+			 (slot + 1), __ATOMIC_RELAXED);
+	/* Dekker with smx_shm_dbump(): store busy, fence, load the
+	 * generation; it stores the generation, fences, loads busy. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->h->slot[slot].dgen, __ATOMIC_RELAXED) == gen)
+		return true;
+	__atomic_store_n(&me->dbusy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+void smx_shm_dend(struct smx_shm *s)
+{
+	__atomic_store_n(&s->h->slot[s->slot].dbusy, 0, __ATOMIC_RELEASE);
+}
+
+void smx_shm_dbump(struct smx_shm *s)
+{
+	uint32_t mine, i;
+
+	if (!s)
+		return;
+	mine = s->slot + 1;
+	__atomic_fetch_add(&s->h->slot[s->slot].dgen, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < SMX_SHM_SLOTS; i++) {
+		struct smx_slot *sl = &s->h->slot[i];
+		uint64_t t0 = 0, b;
+		unsigned int spins = 0;
+
+		if (i == s->slot)
+			continue;
+		/* A reader that saw the old generation finishes its copy;
+		 * one that died meanwhile (its slot free, or another pid
+		 * there now) is not waited for. */
+		while (((b = __atomic_load_n(&sl->dbusy, __ATOMIC_ACQUIRE)) &
+			0xffffffffu) == mine) {
+			if (++spins < 1024) {
+#if defined(__x86_64__) || defined(__i386__)
+				__builtin_ia32_pause();
+#endif
+				continue;
+			}
+			if (!t0)
+				t0 = shm_now();
+			else if (shm_now() - t0 > 1000000ull &&
+				 ((int32_t)(b >> 32) !=
+				  __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE) ||
+				  !slot_alive(sl, NULL)))
+				break;
+			sched_yield();
+		}
+	}
 }

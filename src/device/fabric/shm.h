@@ -33,6 +33,8 @@
 /* Message kinds. */
 enum { SMX_MSG_REQ = 1, SMX_MSG_RESP = 2 };
 
+struct smx_drec;
+
 /* Payload modes of a request / response. */
 enum {
 	SMX_PAY_NONE = 0,
@@ -43,6 +45,29 @@ enum {
 struct smx_iov {
 	uint64_t addr;		/* in the sender's address space */
 	uint64_t len;
+};
+
+/*
+ * Direct placement record: what a responder tells a requester about one
+ * (QP, rkey) pair it has just served, so the requester can check further
+ * WRITEs / READs itself and copy straight into the target's memory (a memfd
+ * mapped by both; eng_direct.c). Valid while the target's key generation
+ * (smx_shm_dgen) stays @gen.
+ */
+struct smx_drec {
+	uint8_t valid;
+	uint8_t st;		/* the target QP's transport */
+	uint8_t qp_acc;		/* ENG_ACC_RR / RW / A the QP allows */
+	uint8_t log_msg;	/* the target QP's log_msg_max */
+	uint32_t key_acc;	/* the key's rights (ENG_ACC_*) */
+	uint32_t dqpn, rkey;
+	int32_t fd;		/* the memfd, as /proc/<pid>/fd/<fd> */
+	int32_t pid;
+	uint64_t gen;
+	uint64_t start, len;	/* the key's range (virtual addresses) */
+	uint64_t host;		/* target address of byte @start */
+	uint64_t rva, rlen;	/* the memfd's range in the target */
+	uint64_t ino;		/* the memfd's inode (checked at open) */
 };
 
 /*
@@ -71,6 +96,14 @@ struct smx_msg {
 	uint8_t sgid[16], dgid[16];
 	uint32_t data_len;	/* bytes used in data[] */
 };
+
+/*
+ * flags bit of a request: "answer with a direct record"; of a response: a
+ * struct smx_drec follows the inline payload in data[] (at offset len).
+ * Both are ignored by processes that do not know them: the layout is
+ * version 1's.
+ */
+#define SMX_MSG_F_DR 0x80u
 
 struct smx_cell {
 	uint64_t seq;		/* ring sequence word */
@@ -128,5 +161,18 @@ void smx_shm_pop(struct smx_shm *s);
  */
 void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns);
 void smx_shm_kick(struct smx_shm *s);
+
+/*
+ * Direct placement (docs/multiprocess.md): each slot publishes a key
+ * generation that its owner bumps after any change of its keys or QPs
+ * (smx_shm_dbump(), which then waits until no process is inside an access
+ * begun under the old generation). A requester brackets every direct
+ * access with smx_shm_dbegin() (false: the generation moved, the cached
+ * record is stale) and smx_shm_dend().
+ */
+uint64_t smx_shm_dgen(struct smx_shm *s, uint32_t slot);
+bool smx_shm_dbegin(struct smx_shm *s, uint32_t slot, uint64_t gen);
+void smx_shm_dend(struct smx_shm *s);
+void smx_shm_dbump(struct smx_shm *s);
 
 #endif

@@ -164,6 +164,8 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 			c->uid);
 	else
 		c->desc->handler(c);
+	if (fw->hooks.changed)
+		fw->hooks.changed(fw->hooks_arg);
 	pthread_mutex_unlock(&fw->lock);
 
 	if (c->status != MLX5_CMD_STAT_OK) {

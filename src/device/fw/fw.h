@@ -334,6 +334,8 @@ struct fw_hooks {
 	void (*eng_free)(void *arg, void *eng);
 	/* An asynchronous event about @qp (a DCT drained ...). */
 	void (*qp_event)(void *arg, struct fw_qp *qp, uint8_t type);
+	/* After every command, before it returns: objects may have changed. */
+	void (*changed)(void *arg);
 };
 void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg);
 

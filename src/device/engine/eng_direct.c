@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Direct placement of one-sided RDMA between processes (docs/multiprocess.md).
+ *
+ * Registered, remotely accessible memory is backed by a memfd at its own
+ * addresses (fabric/direct.c). When a responder serves an RC / UC RDMA WRITE
+ * (without immediate) or an RC RDMA READ from another process and the
+ * requester asked for it (smx_msg.want_dr), the response carries a record of
+ * what the responder's checks used: the target QP's transport, remote
+ * rights (rwe / rre) and log_msg_max, the key's rights and range, where the
+ * range lies in which memfd, and the target's key generation. The requester
+ * caches it per (slot, QP, rkey).
+ *
+ * A later WRITE / READ on the same pair, with the QP's window empty, is then
+ * executed by the requester itself: the same checks the responder makes
+ * (QP transport, rwe / rre, message size, key rights, bounds; PD, key
+ * validity, QP state and window binding are what the record was made from,
+ * and any change to them moves the generation), then a copy into or out of
+ * the peer's memfd, mapped here once. No message, no wake-up of the target.
+ * Anything that consumes a receive or makes a responder CQE (SEND, WRITE
+ * with immediate), atomics, other transports, zero-length operations and
+ * any failed check take the inbox, whose responder reports the error.
+ * Direct operations take no PSN: the responder never sees them, and the
+ * requester executes them only when nothing is in flight, so message order
+ * is kept.
+ *
+ * Invalidation: the target bumps its generation (smx_shm_dbump) after every
+ * firmware command, UMR, remote invalidation and QP error -- before the
+ * command returns -- and waits for accesses begun under the old generation;
+ * each access is bracketed by smx_shm_dbegin / dend, which fail on a moved
+ * generation. So once DESTROY_MKEY (dereg) returns, no requester writes
+ * through the old record. A target that died is noticed within a
+ * millisecond (slot liveness is checked at most that often per record).
+ *
+ * Under eng->lock (requester side) or eng->lock + fw->lock (responder).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device/engine/eng_loc.h"
+#include "device/fabric/direct.h"
+#include "util/log.h"
+
+#define ENG_DCACHE 64u
+#define ENG_DALIVE_NS 1000000ull	/* liveness re-check period */
+
+struct eng_dent {
+	bool valid;
+	bool nomap;		/* mapping failed: keep using the inbox */
+	uint32_t slot;
+	int8_t map;		/* e->dmap index, -1: not mapped yet */
+	uint64_t alive_ns;	/* when the target was last seen alive */
+	struct smx_drec r;
+};
+
+void eng_direct_start(struct eng *e)
+{
+	const char *v = getenv("SOFTMLX5_DIRECT");
+
+	e->direct = !(v && !strcmp(v, "0"));
+	smx_direct_enable(e->direct);
+}
+
+void eng_direct_fini(struct eng *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < sizeof(e->dmap) / sizeof(e->dmap[0]); i++)
+		if (e->dmap[i].base)
+			munmap(e->dmap[i].base, e->dmap[i].len);
+	memset(e->dmap, 0, sizeof(e->dmap));
+	free(e->dcache);
+	e->dcache = NULL;
+}
+
+void eng_direct_bump(struct eng *e)
+{
+	if (e && e->shm)
+		smx_shm_dbump(e->shm);
+}
+
+static uint32_t dhash(uint32_t slot, uint32_t dqpn, uint32_t rkey)
+{
+	return ((rkey * 2654435761u) ^ (dqpn * 40503u) ^ slot) % ENG_DCACHE;
+}
+
+static bool deligible(const struct eng_pkt *p)
+{
+	if (!p->len || p->len > (1u << 31))
+		return false;
+	if (p->op == ENG_PKT_WRITE)
+		return !(p->flags & ENG_PKT_F_IMM) &&
+		       (p->st == MLX5_QPC_ST_RC || p->st == MLX5_QPC_ST_UC);
+	if (p->op == ENG_PKT_READ)
+		return p->st == MLX5_QPC_ST_RC;
+	return false;
+}
+
+static struct eng_dent *dfind(struct eng *e, uint32_t slot,
+			      const struct eng_pkt *p)
+{
+	struct eng_dent *d;
+
+	if (!e->dcache)
+		return NULL;
+	d = &e->dcache[dhash(slot, p->dqpn, p->rkey)];
+	if (!d->valid || d->slot != slot || d->r.dqpn != p->dqpn ||
+	    d->r.rkey != p->rkey)
+		return NULL;
+	return d;
+}
+
+bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
+{
+	struct eng_dent *d;
+
+	if (!e->direct || !deligible(p))
+		return false;
+	d = dfind(e, slot, p);
+	return !d || (!d->nomap &&
+		      d->r.gen != smx_shm_dgen(e->shm, slot));
+}
+
+/* ------------------------------------------------------------------ */
+/* Responder side                                                     */
+/* ------------------------------------------------------------------ */
+
+void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
+		       struct smx_drec *d)
+{
+	struct fw_qp *qp = fw_qp_lookup(e->fw, dqpn);
+	struct fw_mkey *mk = fw_mkey_lookup(e->fw, rkey);
+	const struct fw_pd *pd;
+	uint64_t psz, base, last, i, host;
+
+	memset(d, 0, sizeof(*d));
+	if (!e->direct || !qp || !mk || mk->free)
+		return;
+	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
+		return;
+	if (qp->state != MLX5_QPC_STATE_RTR && qp->state != MLX5_QPC_STATE_RTS &&
+	    qp->state != MLX5_QPC_STATE_SQD && qp->state != MLX5_QPC_STATE_SQER)
+		return;
+	pd = qp->srq ? qp->srq->pd : qp->pd;	/* as resp_chk_qp */
+	if (!pd || mk->pd != pd)
+		return;
+	/* Direct MTT keys over one contiguous run of pages only (the pages
+	 * of a reg_mr); windows, umem, PA, MEMIC keys take the inbox. */
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem ||
+	    mk->len64 || mk->bound || !mk->len || !mk->mtt)
+		return;
+	psz = 1ull << mk->page_shift;
+	base = mk->start & ~(psz - 1);
+	last = (mk->start + mk->len - 1 - base) >> mk->page_shift;
+	if (last >= mk->nmtt || !mk->mtt[0])
+		return;
+	for (i = 1; i <= last; i++)
+		if (mk->mtt[i] != mk->mtt[0] + i * psz)
+			return;
+	host = mk->mtt[0] + (mk->start - base);
+	if (!smx_direct_find(host, mk->len, &d->fd, &d->ino, &d->rva, &d->rlen))
+		return;
+	(void)op;
+	d->st = (uint8_t)qp->st;
+	d->qp_acc = (uint8_t)((DEVX_GET(qpc, qp->qpc, rwe) ? ENG_ACC_RW : 0) |
+			      (DEVX_GET(qpc, qp->qpc, rre) ? ENG_ACC_RR : 0));
+	d->log_msg = (uint8_t)DEVX_GET(qpc, qp->qpc, log_msg_max);
+	d->key_acc = mk->access;
+	d->dqpn = dqpn;
+	d->rkey = rkey;
+	d->pid = (int32_t)getpid();
+	/* Under fw->lock: no bump can come between the checks above and
+	 * this read (bumps follow changes, made under fw->lock). */
+	d->gen = smx_shm_dgen(e->shm, e->slot);
+	d->start = mk->start;
+	d->len = mk->len;
+	d->host = host;
+	d->valid = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requester side                                                     */
+/* ------------------------------------------------------------------ */
+
+void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
+{
+	struct eng_dent *d;
+
+	if (!e->direct || !r->valid)
+		return;
+	if (!e->dcache) {
+		e->dcache = calloc(ENG_DCACHE, sizeof(*e->dcache));
+		if (!e->dcache)
+			return;
+	}
+	d = &e->dcache[dhash(slot, r->dqpn, r->rkey)];
+	memset(d, 0, sizeof(*d));
+	d->r = *r;
+	d->slot = slot;
+	d->map = -1;
+	d->alive_ns = eng_now();
+	d->valid = true;
+}
+
+/* The peer's memfd mapped here (index into e->dmap), or -1. */
+static int dmap_get(struct eng *e, const struct smx_drec *r)
+{
+	uint32_t n = sizeof(e->dmap) / sizeof(e->dmap[0]), i;
+	struct eng_dmap *m;
+	char path[64];
+	struct stat st;
+	void *p;
+	int fd;
+
+	for (i = 0; i < n; i++)
+		if (e->dmap[i].base && e->dmap[i].pid == r->pid &&
+		    e->dmap[i].ino == r->ino && e->dmap[i].len == r->rlen)
+			return (int)i;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)r->pid, (int)r->fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (uint64_t)st.st_ino != r->ino ||
+	    (uint64_t)st.st_size < r->rlen) {
+		close(fd);
+		return -1;
+	}
+	p = mmap(NULL, r->rlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	i = e->dmap_next++ % n;
+	m = &e->dmap[i];
+	if (m->base) {
+		uint32_t k;
+
+		munmap(m->base, m->len);
+		for (k = 0; e->dcache && k < ENG_DCACHE; k++)
+			if (e->dcache[k].map == (int8_t)i)
+				e->dcache[k].map = -1;
+	}
+	m->pid = r->pid;
+	m->ino = r->ino;
+	m->base = p;
+	m->len = r->rlen;
+	return (int)i;
+}
+
+bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot)
+{
+	struct eng_dent *d;
+	const struct smx_drec *r;
+	uint32_t need;
+	uint64_t off, now;
+	struct eng_sge s;
+	struct eng_sgl one;
+	uint64_t done;
+
+	if (!e->direct || !deligible(p))
+		return false;
+	d = dfind(e, slot, p);
+	if (!d || d->nomap)
+		return false;
+	r = &d->r;
+	/* The responder's checks (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY). */
+	if (r->st != p->st)
+		return false;
+	need = p->op == ENG_PKT_WRITE ? ENG_ACC_RW : ENG_ACC_RR;
+	if (!(r->qp_acc & need) || (r->key_acc & need) != need)
+		return false;
+	if (r->log_msg && r->log_msg < 32 && p->len > (1ull << r->log_msg))
+		return false;
+	if (p->raddr < r->start || p->raddr - r->start > r->len ||
+	    p->len > r->len - (p->raddr - r->start))
+		return false;
+	off = r->host - r->rva + (p->raddr - r->start);
+	if (r->host < r->rva || off > r->rlen || p->len > r->rlen - off)
+		return false;
+	now = eng_now();
+	if (now - d->alive_ns > ENG_DALIVE_NS) {
+		int32_t pid = 0;
+
+		if (!smx_shm_alive(e->shm, slot, &pid) || pid != r->pid) {
+			d->valid = false;
+			return false;
+		}
+		d->alive_ns = now;
+	}
+	if (d->map < 0 || !e->dmap[d->map].base ||
+	    e->dmap[d->map].pid != r->pid || e->dmap[d->map].ino != r->ino) {
+		int m = dmap_get(e, r);
+
+		if (m < 0) {
+			smx_dbg("engine: cannot map pid %d's memory for direct "
+				"placement; using the inbox", (int)r->pid);
+			d->nomap = true;
+			return false;
+		}
+		d->map = (int8_t)m;
+	}
+	if (!smx_shm_dbegin(e->shm, slot, r->gen)) {
+		d->valid = false;	/* stale: ask again */
+		return false;
+	}
+	s.host = e->dmap[d->map].base + off;
+	s.mk = NULL;
+	s.va = 0;
+	s.len = p->len;
+	one.sge = &s;
+	one.n = 1;
+	one.len = p->len;
+	if (p->op == ENG_PKT_WRITE)
+		done = eng_sgl_copy(&one, 0, p->payload, 0, p->len);
+	else
+		done = p->rdata ? eng_sgl_copy(p->rdata, 0, &one, 0, p->len) : 0;
+	smx_shm_dend(e->shm);
+	return done == p->len;
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Direct placement between two processes (docs/multiprocess.md), through
+ * the public verbs API: a target process T registers memory and answers
+ * orders over a pipe; a requester process R (forked before either opens
+ * the device) runs RC RDMA WRITE / READ against it.
+ *
+ *   - after one WRITE / READ through the inbox (which hands R the key
+ *     record), further ones complete while T is stopped (SIGSTOP): the
+ *     requester placed the data itself;
+ *   - the requester's own checks refuse what the responder would: bounds
+ *     and rights beyond what the record allows end in REMOTE_ACCESS_ERR
+ *     (through the inbox) and leave T's memory untouched;
+ *   - a key deregistered by T after R learned it is not usable any more;
+ *   - a key of another PD never becomes usable.
+ * The segment is private to the test ($SOFTMLX5_SHM_PATH).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "smx_test.h"
+
+#define NPAIR 5
+#define BUFSZ 65536
+
+enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, NMR };
+
+struct info {
+	uint32_t qpn[NPAIR];
+	uint32_t rkey[NMR];
+	uint64_t addr[NMR];
+	union ibv_gid gid;
+	int pid;
+};
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp[NPAIR];
+	union ibv_gid gid;
+};
+
+static void side_open(struct side *s)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	int i;
+
+	if (!l || !l[0] || !(s->ctx = ibv_open_device(l[0]))) {
+		fprintf(stderr, "cannot open the device\n");
+		exit(2);
+	}
+	ibv_free_device_list(l);
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->pd2 = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
+	if (!s->pd || !s->pd2 || !s->cq || ibv_query_gid(s->ctx, 1, 0, &s->gid))
+		exit(2);
+	for (i = 0; i < NPAIR; i++) {
+		struct ibv_qp_init_attr a = {
+			.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		s->qp[i] = ibv_create_qp(s->pd, &a);
+		if (!s->qp[i])
+			exit(2);
+	}
+}
+
+static int qp_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 3;
+	a.rnr_retry = 3;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void xwrite(int fd, const void *p, size_t n)
+{
+	if (write(fd, p, n) != (ssize_t)n)
+		exit(2);
+}
+
+static void xread(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+
+		if (r <= 0)
+			exit(2);
+		got += (size_t)r;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Target                                                             */
+/* ------------------------------------------------------------------ */
+
+enum { ORD_DONE, ORD_DEREG, ORD_PEEK };
+
+struct order {
+	int op;
+	int mr;
+	uint32_t off, len;
+};
+
+static int target(int in, int out)
+{
+	struct side s;
+	struct info me = { 0 }, peer;
+	struct ibv_mr *mr[NMR];
+	uint8_t *buf[NMR];
+	static const int acc[NMR] = {
+		[MR_RW] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		[MR_WO] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		[MR_PD2] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ,
+		[MR_DEREG] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ,
+	};
+	int i;
+
+	side_open(&s);
+	for (i = 0; i < NMR; i++) {
+		/* Heap memory: what the fast path re-backs. */
+		buf[i] = aligned_alloc(4096, BUFSZ);
+		if (!buf[i])
+			return 2;
+		memset(buf[i], 0x11 * (i + 1), BUFSZ);
+		mr[i] = ibv_reg_mr(i == MR_PD2 ? s.pd2 : s.pd, buf[i], BUFSZ, acc[i]);
+		if (!mr[i])
+			return 2;
+		/* Registration kept the bytes. */
+		CHECK_EQ(buf[i][BUFSZ - 1], 0x11 * (i + 1));
+		me.rkey[i] = mr[i]->rkey;
+		me.addr[i] = (uintptr_t)buf[i];
+	}
+	for (i = 0; i < NPAIR; i++)
+		me.qpn[i] = s.qp[i]->qp_num;
+	me.gid = s.gid;
+	me.pid = getpid();
+	xwrite(out, &me, sizeof(me));
+	xread(in, &peer, sizeof(peer));
+	for (i = 0; i < NPAIR; i++)
+		CHECK(qp_connect(s.qp[i], peer.qpn[i], &peer.gid) == 0);
+	xwrite(out, &me, 1);
+	for (;;) {
+		struct order o;
+		uint8_t sum = 0;
+		uint32_t k;
+
+		xread(in, &o, sizeof(o));
+		if (o.op == ORD_DONE)
+			break;
+		if (o.op == ORD_DEREG) {
+			CHECK(ibv_dereg_mr(mr[o.mr]) == 0);
+			mr[o.mr] = NULL;
+		} else {
+			/* One byte: 0 when [off, off + len) is all the
+			 * initial pattern, else the first byte that is not. */
+			for (k = o.off; k < o.off + o.len && !sum; k++)
+				if (buf[o.mr][k] != 0x11 * (o.mr + 1))
+					sum = buf[o.mr][k];
+		}
+		xwrite(out, &sum, 1);
+	}
+	for (i = 0; i < NMR; i++)
+		if (mr[i])
+			ibv_dereg_mr(mr[i]);
+	return smx_test_done();
+}
+
+/* ------------------------------------------------------------------ */
+/* Requester                                                          */
+/* ------------------------------------------------------------------ */
+
+static struct side rs;
+static struct ibv_mr *lmr;
+static uint8_t *lbuf;
+static int to_t, from_t;
+
+/* Posts one RDMA op on pair @p and waits up to 3 s; the WC status, or
+ * -1 when nothing completed. */
+static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
+		uint32_t loff, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, lmr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+	struct timespec t0, t;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(rs.qp[p], &wr, &bad))
+		return -2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int n = ibv_poll_cq(rs.cq, 1, &wc);
+
+		if (n == 1)
+			return wc.status;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 3)
+			return -1;
+		usleep(100);
+	}
+}
+
+static uint8_t peek(int mr, uint32_t off, uint32_t len)
+{
+	struct order o = { ORD_PEEK, mr, off, len };
+	uint8_t r;
+
+	xwrite(to_t, &o, sizeof(o));
+	xread(from_t, &r, 1);
+	return r;
+}
+
+static int requester(int in, int out)
+{
+	struct info me = { 0 }, t;
+	struct order o = { 0 };
+	uint8_t c;
+	int i;
+
+	to_t = out;
+	from_t = in;
+	side_open(&rs);
+	lbuf = aligned_alloc(4096, BUFSZ);
+	lmr = ibv_reg_mr(rs.pd, lbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
+	if (!lbuf || !lmr)
+		return 2;
+	for (i = 0; i < NPAIR; i++)
+		me.qpn[i] = rs.qp[i]->qp_num;
+	me.gid = rs.gid;
+	xread(in, &t, sizeof(t));
+	xwrite(out, &me, sizeof(me));
+	for (i = 0; i < NPAIR; i++)
+		CHECK(qp_connect(rs.qp[i], t.qpn[i], &rs.gid) == 0);
+	xread(in, &c, 1);
+
+	/* Pair 0: learn, then place data while the target is stopped. */
+	memset(lbuf, 0xa5, BUFSZ);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW], t.rkey[MR_RW], 0, 64),
+		 IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_READ, t.addr[MR_RW] + 4096, t.rkey[MR_RW],
+		      8192, 64), IBV_WC_SUCCESS);
+	CHECK_EQ(lbuf[8192], 0x11);
+	CHECK(kill(t.pid, SIGSTOP) == 0);
+	memset(lbuf, 0x5a, 4096);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 100, t.rkey[MR_RW], 0,
+		      4000), IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + BUFSZ - 16,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_SUCCESS);
+	memset(lbuf + 8192, 0, 64);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_READ, t.addr[MR_RW] + 100, t.rkey[MR_RW],
+		      8192, 64), IBV_WC_SUCCESS);
+	CHECK_EQ(lbuf[8192], 0x5a);
+	CHECK_EQ(lbuf[8192 + 63], 0x5a);
+	CHECK(kill(t.pid, SIGCONT) == 0);
+	CHECK_EQ(peek(MR_RW, 100, 4000), 0x5a);	/* it is there */
+	CHECK_EQ(peek(MR_RW, 4100, 4096), 0);	/* and nothing beyond */
+	CHECK_EQ(peek(MR_RW, BUFSZ - 16, 8), 0x5a);
+	CHECK_EQ(peek(MR_RW, BUFSZ - 8, 8), 0);
+
+	/* Pair 1: bounds beyond the key after it was learned. */
+	CHECK_EQ(rdma(1, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 8192, t.rkey[MR_RW],
+		      0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(1, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + BUFSZ - 4,
+		      t.rkey[MR_RW], 4096, 8), IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(peek(MR_RW, BUFSZ - 4, 4), 0);	/* untouched */
+
+	/* Pair 2: a write-only key learned by a WRITE refuses a READ. */
+	CHECK_EQ(rdma(2, IBV_WR_RDMA_WRITE, t.addr[MR_WO], t.rkey[MR_WO], 0, 8),
+		 IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(2, IBV_WR_RDMA_READ, t.addr[MR_WO], t.rkey[MR_WO], 0, 8),
+		 IBV_WC_REM_ACCESS_ERR);
+
+	/* Pair 3: a key deregistered after it was learned. */
+	memset(lbuf, 0x77, 64);
+	CHECK_EQ(rdma(3, IBV_WR_RDMA_WRITE, t.addr[MR_DEREG], t.rkey[MR_DEREG],
+		      0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(3, IBV_WR_RDMA_WRITE, t.addr[MR_DEREG] + 8,
+		      t.rkey[MR_DEREG], 0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(peek(MR_DEREG, 8, 8), 0x77);
+	o.op = ORD_DEREG;
+	o.mr = MR_DEREG;
+	xwrite(out, &o, sizeof(o));
+	xread(in, &c, 1);
+	memset(lbuf, 0x99, 64);
+	CHECK_EQ(rdma(3, IBV_WR_RDMA_WRITE, t.addr[MR_DEREG] + 64,
+		      t.rkey[MR_DEREG], 0, 8), IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(peek(MR_DEREG, 64, 64), 0);
+
+	/* Pair 4: a key of another PD is refused, first and second time. */
+	CHECK_EQ(rdma(4, IBV_WR_RDMA_WRITE, t.addr[MR_PD2], t.rkey[MR_PD2], 0, 8),
+		 IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(peek(MR_PD2, 0, 64), 0);
+
+	o.op = ORD_DONE;
+	xwrite(out, &o, sizeof(o));
+	return smx_test_done();
+}
+
+int main(void)
+{
+	char path[128];
+	int a[2], b[2], st = 0, rc;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-direct-%d",
+		 (int)getpid());
+	if (access("/dev/shm", W_OK))
+		snprintf(path, sizeof(path), "/tmp/softmlx5-test-direct-%d",
+			 (int)getpid());
+	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	unsetenv("SOFTMLX5_DIRECT");
+	if (pipe(a) || pipe(b))
+		return 2;
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		rc = target(a[0], b[1]);
+		fflush(stdout);
+		_exit(rc);
+	}
+	close(a[0]);
+	close(b[1]);
+	rc = requester(b[0], a[1]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "target exited with status 0x%x\n", st);
+		rc = 1;
+	}
+	unlink(path);
+	return rc;
+}
