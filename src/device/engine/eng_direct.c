@@ -29,8 +29,9 @@
  * command returns -- and waits for accesses begun under the old generation;
  * each access is bracketed by smx_shm_dbegin / dend, which fail on a moved
  * generation. So once DESTROY_MKEY (dereg) returns, no requester writes
- * through the old record. A target that died is noticed within a
- * millisecond (slot liveness is checked at most that often per record).
+ * through the old record. A target that died is noticed after at most a
+ * millisecond and ENG_DALIVE_OPS accesses (the clock is read every that
+ * many accesses, slot liveness checked at most once a millisecond).
  *
  * Under eng->lock (requester side) or eng->lock + fw->lock (responder).
  */
@@ -48,6 +49,7 @@
 
 #define ENG_DCACHE 64u
 #define ENG_DALIVE_NS 1000000ull	/* liveness re-check period */
+#define ENG_DALIVE_OPS 32u
 
 struct eng_dent {
 	bool valid;
@@ -55,6 +57,8 @@ struct eng_dent {
 	uint32_t slot;
 	int8_t map;		/* e->dmap index, -1: not mapped yet */
 	uint64_t alive_ns;	/* when the target was last seen alive */
+	uint32_t uses;		/* accesses since (the clock is read every
+				 * ENG_DALIVE_OPS of them) */
 	struct smx_drec r;
 };
 
@@ -281,8 +285,8 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot)
 	off = r->host - r->rva + (p->raddr - r->start);
 	if (r->host < r->rva || off > r->rlen || p->len > r->rlen - off)
 		return false;
-	now = eng_now();
-	if (now - d->alive_ns > ENG_DALIVE_NS) {
+	if (++d->uses >= ENG_DALIVE_OPS &&
+	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
 		int32_t pid = 0;
 
 		if (!smx_shm_alive(e->shm, slot, &pid) || pid != r->pid) {

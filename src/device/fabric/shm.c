@@ -68,6 +68,7 @@ struct smx_shm {
 	struct smx_shm_hdr *h;
 	size_t size;
 	uint32_t slot;
+	int32_t pid;		/* getpid() at attach (dbusy tag) */
 	char path[256];
 };
 
@@ -358,6 +359,7 @@ struct smx_shm *smx_shm_attach(void)
 	s->h = h;
 	s->size = size;
 	s->slot = pick;
+	s->pid = (int32_t)getpid();
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	/* Peers move bulk data with process_vm_readv/writev: where Yama
 	 * restricts ptrace, allow it (same user only, as always). */
@@ -568,7 +570,7 @@ bool smx_shm_dbegin(struct smx_shm *s, uint32_t slot, uint64_t gen)
 
 	if (slot >= SMX_SHM_SLOTS)
 		return false;
-	__atomic_store_n(&me->dbusy, (uint64_t)(uint32_t)getpid() << 32 |
+	__atomic_store_n(&me->dbusy, (uint64_t)(uint32_t)s->pid << 32 |
 			 (slot + 1), __ATOMIC_RELAXED);
 	/* Dekker with smx_shm_dbump(): store busy, fence, load the
 	 * generation; it stores the generation, fences, loads busy. */
