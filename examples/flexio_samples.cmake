@@ -1,3 +1,4 @@
 # The FlexIO samples (docs/flexio.md). Included once from the top-level
 # CMakeLists.txt; each sample also registers its ctest (label unit).
 add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/flexio_rpc ${CMAKE_BINARY_DIR}/examples/flexio_rpc)
+add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/flexio_pkt_echo ${CMAKE_BINARY_DIR}/examples/flexio_pkt_echo)

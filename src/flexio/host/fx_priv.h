@@ -192,6 +192,53 @@ struct flexio_event_handler {
 
 #define FX_MAX_STREAMS 256
 
+/* ---- DPA queues (host/queues.c) --------------------------------------------- */
+struct fx_events;			/* the process's EQ, MSI vector and interrupt thread */
+
+struct flexio_cq {
+	struct flexio_process *proc;
+	struct mlx5dv_devx_obj *obj;	/* CREATE_CQ over a umem */
+	uint32_t cqn;
+	uint8_t log_depth;
+	uint8_t element_type;
+	struct flexio_thread *thread;	/* DPA_THREAD element */
+	volatile uint32_t *dbr;		/* doorbell record (DPA heap) */
+	uint8_t *uar;			/* UAR page base the arm doorbell goes to */
+	uint32_t arm_sn;		/* arm sequence number (2 bits used) */
+	bool arm_at_attach;		/* armed at creation: arm again once a QP uses it */
+	uint16_t max_count, period, period_mode;
+	struct flexio_cq *next;
+};
+
+struct flexio_qp {
+	struct flexio_process *proc;
+	struct mlx5dv_devx_obj *obj;	/* CREATE_QP over a umem */
+	uint32_t qpn;
+	uint32_t st;			/* FLEXIO_QPC_ST_* */
+	enum flexio_qp_state state;
+	volatile uint32_t *dbr;		/* [0] receive, [1] send counter; NULL for host qmem */
+	uint8_t *uar;
+	struct flexio_qp *next;
+};
+
+struct fx_cmdq_task {
+	void *fn;
+	uint64_t arg;
+};
+
+struct flexio_cmdq {
+	struct flexio_process *proc;
+	struct fx_thread **workers;
+	int nworkers, batch_size;
+	pthread_mutex_t lock;
+	struct fx_cmdq_task *ring;
+	size_t cap, head, tail;		/* tasks [head, tail) wait */
+	uint64_t running;		/* tasks taken but not finished */
+	bool is_running, dying;
+};
+
+void fx_queues_process_free(struct flexio_process *p);
+
 struct flexio_process {
 	struct flexio_app *app;
 	struct ibv_context *ibv_ctx;	/* the caller's context */
@@ -216,6 +263,10 @@ struct flexio_process {
 	struct flexio_event_handler *handlers;
 	uint32_t next_thread_id;
 	uint32_t next_obj_id;
+	/* queues created on the DPA, and the interrupt path behind DPA_THREAD CQs */
+	struct flexio_cq *cqs;
+	struct flexio_qp *qps;
+	struct fx_events *ev;
 	/* streams */
 	struct flexio_msg_stream *streams[FX_MAX_STREAMS];
 	/* state */

@@ -229,6 +229,7 @@ static void process_free(struct flexio_process *p)
 	for (i = 0; i < FX_MAX_STREAMS; i++)
 		if (p->streams[i])
 			flexio_msg_stream_destroy(p->streams[i]);
+	fx_queues_process_free(p);
 	while (p->handlers)
 		flexio_event_handler_destroy(p->handlers);
 	if (p->rpc_thread) {
