@@ -190,7 +190,8 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	else {
 		/* Remotely accessible memory: shareable with the peer
 		 * processes' engines for direct placement (fabric/direct.h). */
-		if (access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
+		if (access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_ATOMIC))
 			smx_direct_back(addr, length);
 		ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access,
 				     &key);

@@ -5,8 +5,8 @@
  * orders over a pipe; a requester process R (forked before either opens
  * the device) runs RC RDMA WRITE / READ against it.
  *
- *   - after one WRITE / READ through the inbox (which hands R the key
- *     record), further ones complete while T is stopped (SIGSTOP): the
+ *   - after one WRITE / READ / atomic through the inbox (which hands R the
+ *     key record), further ones complete while T is stopped (SIGSTOP): the
  *     requester placed the data itself;
  *   - the requester's own checks refuse what the responder would: bounds
  *     and rights beyond what the record allows end in REMOTE_ACCESS_ERR
@@ -15,6 +15,7 @@
  *   - a key of another PD never becomes usable.
  * The segment is private to the test ($SOFTMLX5_SHM_PATH).
  */
+#include <endian.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -29,7 +30,7 @@
 
 #include "smx_test.h"
 
-#define NPAIR 5
+#define NPAIR 6
 #define BUFSZ 65536
 
 enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, NMR };
@@ -82,7 +83,8 @@ static int qp_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
@@ -152,7 +154,7 @@ static int target(int in, int out)
 	uint8_t *buf[NMR];
 	static const int acc[NMR] = {
 		[MR_RW] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			  IBV_ACCESS_REMOTE_READ,
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 		[MR_WO] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
 		[MR_PD2] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ,
@@ -249,6 +251,40 @@ static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 	}
 }
 
+/* An 8-byte atomic on pair @p, result at lbuf + @loff; WC status or -1. */
+static int atomic(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
+		  uint32_t loff, uint64_t cmp_add, uint64_t swap)
+{
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), 8, lmr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 8, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = raddr, .rkey = rkey,
+			       .compare_add = cmp_add, .swap = swap },
+	}, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	if (ibv_post_send(rs.qp[p], &wr, &bad))
+		return -2;
+	for (i = 0; i < 30000; i++) {
+		if (ibv_poll_cq(rs.cq, 1, &wc) == 1)
+			return wc.status;
+		usleep(100);
+	}
+	return -1;
+}
+
+/* The atomic's original value: big-endian in the result buffer, as the
+ * responder writes it (atomic_req_8B_endianness_mode 0). */
+static uint64_t lval(uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, lbuf + off, 8);
+	return be64toh(v);
+}
+
 static uint8_t peek(int mr, uint32_t off, uint32_t len)
 {
 	struct order o = { ORD_PEEK, mr, off, len };
@@ -289,7 +325,21 @@ static int requester(int in, int out)
 	CHECK_EQ(rdma(0, IBV_WR_RDMA_READ, t.addr[MR_RW] + 4096, t.rkey[MR_RW],
 		      8192, 64), IBV_WC_SUCCESS);
 	CHECK_EQ(lbuf[8192], 0x11);
+	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_FETCH_AND_ADD, t.addr[MR_RW] + 16384,
+			t.rkey[MR_RW], 12288, 5, 0), IBV_WC_SUCCESS);
+	CHECK_EQ(lval(12288), 0x1111111111111111ull);
 	CHECK(kill(t.pid, SIGSTOP) == 0);
+	/* Atomics while the target is stopped: placed by the requester. */
+	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_FETCH_AND_ADD, t.addr[MR_RW] + 16384,
+			t.rkey[MR_RW], 12288, 1, 0), IBV_WC_SUCCESS);
+	CHECK_EQ(lval(12288), 0x1111111111111116ull);
+	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_CMP_AND_SWP, t.addr[MR_RW] + 16384,
+			t.rkey[MR_RW], 12288, 0x1111111111111117ull, 42),
+		 IBV_WC_SUCCESS);
+	CHECK_EQ(lval(12288), 0x1111111111111117ull);
+	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_CMP_AND_SWP, t.addr[MR_RW] + 16384,
+			t.rkey[MR_RW], 12288, 7, 99), IBV_WC_SUCCESS);
+	CHECK_EQ(lval(12288), 42);	/* no swap: 42 stays */
 	memset(lbuf, 0x5a, 4096);
 	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 100, t.rkey[MR_RW], 0,
 		      4000), IBV_WC_SUCCESS);
@@ -318,6 +368,13 @@ static int requester(int in, int out)
 		 IBV_WC_SUCCESS);
 	CHECK_EQ(rdma(2, IBV_WR_RDMA_READ, t.addr[MR_WO], t.rkey[MR_WO], 0, 8),
 		 IBV_WC_REM_ACCESS_ERR);
+
+	/* Pair 5: atomics on a key without atomic rights, learned by a WRITE. */
+	CHECK_EQ(rdma(5, IBV_WR_RDMA_WRITE, t.addr[MR_WO] + 64, t.rkey[MR_WO], 0,
+		      8), IBV_WC_SUCCESS);
+	CHECK_EQ(atomic(5, IBV_WR_ATOMIC_FETCH_AND_ADD, t.addr[MR_WO] + 128,
+			t.rkey[MR_WO], 12288, 1, 0), IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(peek(MR_WO, 128, 8), 0);
 
 	/* Pair 3: a key deregistered after it was learned. */
 	memset(lbuf, 0x77, 64);

@@ -4,21 +4,24 @@
  *
  * Registered, remotely accessible memory is backed by a memfd at its own
  * addresses (fabric/direct.c). When a responder serves an RC / UC RDMA WRITE
- * (without immediate) or an RC RDMA READ from another process and the
+ * (without immediate), an RC RDMA READ or atomic from another process and the
  * requester asked for it (smx_msg.want_dr), the response carries a record of
  * what the responder's checks used: the target QP's transport, remote
  * rights (rwe / rre) and log_msg_max, the key's rights and range, where the
  * range lies in which memfd, and the target's key generation. The requester
  * caches it per (slot, QP, rkey).
  *
- * A later WRITE / READ on the same pair, with the QP's window empty, is then
- * executed by the requester itself: the same checks the responder makes
- * (QP transport, rwe / rre, message size, key rights, bounds; PD, key
+ * A later WRITE / READ / atomic on the same pair, with the QP's window
+ * empty, is then executed by the requester itself: the same checks the
+ * responder makes (QP transport, rwe / rre / rae, message size, key rights,
+ * bounds, 8-byte alignment of atomics; PD, key
  * validity, QP state and window binding are what the record was made from,
  * and any change to them moves the generation), then a copy into or out of
- * the peer's memfd, mapped here once. No message, no wake-up of the target.
+ * the peer's memfd, mapped here once (atomics: the responder's lock-free
+ * compare-and-swap loop on the shared page, so both stay atomic with each
+ * other). No message, no wake-up of the target.
  * Anything that consumes a receive or makes a responder CQE (SEND, WRITE
- * with immediate), atomics, other transports, zero-length operations and
+ * with immediate), other transports, zero-length operations and
  * any failed check take the inbox, whose responder reports the error.
  * Direct operations take no PSN: the responder never sees them, and the
  * requester executes them only when nothing is in flight, so message order
@@ -93,8 +96,15 @@ static uint32_t dhash(uint32_t slot, uint32_t dqpn, uint32_t rkey)
 	return ((rkey * 2654435761u) ^ (dqpn * 40503u) ^ slot) % ENG_DCACHE;
 }
 
+static bool datomic(const struct eng_pkt *p)
+{
+	return p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD;
+}
+
 static bool deligible(const struct eng_pkt *p)
 {
+	if (datomic(p))	/* misaligned: the responder's NAK */
+		return p->st == MLX5_QPC_ST_RC && !(p->raddr & 7);
 	if (!p->len || p->len > (1u << 31))
 		return false;
 	if (p->op == ENG_PKT_WRITE)
@@ -172,7 +182,8 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	(void)op;
 	d->st = (uint8_t)qp->st;
 	d->qp_acc = (uint8_t)((DEVX_GET(qpc, qp->qpc, rwe) ? ENG_ACC_RW : 0) |
-			      (DEVX_GET(qpc, qp->qpc, rre) ? ENG_ACC_RR : 0));
+			      (DEVX_GET(qpc, qp->qpc, rre) ? ENG_ACC_RR : 0) |
+			      (DEVX_GET(qpc, qp->qpc, rae) ? ENG_ACC_A : 0));
 	d->log_msg = (uint8_t)DEVX_GET(qpc, qp->qpc, log_msg_max);
 	d->key_acc = mk->access;
 	d->dqpn = dqpn;
@@ -255,11 +266,32 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 	return (int)i;
 }
 
-bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot)
+/* The responder's 8-byte atomic (eng_resp.c), on the shared page: both
+ * are lock-free read-modify-writes of the same memory. */
+static uint64_t datomic_exec(const struct eng_pkt *p, uint64_t *m)
+{
+	uint64_t cur = __atomic_load_n(m, __ATOMIC_ACQUIRE), want;
+
+	for (;;) {
+		uint64_t v = be64toh(cur);
+
+		if (p->op == ENG_PKT_CMP_SWAP)
+			want = v == p->compare ? htobe64(p->swap_add) : cur;
+		else
+			want = htobe64(v + p->swap_add);
+		if (want == cur ||
+		    __atomic_compare_exchange_n(m, &cur, want, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return v;
+	}
+}
+
+bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
+		     uint64_t *atomic_orig)
 {
 	struct eng_dent *d;
 	const struct smx_drec *r;
-	uint32_t need;
+	uint32_t need, len = datomic(p) ? 8 : p->len;
 	uint64_t off, now;
 	struct eng_sge s;
 	struct eng_sgl one;
@@ -274,16 +306,18 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot)
 	/* The responder's checks (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY). */
 	if (r->st != p->st)
 		return false;
-	need = p->op == ENG_PKT_WRITE ? ENG_ACC_RW : ENG_ACC_RR;
+	need = p->op == ENG_PKT_WRITE ? ENG_ACC_RW :
+	       p->op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
 	if (!(r->qp_acc & need) || (r->key_acc & need) != need)
 		return false;
 	if (r->log_msg && r->log_msg < 32 && p->len > (1ull << r->log_msg))
 		return false;
 	if (p->raddr < r->start || p->raddr - r->start > r->len ||
-	    p->len > r->len - (p->raddr - r->start))
+	    len > r->len - (p->raddr - r->start))
 		return false;
 	off = r->host - r->rva + (p->raddr - r->start);
-	if (r->host < r->rva || off > r->rlen || p->len > r->rlen - off)
+	if (r->host < r->rva || off > r->rlen || len > r->rlen - off ||
+	    (datomic(p) && ((r->host + (p->raddr - r->start)) & 7)))
 		return false;
 	if (++d->uses >= ENG_DALIVE_OPS &&
 	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
@@ -310,6 +344,12 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot)
 	if (!smx_shm_dbegin(e->shm, slot, r->gen)) {
 		d->valid = false;	/* stale: ask again */
 		return false;
+	}
+	if (datomic(p)) {
+		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)
+					    (e->dmap[d->map].base + off));
+		smx_shm_dend(e->shm);
+		return true;
 	}
 	s.host = e->dmap[d->map].base + off;
 	s.mk = NULL;

@@ -420,7 +420,8 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
 /* Requester side: executes @p against @slot's memory; false: use the
  * inbox (no record, a check failed, the record went stale). */
-bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot);
+bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
+		     uint64_t *atomic_orig);
 
 /* eng_fabric.c */
 /* Hands @p to the device that owns @p->dqpn; fills the response. */

@@ -928,8 +928,17 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 	 * target's key record and copied into / out of its memory. */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
 	    !q->have_resp && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0 &&
-	    eng_direct_exec(e, &w.pkt, (uint32_t)peer))
+	    eng_direct_exec(e, &w.pkt, (uint32_t)peer, &r.atomic_orig)) {
+		if ((w.pkt.op == ENG_PKT_CMP_SWAP ||
+		     w.pkt.op == ENG_PKT_FETCH_ADD) && w.data.len) {
+			uint64_t be = htobe64(r.atomic_orig);
+			struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
+			struct eng_sgl one = { &s, 1, 8 };
+
+			eng_sgl_copy(&w.data, 0, &one, 0, 8);
+		}
 		goto done;
+	}
 
 	/* PSNs: a message takes ceil(len / MTU) packets (at least one); a
 	 * retransmission reuses them. */
