@@ -234,7 +234,10 @@ struct flexio_cmdq {
 	struct fx_cmdq_task *ring;
 	size_t cap, head, tail;		/* tasks [head, tail) wait */
 	uint64_t running;		/* tasks taken but not finished */
+	uint64_t done;
+	unsigned int next_worker;
 	bool is_running, dying;
+	struct flexio_cmdq *next;	/* the process's list */
 };
 
 void fx_queues_process_free(struct flexio_process *p);
@@ -266,6 +269,7 @@ struct flexio_process {
 	/* queues created on the DPA, and the interrupt path behind DPA_THREAD CQs */
 	struct flexio_cq *cqs;
 	struct flexio_qp *qps;
+	struct flexio_cmdq *cmdqs;
 	struct fx_events *ev;
 	/* streams */
 	struct flexio_msg_stream *streams[FX_MAX_STREAMS];

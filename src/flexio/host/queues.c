@@ -293,6 +293,8 @@ static void fx_events_free(struct fx_events *ev)
 
 void fx_queues_process_free(struct flexio_process *p)
 {
+	while (p->cmdqs)
+		flexio_cmdq_destroy(p->cmdqs);
 	while (p->qps)
 		flexio_qp_destroy(p->qps);
 	while (p->cqs)
