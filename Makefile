@@ -83,6 +83,11 @@ demo: deps
 	@echo
 	@echo "\$$ $(SOFTMLX5) run -- ibv_devinfo"
 	@$(SOFTMLX5) run -- ibv_devinfo
+	@# --- FlexIO (issue 8): the RPC sample on the software DPA ---
+	@echo
+	@echo "\$$ $(BUILD)/bin/flexio_rpc mlx5_0 1 100     # FlexIO RPC on the software DPA"
+	@$(BUILD)/bin/flexio_rpc mlx5_0 1 100
+	@# --- end FlexIO ---
 	@echo
 	@echo "Try it on your own programs:   $(SOFTMLX5) run -- CMD ARGS..."
 	@echo "Effective configuration:       $(SOFTMLX5) info   (and: man man/softmlx5.7)"
