@@ -322,10 +322,91 @@ static void test_errors(void)
 	CHECK_EQ(flexio_process_call(q, &t_finish_process, &r, 0), FLEXIO_STATUS_SUCCESS);
 	CHECK_EQ(flexio_err_status_get(q), FLEXIO_DEV_NO_ERROR);
 	CHECK_EQ(flexio_process_call(q, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
-	/* not implemented yet: clear failures */
+	/* bad input and what is not there: clear failures */
 	CHECK_EQ(flexio_cq_create(q, NULL, NULL, NULL), FLEXIO_STATUS_FAILED);
 	CHECK_EQ(flexio_coredump_create(q, "/dev/null"), FLEXIO_STATUS_FAILED);
 	flexio_process_destroy(q);
+	flexio_process_destroy(p);
+}
+
+/* DPA queues: real objects on the heap umem; bad input fails with a log line. */
+static void test_queues(void)
+{
+	struct flexio_process *p = new_proc();
+	struct flexio_cq_attr ca = {0};
+	struct flexio_qp_attr qa = {0};
+	struct flexio_mkey_attr ma = {0};
+	struct flexio_cmdq_attr qa2 = { .workers = 0, .batch_size = 1 };
+	struct flexio_cq *cq = NULL;
+	struct flexio_qp *qp = NULL;
+	struct flexio_mkey *mk = NULL;
+	struct flexio_cmdq *cmdq = NULL;
+	struct flexio_sq *sq = NULL;
+	flexio_uintptr_t ring = 0, dbr = 0, qbuf = 0, qdbr = 0;
+	uint16_t mc, per, mode;
+
+	if (!p)
+		return;
+	CHECK_EQ(flexio_buf_dev_alloc(p, 64 << 4, &ring), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_buf_dev_alloc(p, 8, &dbr), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_buf_dev_alloc(p, 16 * 16 + 64 * 16, &qbuf), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_buf_dev_alloc(p, 8, &qdbr), FLEXIO_STATUS_SUCCESS);
+	ca.log_cq_depth = 4;
+	ca.element_type = FLEXIO_CQ_ELEMENT_TYPE_NON_DPA_CQ;
+	ca.cq_ring_qmem.daddr = ring;
+	ca.cq_dbr_daddr = dbr + 1;			/* misaligned */
+	CHECK_EQ(flexio_cq_create(p, NULL, &ca, &cq), FLEXIO_STATUS_FAILED);
+	ca.cq_dbr_daddr = dbr;
+	ca.element_type = FLEXIO_CQ_ELEMENT_TYPE_DPA_THREAD;	/* no thread */
+	CHECK_EQ(flexio_cq_create(p, NULL, &ca, &cq), FLEXIO_STATUS_FAILED);
+	ca.element_type = FLEXIO_CQ_ELEMENT_TYPE_NON_DPA_CQ;
+	ca.cq_ring_qmem.daddr = 0x1000;			/* not DPA memory */
+	CHECK_EQ(flexio_cq_create(p, NULL, &ca, &cq), FLEXIO_STATUS_FAILED);
+	ca.cq_ring_qmem.daddr = ring;
+	CHECK_EQ(flexio_cq_create(p, NULL, &ca, &cq), FLEXIO_STATUS_SUCCESS);
+	CHECK(flexio_cq_get_cq_num(cq) != UINT32_MAX);
+	CHECK_EQ(flexio_cq_modify_moderation(cq, 8, 16, FLEXIO_CQ_PERIOD_MODE_CQE),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_cq_query_moderation(cq, &mc, &per, &mode), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(mc, 8);
+	CHECK_EQ(per, 16);
+	qa.transport_type = FLEXIO_QPC_ST_UD;		/* not a DPA QP type here */
+	CHECK_EQ(flexio_qp_create(p, NULL, &qa, &qp), FLEXIO_STATUS_FAILED);
+	qa.transport_type = FLEXIO_QPC_ST_RC;
+	qa.log_rq_depth = 4;
+	qa.log_sq_depth = 4;
+	qa.rq_cqn = qa.sq_cqn = flexio_cq_get_cq_num(cq);
+	qa.qp_wq_buff_qmem.daddr = qbuf;
+	qa.qp_wq_dbr_qmem.daddr = qdbr;
+	CHECK_EQ(flexio_qp_create(p, NULL, &qa, &qp), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_qp_state_get(qp), FLEXIO_QP_STATE_RST);
+	qa.next_state = FLEXIO_QP_STATE_RTS;		/* RST -> RTS: no such step */
+	CHECK_EQ(flexio_qp_modify(qp, &qa, NULL), FLEXIO_STATUS_FAILED);
+	qa.next_state = FLEXIO_QP_STATE_INIT;
+	CHECK_EQ(flexio_qp_modify(qp, &qa, NULL), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_qp_state_get(qp), FLEXIO_QP_STATE_INIT);
+	qa.next_state = FLEXIO_QP_STATE_RTR;
+	qa.path_mtu = 0;				/* bad MTU */
+	CHECK_EQ(flexio_qp_modify(qp, &qa, NULL), FLEXIO_STATUS_FAILED);
+	qa.next_state = FLEXIO_QP_STATE_ERR;
+	CHECK_EQ(flexio_qp_modify(qp, &qa, NULL), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_qp_state_get(qp), FLEXIO_QP_STATE_ERR);
+	ma.daddr = 0x1000;
+	ma.len = 64;
+	CHECK_EQ(flexio_device_mkey_create(p, &ma, &mk), FLEXIO_STATUS_FAILED);
+	ma.daddr = qbuf;
+	CHECK_EQ(flexio_device_mkey_create(p, &ma, &mk), FLEXIO_STATUS_SUCCESS);
+	CHECK(flexio_mkey_get_id(mk) != UINT32_MAX);
+	CHECK_EQ(flexio_device_mkey_destroy(mk), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_sq_create(p, NULL, 0, NULL, &sq), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_cmdq_create(p, &qa2, &cmdq), FLEXIO_STATUS_FAILED);
+	qa2.workers = 2;
+	CHECK_EQ(flexio_cmdq_create(p, &qa2, &cmdq), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_cmdq_is_empty(cmdq), 1);
+	CHECK_EQ(flexio_cmdq_task_add(cmdq, NULL, 0), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_cmdq_destroy(cmdq), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_qp_destroy(qp), FLEXIO_STATUS_SUCCESS);
+	/* the CQ is left for process destroy */
 	flexio_process_destroy(p);
 }
 
@@ -348,6 +429,7 @@ int main(void)
 		test_event_handlers();
 		test_streams();
 		test_errors();
+		test_queues();
 		ibv_close_device(ctx);
 	}
 	ibv_free_device_list(list);
