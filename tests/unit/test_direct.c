@@ -30,7 +30,7 @@
 
 #include "smx_test.h"
 
-#define NPAIR 6
+#define NPAIR 7
 #define BUFSZ 65536
 
 enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, NMR };
@@ -355,6 +355,19 @@ static int requester(int in, int out)
 	CHECK_EQ(peek(MR_RW, 4100, 4096), 0);	/* and nothing beyond */
 	CHECK_EQ(peek(MR_RW, BUFSZ - 16, 8), 0x5a);
 	CHECK_EQ(peek(MR_RW, BUFSZ - 8, 8), 0);
+
+	/* Pair 6: a 4 KiB READ learns the record too (its data then goes by
+	 * reference), and the next one runs with the target stopped. */
+	memset(lbuf + 16384, 0, 8192);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_READ, t.addr[MR_RW] + 32768, t.rkey[MR_RW],
+		      16384, 4096), IBV_WC_SUCCESS);
+	CHECK_EQ(lbuf[16384 + 4095], 0x11);
+	CHECK(kill(t.pid, SIGSTOP) == 0);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_READ, t.addr[MR_RW] + 40960, t.rkey[MR_RW],
+		      20480, 4096), IBV_WC_SUCCESS);
+	CHECK(kill(t.pid, SIGCONT) == 0);
+	CHECK_EQ(lbuf[20480], 0x11);
+	CHECK_EQ(lbuf[20480 + 4095], 0x11);
 
 	/* Pair 1: bounds beyond the key after it was learned. */
 	CHECK_EQ(rdma(1, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 8192, t.rkey[MR_RW],

@@ -197,9 +197,12 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	int n = 0, i;
 	struct smx_cell *c;
 	struct smx_msg *m;
+	bool want = eng_direct_want(e, slot, p);
 
 	/* Describe by reference what does not fit inline (the requester's
-	 * memory stays valid: the WQE completes only after the response). */
+	 * memory stays valid: the WQE completes only after the response).
+	 * READ data that would leave no room for the direct record asked
+	 * for goes by reference too. */
 	if (p->payload && p->len > SMX_SHM_INLINE) {
 		n = eng_sgl_iov(p->payload, 0, p->len, iov, SMX_SHM_MAX_IOV,
 				true, &covered);
@@ -210,7 +213,9 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 			return -EINVAL;
 		}
 		pay_iov = true;
-	} else if (p->op == ENG_PKT_READ && p->rdata && p->len > SMX_SHM_INLINE) {
+	} else if (p->op == ENG_PKT_READ && p->rdata &&
+		   (p->len > SMX_SHM_INLINE ||
+		    (want && p->len + sizeof(struct smx_drec) > SMX_SHM_INLINE))) {
 		n = eng_sgl_iov(p->rdata, 0, p->len, iov, SMX_SHM_MAX_IOV,
 				true, &covered);
 		if (n < 0 || covered != p->len) {
@@ -259,7 +264,7 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	memcpy(m->sgid, p->sgid, 16);
 	memcpy(m->dgid, p->dgid, 16);
 	m->token = ++e->token;
-	if (eng_direct_want(e, slot, p))
+	if (want)
 		m->flags |= SMX_MSG_F_DR;
 	if (pay_iov || rd_iov) {
 		struct smx_iov *w = (struct smx_iov *)c->data;
