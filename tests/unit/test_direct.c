@@ -12,16 +12,20 @@
  *     and rights beyond what the record allows end in REMOTE_ACCESS_ERR
  *     (through the inbox) and leave T's memory untouched;
  *   - a key deregistered by T after R learned it is not usable any more;
- *   - a key of another PD never becomes usable.
+ *   - a key of another PD never becomes usable;
+ *   - file-backed memory is never placed directly (it keeps the inbox).
  * The segment is private to the test ($SOFTMLX5_SHM_PATH).
  */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,10 +34,10 @@
 
 #include "smx_test.h"
 
-#define NPAIR 7
+#define NPAIR 8
 #define BUFSZ 65536
 
-enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, NMR };
+enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, MR_FILE, NMR };
 
 struct info {
 	uint32_t qpn[NPAIR];
@@ -160,15 +164,32 @@ static int target(int in, int out)
 			   IBV_ACCESS_REMOTE_READ,
 		[MR_DEREG] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			     IBV_ACCESS_REMOTE_READ,
+		[MR_FILE] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ,
 	};
 	int i;
 
 	side_open(&s);
 	for (i = 0; i < NMR; i++) {
-		/* Heap memory: what the fast path re-backs. */
-		buf[i] = aligned_alloc(4096, BUFSZ);
-		if (!buf[i])
-			return 2;
+		if (i == MR_FILE) {
+			/* A shared file mapping: never re-backed. */
+			char tmpl[] = "/tmp/softmlx5-test-direct-XXXXXX";
+			int fd = mkstemp(tmpl);
+
+			if (fd < 0 || ftruncate(fd, BUFSZ))
+				return 2;
+			unlink(tmpl);
+			buf[i] = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
+				      MAP_SHARED, fd, 0);
+			close(fd);
+			if (buf[i] == MAP_FAILED)
+				return 2;
+		} else {
+			/* Heap memory: what the fast path re-backs. */
+			buf[i] = aligned_alloc(4096, BUFSZ);
+			if (!buf[i])
+				return 2;
+		}
 		memset(buf[i], 0x11 * (i + 1), BUFSZ);
 		mr[i] = ibv_reg_mr(i == MR_PD2 ? s.pd2 : s.pd, buf[i], BUFSZ, acc[i]);
 		if (!mr[i])
@@ -285,6 +306,51 @@ static uint64_t lval(uint32_t off)
 	return be64toh(v);
 }
 
+/* SIGSTOP, then waits until every thread of @pid is stopped (delivery is
+ * asynchronous: the inbox thread could otherwise still serve a request). */
+static bool stop(int pid)
+{
+	char path[64], buf[512];
+	int tries;
+
+	if (kill(pid, SIGSTOP))
+		return false;
+	for (tries = 0; tries < 1000; tries++) {
+		DIR *d;
+		struct dirent *de;
+		bool all = true;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		d = opendir(path);
+		if (!d)
+			return false;
+		while ((de = readdir(d)) && all) {
+			FILE *f;
+			char *c;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(buf, sizeof(buf), "/proc/%d/task/%s/stat", pid,
+				 de->d_name);
+			f = fopen(buf, "r");
+			if (!f || !fgets(buf, sizeof(buf), f)) {
+				if (f)
+					fclose(f);
+				continue;
+			}
+			fclose(f);
+			c = strrchr(buf, ')');
+			if (!c || c[1] != ' ' || (c[2] != 'T' && c[2] != 't'))
+				all = false;
+		}
+		closedir(d);
+		if (all)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static uint8_t peek(int mr, uint32_t off, uint32_t len)
 {
 	struct order o = { ORD_PEEK, mr, off, len };
@@ -328,7 +394,7 @@ static int requester(int in, int out)
 	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_FETCH_AND_ADD, t.addr[MR_RW] + 16384,
 			t.rkey[MR_RW], 12288, 5, 0), IBV_WC_SUCCESS);
 	CHECK_EQ(lval(12288), 0x1111111111111111ull);
-	CHECK(kill(t.pid, SIGSTOP) == 0);
+	CHECK(stop(t.pid));
 	/* Atomics while the target is stopped: placed by the requester. */
 	CHECK_EQ(atomic(0, IBV_WR_ATOMIC_FETCH_AND_ADD, t.addr[MR_RW] + 16384,
 			t.rkey[MR_RW], 12288, 1, 0), IBV_WC_SUCCESS);
@@ -362,12 +428,23 @@ static int requester(int in, int out)
 	CHECK_EQ(rdma(6, IBV_WR_RDMA_READ, t.addr[MR_RW] + 32768, t.rkey[MR_RW],
 		      16384, 4096), IBV_WC_SUCCESS);
 	CHECK_EQ(lbuf[16384 + 4095], 0x11);
-	CHECK(kill(t.pid, SIGSTOP) == 0);
+	CHECK(stop(t.pid));
 	CHECK_EQ(rdma(6, IBV_WR_RDMA_READ, t.addr[MR_RW] + 40960, t.rkey[MR_RW],
 		      20480, 4096), IBV_WC_SUCCESS);
 	CHECK(kill(t.pid, SIGCONT) == 0);
 	CHECK_EQ(lbuf[20480], 0x11);
 	CHECK_EQ(lbuf[20480 + 4095], 0x11);
+
+	/* Pair 7: file-backed memory keeps the inbox: a WRITE works while
+	 * the target runs, and does not complete while it is stopped. */
+	memset(lbuf, 0x3c, 64);
+	CHECK_EQ(rdma(7, IBV_WR_RDMA_WRITE, t.addr[MR_FILE], t.rkey[MR_FILE], 0,
+		      64), IBV_WC_SUCCESS);
+	CHECK_EQ(peek(MR_FILE, 0, 64), 0x3c);
+	CHECK(stop(t.pid));
+	CHECK_EQ(rdma(7, IBV_WR_RDMA_WRITE, t.addr[MR_FILE] + 64,
+		      t.rkey[MR_FILE], 0, 64), IBV_WC_RETRY_EXC_ERR);
+	CHECK(kill(t.pid, SIGCONT) == 0);
 
 	/* Pair 1: bounds beyond the key after it was learned. */
 	CHECK_EQ(rdma(1, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 8192, t.rkey[MR_RW],

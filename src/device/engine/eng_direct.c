@@ -136,8 +136,7 @@ bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 	if (!e->direct || !deligible(p))
 		return false;
 	d = dfind(e, slot, p);
-	return !d || (!d->nomap &&
-		      d->r.gen != smx_shm_dgen(e->shm, slot));
+	return !d || d->r.gen != smx_shm_dgen(e->shm, slot);
 }
 
 /* ------------------------------------------------------------------ */

@@ -201,21 +201,32 @@ out:
 bool smx_direct_find(uint64_t addr, uint64_t len, int *fd, uint64_t *ino,
 		     uint64_t *rva, uint64_t *rlen)
 {
+	long pg = sysconf(_SC_PAGESIZE);
 	unsigned int i;
 	bool ok = false;
 
+	if (pg <= 0 || !len)
+		return false;
 	pthread_mutex_lock(&direct_lock);
 	for (i = 0; i < nregions && !ok; i++) {
 		const struct region *r = &regions[i];
+		uint64_t lo = addr & ~((uint64_t)pg - 1), mapped = 0;
 
-		if (addr >= r->va && addr - r->va <= r->len &&
-		    len <= r->len - (addr - r->va)) {
-			*fd = r->fd;
-			*ino = r->ino;
-			*rva = r->va;
-			*rlen = r->len;
-			ok = true;
-		}
+		if (addr < r->va || addr - r->va > r->len ||
+		    len > r->len - (addr - r->va))
+			continue;
+		/* Still our memfd at those addresses? Memory unmapped and
+		 * mapped again since (then registered by another path than
+		 * reg_mr, e.g. DEVX or a re-registration) is not ours. */
+		if (direct_cover(lo, (addr + len + (uint64_t)pg - 1) &
+				 ~((uint64_t)pg - 1), &mapped) != COVER_OURS ||
+		    mapped != r->ino)
+			continue;
+		*fd = r->fd;
+		*ino = r->ino;
+		*rva = r->va;
+		*rlen = r->len;
+		ok = true;
 	}
 	pthread_mutex_unlock(&direct_lock);
 	return ok;
