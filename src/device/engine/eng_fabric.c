@@ -49,14 +49,25 @@ static inline void fab_relax(void)
 #endif
 }
 
-bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16])
+/* Called once at engine creation: the GID table is fixed by configuration. */
+void eng_fabric_cache_gids(struct eng *e)
 {
 	const struct smx_config *cfg = fw_config(e->fw);
 	uint8_t mine[16];
 	uint32_t i;
 
-	for (i = 0; i < cfg->gid_tbl_len; i++)
-		if (fw_gid(e->fw, i, mine) && !memcmp(mine, gid, 16))
+	e->ngids = 0;
+	for (i = 0; i < cfg->gid_tbl_len && e->ngids < 4; i++)
+		if (fw_gid(e->fw, i, mine))
+			memcpy(e->gids[e->ngids++], mine, 16);
+}
+
+bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16])
+{
+	uint32_t i;
+
+	for (i = 0; i < e->ngids; i++)
+		if (!memcmp(e->gids[i], gid, 16))
 			return true;
 	return false;
 }

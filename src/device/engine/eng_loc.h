@@ -152,6 +152,11 @@ struct eng {
 	uint64_t last_activity;		/* ns of the last doorbell work */
 	uint64_t next_timer;		/* earliest requester timer, ns */
 
+	/* The populated GIDs, read once from the firmware (the table is
+	 * fixed by the configuration): routing checks run per WQE. */
+	uint8_t gids[4][16];
+	uint32_t ngids;
+
 	/* Shared-memory fabric (eng_fabric.c); shm NULL: this process alone. */
 	struct smx_shm *shm;
 	uint32_t slot;
@@ -428,6 +433,7 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 		     struct eng_resp *r);
 /* Does @gid belong to this device (any GID table entry)? */
+void eng_fabric_cache_gids(struct eng *e);
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
 /* The slot of the process owning @dqpn when that is another process, else -1. */
 int eng_fabric_peer(struct eng *e, uint32_t dqpn);

@@ -421,6 +421,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	memset(e, 0, sizeof(*e));
 	e->dev = dev;
 	e->fw = fw;
+	eng_fabric_cache_gids(e);
 	e->bar = bar;
 	e->nr_uars = nr_uars;
 	e->next_timer = UINT64_MAX;
