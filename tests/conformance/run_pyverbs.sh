@@ -36,7 +36,9 @@ DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
 		 test_odp test_parent_domain test_shared_pd test_relaxed_ordering
 		 test_mlx5_raw_wqe test_mlx5_dma_memcpy test_mlx5_cq test_mlx5_uar
 		 test_mlx5_query_port test_mlx5_huge_page test_mlx5_timestamp
-		 test_mlx5_rdmacm test_mlx5_dc test_mlx5_mkey)
+		 test_mlx5_rdmacm test_mlx5_dc test_mlx5_mkey
+		 test_mlx5_devx test_mlx5_var test_mlx5_pp test_mlx5_sched
+		 test_mlx5_udp_sport)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
