@@ -98,8 +98,7 @@ mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
 
 SMX_EXPORT void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op) STUB_PTR
 
-/* QP attributes -- issue: mlx5dv extensions (udp_sport needs RTS2RTS
- * opt_param_mask_95_32 in the firmware) */
+/* QP attributes -- issue: mlx5dv extensions */
 
 SMX_EXPORT int mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num) STUB_INT
 
@@ -109,8 +108,6 @@ SMX_EXPORT int mlx5dv_modify_qp_lag_port(struct ibv_qp *qp,
 SMX_EXPORT int mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 					uint8_t *active_port_num) STUB_INT
 
-SMX_EXPORT int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp,
-					  uint16_t udp_sport) STUB_INT
 
 /* VAR and packet pacing -- issue: mlx5dv extensions */
 

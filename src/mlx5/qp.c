@@ -1388,3 +1388,31 @@ SMX_EXPORT int mlx5dv_dci_stream_id_reset(struct ibv_qp *ibqp, uint16_t stream_i
 		 dci_stream_channel_id, stream_id);
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }
+
+/*
+ * mlx5dv_modify_qp_udp_sport(): RTS2RTS carrying opt_param_mask_95_32
+ * UDP_SPORT and the port in the primary address path, as rdma-core 44 sends
+ * it (RC/UC in RTS, device cap rts2rts_qp_udp_sport).
+ */
+SMX_EXPORT int mlx5dv_modify_qp_udp_sport(struct ibv_qp *ibqp,
+					  uint16_t udp_sport)
+{
+	uint32_t in[DEVX_ST_SZ_DW(modify_qp_ext_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(modify_qp_out)] = {};
+	struct mlx5_context *ctx;
+
+	if (!ibqp || !mlx5dv_is_supported(ibqp->context->device))
+		return EOPNOTSUPP;
+	ctx = to_mctx(ibqp->context);
+	if ((ibqp->qp_type != IBV_QPT_RC && ibqp->qp_type != IBV_QPT_UC) ||
+	    ibqp->state != IBV_QPS_RTS ||
+	    !DEVX_GET(cmd_hca_cap, ctx->caps.gen, rts2rts_qp_udp_sport))
+		return EOPNOTSUPP;
+	DEVX_SET(modify_qp_ext_in, in, opcode, MLX5_CMD_OP_RTS2RTS_QP);
+	DEVX_SET(modify_qp_ext_in, in, qpn, to_mqp(ibqp)->qpn);
+	DEVX_SET64(modify_qp_ext_in, in, opt_param_mask_95_32,
+		   MLX5_QPC_OPT_MASK_32_UDP_SPORT);
+	DEVX_SET(modify_qp_ext_in, in, qpc.primary_address_path.udp_sport,
+		 udp_sport);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}

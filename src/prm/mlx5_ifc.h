@@ -1738,6 +1738,8 @@ struct mlx5_ifc_modify_qp_ext_in_bits {
 
 enum {
 	MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID = 1 << 0,
+	MLX5_QPC_OPT_MASK_32_QOS_QUEUE_GROUP_ID = 1 << 1,
+	MLX5_QPC_OPT_MASK_32_UDP_SPORT = 1 << 2,
 };
 
 struct mlx5_ifc_qp_2rst_in_bits {

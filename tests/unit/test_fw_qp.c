@@ -185,6 +185,30 @@ static void test_rc(struct env *e)
 	CHECK_EQ(DEVX_GET(qpc, qpc, min_rnr_nak), 20);
 	CHECK_EQ(DEVX_GET(qpc, qpc, next_send_psn), 0xabcdef);
 
+	/* RTS2RTS opt_param_mask_95_32 UDP_SPORT (rdma-core: no qpc_ext);
+	 * port 0 is refused and leaves the old port. */
+	{
+		MB(modify_qp_ext_in) = { 0 };
+		MB(modify_qp_out) = { 0 };
+		void *q = DEVX_ADDR_OF(modify_qp_ext_in, modify_qp_ext_in, qpc);
+
+		DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, opcode,
+			 MLX5_CMD_OP_RTS2RTS_QP);
+		DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, qpn, qpn);
+		DEVX_SET64(modify_qp_ext_in, modify_qp_ext_in,
+			   opt_param_mask_95_32, MLX5_QPC_OPT_MASK_32_UDP_SPORT);
+		CHECK_EQ(t_cmd(d, modify_qp_ext_in, sizeof(modify_qp_ext_in),
+			       modify_qp_out, sizeof(modify_qp_out)),
+			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		DEVX_SET(qpc, q, primary_address_path.udp_sport, 55555);
+		CHECK_EQ(t_cmd(d, modify_qp_ext_in, sizeof(modify_qp_ext_in),
+			       modify_qp_out, sizeof(modify_qp_out)), 0);
+		CHECK_EQ(t_query(d, qpn, out, sizeof(out)), 0);
+		CHECK_EQ(DEVX_GET(qpc, qpc, primary_address_path.udp_sport),
+			 55555);
+		CHECK_EQ(DEVX_GET(qpc, qpc, min_rnr_nak), 20);
+	}
+
 	/* RC has no SQ error state; SQD round trip. */
 	CHECK_EQ(t_modify(d, MLX5_CMD_OP_SQERR2RTS_QP, 0, qpn, 0, NULL, NULL),
 		 MLX5_CMD_STAT_BAD_QP_STATE_ERR);

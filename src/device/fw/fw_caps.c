@@ -66,6 +66,7 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	 * error accounting, extended QP contexts (RTS2RTS stream reset). */
 	CAP_SET(cmd_hca_cap, dct, 1);
 	CAP_SET(cmd_hca_cap, qpc_extension, 1);
+	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
 	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
 	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);

@@ -529,6 +529,29 @@ static int fw_qp_stream_reset(struct fw_cmd *c, struct fw_qp *qp)
 	return 0;
 }
 
+/*
+ * RTS2RTS opt_param_mask_95_32 UDP_SPORT: a new RoCEv2 UDP source port for
+ * a connected QP's primary path (rdma-core sends it without qpc_ext; the
+ * mask sits after the base context either way).
+ */
+static int fw_qp_udp_sport(struct fw_cmd *c, struct fw_qp *qp,
+			   const uint8_t *q)
+{
+	if (c->inlen < DEVX_BYTE_OFF(modify_qp_ext_in, opt_param_mask_95_32) + 8 ||
+	    !(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
+	      MLX5_QPC_OPT_MASK_32_UDP_SPORT))
+		return 0;
+	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x (%s): UDP source port "
+			       "is only for RC/UC QPs", qp->obj.id,
+			       fw_qp_st_name[qp->st]);
+	if (!QGET(q, primary_address_path.udp_sport))
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x: UDP source port 0",
+			       qp->obj.id);
+	QPC_CP(qp, q, primary_address_path.udp_sport);
+	return 0;
+}
+
 static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 {
 	const struct fw_qp_trans *t = &fw_qp_trans[op];
@@ -568,7 +591,8 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 			g &= ~(T_PATH | T_RNR | T_RRA);
 		if (fw_qp_check(c, qp, q, g))
 			return -1;
-		if (op == OP_RTS2RTS && fw_qp_stream_reset(c, qp))
+		if (op == OP_RTS2RTS && (fw_qp_stream_reset(c, qp) ||
+					 fw_qp_udp_sport(c, qp, q)))
 			return -1;
 		fw_qp_apply(qp, q, g);
 		qp->opt_param_mask = mask;
