@@ -109,19 +109,13 @@ SMX_EXPORT int mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num,
 					uint8_t *active_port_num) STUB_INT
 
 
-/* VAR and packet pacing -- issue: mlx5dv extensions */
+/* VAR -- issue: mlx5dv extensions */
 
 SMX_EXPORT struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *context,
 					       uint32_t flags) STUB_PTR
 
 SMX_EXPORT void mlx5dv_free_var(struct mlx5dv_var *dv_var) STUB_VOID
 
-SMX_EXPORT struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *context,
-					     size_t pp_context_sz,
-					     const void *pp_context,
-					     uint32_t flags) STUB_PTR
-
-SMX_EXPORT void mlx5dv_pp_free(struct mlx5dv_pp *pp) STUB_VOID
 
 /* scheduling elements (QoS) -- issue: mlx5dv extensions */
 

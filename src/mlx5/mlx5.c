@@ -64,6 +64,7 @@ static void mlx5_device_uninit(struct verbs_device *vdev)
 {
 	struct mlx5_device *mdev = SMX_CONTAINER_OF(vdev, struct mlx5_device, vdev);
 
+	mlx5_pp_table_free(mdev);
 	smx_dev_close(mdev->hca);
 	free(mdev);
 }

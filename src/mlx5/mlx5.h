@@ -113,6 +113,7 @@ struct mlx5_device {
 	struct mlx5_table srqs;		/* srqn -> struct mlx5_srq */
 	struct mlx5_table cqs;		/* cqn -> struct mlx5_cq (completion events) */
 	struct mlx5_umr umr;
+	struct mlx5_rl_table *rl;	/* packet-pacing entries (pp.c) */
 };
 
 /* Kinds of object an importing context can look up by handle. */
@@ -392,6 +393,9 @@ static inline struct mlx5_srq *to_msrq(struct ibv_srq *srq)
 {
 	return SMX_CONTAINER_OF(srq, struct mlx5_srq, ibv_srq);
 }
+
+/* pp.c: the packet-pacing entry table of a device */
+void mlx5_pp_table_free(struct mlx5_device *mdev);
 
 /* cmd.c: PRM command execution, status -> errno */
 int mlx5_cmd_exec(struct mlx5_context *ctx, void *in, size_t inlen, void *out,

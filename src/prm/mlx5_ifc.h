@@ -465,7 +465,39 @@ struct mlx5_ifc_device_mem_cap_bits {
 	uint8_t reserved_at_100[0x700];
 };
 
+/* QUERY_HCA_CAP type QOS: packet pacing (the rate-limit table). */
+struct mlx5_ifc_qos_cap_bits {
+	uint8_t packet_pacing[0x1];
+	uint8_t esw_scheduling[0x1];
+	uint8_t esw_bw_share[0x1];
+	uint8_t esw_rate_limit[0x1];
+	uint8_t reserved_at_4[0x1];
+	uint8_t packet_pacing_burst_bound[0x1];
+	uint8_t packet_pacing_typical_size[0x1];
+	uint8_t reserved_at_7[0x1];
+	uint8_t nic_sq_scheduling[0x1];
+	uint8_t nic_bw_share[0x1];
+	uint8_t nic_rate_limit[0x1];
+	uint8_t packet_pacing_uid[0x1];
+	uint8_t log_esw_max_sched_depth[0x4];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0xb];
+	uint8_t log_max_qos_nic_queue_group[0x5];
+	uint8_t reserved_at_30[0x10];
+
+	uint8_t packet_pacing_max_rate[0x20];
+
+	uint8_t packet_pacing_min_rate[0x20];
+
+	uint8_t reserved_at_80[0x10];
+	uint8_t packet_pacing_rate_table_size[0x10];
+
+	uint8_t reserved_at_a0[0x760];
+};
+
 union mlx5_ifc_hca_cap_union_bits {
+	struct mlx5_ifc_qos_cap_bits qos_cap;
 	struct mlx5_ifc_cmd_hca_cap_bits cmd_hca_cap;
 	struct mlx5_ifc_odp_cap_bits odp_cap;
 	struct mlx5_ifc_atomic_caps_bits atomic_caps;
@@ -1062,6 +1094,34 @@ struct mlx5_ifc_destroy_umem_in_bits {
 	uint8_t umem_id[0x18];
 
 	uint8_t reserved_at_60[0x20];
+};
+
+/* SET_PP_RATE_LIMIT: one entry of the packet-pacing rate table. The
+ * context is what mlx5dv_pp_alloc() callers pass (rate in kbps). */
+struct mlx5_ifc_set_pp_rate_limit_context_bits {
+	uint8_t rate_limit[0x20];
+
+	uint8_t burst_upper_bound[0x20];
+
+	uint8_t reserved_at_40[0x10];
+	uint8_t typical_packet_size[0x10];
+
+	uint8_t reserved_at_60[0x120];
+};
+
+struct mlx5_ifc_set_pp_rate_limit_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x10];
+	uint8_t rate_limit_index[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	struct mlx5_ifc_set_pp_rate_limit_context_bits ctx;
 };
 
 struct mlx5_ifc_alloc_memic_in_bits {
@@ -2485,6 +2545,9 @@ struct mlx5_ifc_klm_bits {
 		       "PRM size of " #name)
 
 SMX_IFC_SIZE(mbox_in, 0x80);
+SMX_IFC_SIZE(qos_cap, 0x800);
+SMX_IFC_SIZE(set_pp_rate_limit_context, 0x180);
+SMX_IFC_SIZE(set_pp_rate_limit_in, 0x200);
 SMX_IFC_SIZE(mbox_out, 0x80);
 SMX_IFC_SIZE(general_obj_in_cmd_hdr, 0x80);
 SMX_IFC_SIZE(general_obj_out_cmd_hdr, 0x80);

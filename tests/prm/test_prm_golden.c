@@ -242,6 +242,40 @@ static void golden_others(void)
 {
 	uint8_t *c;
 
+	/* set_pp_rate_limit_in: index in dword 2 low half, the context
+	 * (rate_limit, burst_upper_bound, typical_packet_size) from 0x10 */
+	FRESH();
+	DEVX_SET(set_pp_rate_limit_in, buf, rate_limit_index, 0x1234);
+	CHECK_EQ(buf[0x0a], 0x12);
+	CHECK_EQ(buf[0x0b], 0x34);
+	FRESH();
+	DEVX_SET(set_pp_rate_limit_in, buf, ctx.rate_limit, 0x64);
+	CHECK_EQ(buf[0x13], 0x64);
+	FRESH();
+	DEVX_SET(set_pp_rate_limit_in, buf, ctx.typical_packet_size, 0x5dc);
+	CHECK_EQ(buf[0x1a], 0x05);
+	CHECK_EQ(buf[0x1b], 0xdc);
+	/* qos_cap: packet_pacing bit 0, rate table size at byte 0x12 */
+	FRESH();
+	DEVX_SET(qos_cap, buf, packet_pacing, 1);
+	CHECK_EQ(buf[0], 0x80);
+	FRESH();
+	DEVX_SET(qos_cap, buf, packet_pacing_rate_table_size, 0x80);
+	CHECK_EQ(buf[0x13], 0x80);
+	FRESH();
+	DEVX_SET(qos_cap, buf, packet_pacing_min_rate, 0x11223344);
+	CHECK_EQ(buf[0x0c], 0x11);
+	/* cmd_hca_cap.qos: bit 0x21b = byte 0x43, mask 0x10 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, qos, 1);
+	CHECK_EQ(buf[0x43], 0x10);
+	/* cmd_hca_cap.rts2rts_qp_udp_sport: bit 0x151 = byte 0x2a, mask 0x40 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, rts2rts_qp_udp_sport, 1);
+	CHECK_EQ(buf[0x2a], 0x40);
+	/* rts2rts_qp_in.opt_param_mask_95_32 at byte 0x108 (bit 0x840) */
+	CHECK_EQ(DEVX_BYTE_OFF(modify_qp_ext_in, opt_param_mask_95_32), 0x108);
+
 	/* create_cq_in: cqc at 0x10 */
 	c = buf + 0x10;
 	FRESH();

@@ -457,6 +457,60 @@ static void test_mkey(struct smx_dev *d)
 	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DEALLOC_PD, 0, pd), 0);
 }
 
+/* SET_PP_RATE_LIMIT: index 1..table size, rate 0 (clear) or within the
+ * qos_cap bounds; the table size comes from QUERY_HCA_CAP QOS. */
+static void test_rate_limit(struct smx_dev *d)
+{
+	MB(query_hca_cap_in) = { 0 };
+	MB(query_hca_cap_out) = { 0 };
+	MB(set_pp_rate_limit_in) = { 0 };
+	MB(mbox_out) = { 0 };
+	void *cap = DEVX_ADDR_OF(query_hca_cap_out, query_hca_cap_out,
+				 capability);
+	uint32_t size, max;
+
+	DEVX_SET(query_hca_cap_in, query_hca_cap_in, opcode,
+		 MLX5_CMD_OP_QUERY_HCA_CAP);
+	DEVX_SET(query_hca_cap_in, query_hca_cap_in, op_mod,
+		 MLX5_CAP_QOS << 1 | 1);
+	CHECK_EQ(t_cmd(d, query_hca_cap_in, sizeof(query_hca_cap_in),
+		       query_hca_cap_out, sizeof(query_hca_cap_out)), 0);
+	CHECK_EQ(DEVX_GET(qos_cap, cap, packet_pacing), 1);
+	size = DEVX_GET(qos_cap, cap, packet_pacing_rate_table_size);
+	max = DEVX_GET(qos_cap, cap, packet_pacing_max_rate);
+	CHECK(size > 0);
+	CHECK(max >= DEVX_GET(qos_cap, cap, packet_pacing_min_rate));
+
+	DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in, opcode,
+		 MLX5_CMD_OP_SET_PP_RATE_LIMIT);
+	DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in, ctx.rate_limit,
+		 100);
+	/* index 0 is "unlimited", never written */
+	CHECK_EQ(t_cmd(d, set_pp_rate_limit_in, sizeof(set_pp_rate_limit_in),
+		       mbox_out, sizeof(mbox_out)), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in, rate_limit_index,
+		 size + 1);
+	CHECK_EQ(t_cmd(d, set_pp_rate_limit_in, sizeof(set_pp_rate_limit_in),
+		       mbox_out, sizeof(mbox_out)), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in, rate_limit_index,
+		 size);
+	CHECK_EQ(t_cmd(d, set_pp_rate_limit_in, sizeof(set_pp_rate_limit_in),
+		       mbox_out, sizeof(mbox_out)), 0);
+	if (max < UINT32_MAX) {
+		DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in,
+			 ctx.rate_limit, max + 1);
+		CHECK_EQ(t_cmd(d, set_pp_rate_limit_in,
+			       sizeof(set_pp_rate_limit_in), mbox_out,
+			       sizeof(mbox_out)), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	}
+	DEVX_SET(set_pp_rate_limit_in, set_pp_rate_limit_in, ctx.rate_limit, 0);
+	CHECK_EQ(t_cmd(d, set_pp_rate_limit_in, sizeof(set_pp_rate_limit_in),
+		       mbox_out, sizeof(mbox_out)), 0);
+	/* truncated mailbox */
+	CHECK_EQ(t_cmd(d, set_pp_rate_limit_in, 16, mbox_out, sizeof(mbox_out)),
+		 MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+}
+
 int main(void)
 {
 	struct smx_dev *d = t_open();
@@ -469,6 +523,7 @@ int main(void)
 	test_eq_cq(d);
 	test_srqs(d);
 	test_mkey(d);
+	test_rate_limit(d);
 	smx_dev_close(d);
 	return smx_test_done();
 }

@@ -69,6 +69,7 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(QUERY_HCA_VPORT_CONTEXT, "QUERY_HCA_VPORT_CONTEXT", query_hca_vport_context_in, query_hca_vport_context_out, fw_vport_query_hca_vport_context),
 	CMD(QUERY_HCA_VPORT_GID, "QUERY_HCA_VPORT_GID", query_hca_vport_gid_in, query_hca_vport_gid_out, fw_vport_query_hca_vport_gid),
 	CMD(QUERY_HCA_VPORT_PKEY, "QUERY_HCA_VPORT_PKEY", query_hca_vport_pkey_in, query_hca_vport_pkey_out, fw_vport_query_hca_vport_pkey),
+	CMD(SET_PP_RATE_LIMIT, "SET_PP_RATE_LIMIT", set_pp_rate_limit_in, mbox_out, fw_rl_set),
 	CMD(ALLOC_PD, "ALLOC_PD", alloc_pd_in, alloc_pd_out, fw_pd_alloc),
 	CMD(DEALLOC_PD, "DEALLOC_PD", dealloc_pd_in, mbox_out, fw_pd_dealloc),
 	CMD(ALLOC_UAR, "ALLOC_UAR", alloc_uar_in, alloc_uar_out, fw_uar_alloc),

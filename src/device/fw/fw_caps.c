@@ -67,6 +67,7 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, dct, 1);
 	CAP_SET(cmd_hca_cap, qpc_extension, 1);
 	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
+	CAP_SET(cmd_hca_cap, qos, 1);
 	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
 	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);
@@ -122,6 +123,19 @@ static void fw_caps_roce(void *cap)
 	CAP_SET(roce_cap, sw_r_roce_src_udp_port, 1);
 	CAP_SET(roce_cap, fl_rc_qp_when_roce_enabled, 0);
 	CAP_SET(roce_cap, qp_ts_format, 0);
+}
+
+/* Packet pacing: the rate table is kept (SET_PP_RATE_LIMIT); the engine does
+ * not pace any queue by it -- see docs/status.md. */
+static void fw_caps_qos(void *cap)
+{
+	CAP_SET(qos_cap, packet_pacing, 1);
+	CAP_SET(qos_cap, packet_pacing_burst_bound, 1);
+	CAP_SET(qos_cap, packet_pacing_typical_size, 1);
+	CAP_SET(qos_cap, packet_pacing_uid, 1);
+	CAP_SET(qos_cap, packet_pacing_max_rate, FW_RL_MAX_KBPS);
+	CAP_SET(qos_cap, packet_pacing_min_rate, FW_RL_MIN_KBPS);
+	CAP_SET(qos_cap, packet_pacing_rate_table_size, FW_RL_TABLE_SIZE);
 }
 
 static void fw_caps_dev_mem(const struct fw *fw, void *cap)
@@ -186,6 +200,9 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 	case MLX5_CAP_DEV_MEM:
 		fw_caps_dev_mem(c->fw, cap);
 		break;
+	case MLX5_CAP_QOS:
+		fw_caps_qos(cap);
+		break;
 	case MLX5_CAP_ETHERNET_OFFLOADS:
 	case MLX5_CAP_IPOIB_OFFLOADS:
 	case MLX5_CAP_IPOIB_ENHANCED_OFFLOADS:
@@ -193,7 +210,6 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 	case MLX5_CAP_ESWITCH_FLOW_TABLE:
 	case MLX5_CAP_ESWITCH:
 	case MLX5_CAP_VECTOR_CALC:
-	case MLX5_CAP_QOS:
 	case MLX5_CAP_DEBUG:
 	case MLX5_CAP_DEV_EVENT:
 	case MLX5_CAP_IPSEC:

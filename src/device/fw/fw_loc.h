@@ -27,6 +27,11 @@ struct fw_memic_blk {
 	struct fw_memic_blk *next;
 };
 
+/* Packet-pacing rate table size (qos_cap.packet_pacing_rate_table_size). */
+#define FW_RL_TABLE_SIZE 128
+#define FW_RL_MIN_KBPS 1
+#define FW_RL_MAX_KBPS 400000000u	/* 400 Gb/s */
+
 struct fw {
 	pthread_mutex_t lock;
 	struct smx_config cfg;
@@ -37,6 +42,10 @@ struct fw {
 	uint64_t memic_size;
 	uint64_t memic_bar_off;
 	struct fw_memic_blk *memic_used;
+	/* packet-pacing rate table; entry 0 is "no limit" and never set */
+	struct fw_rl_entry {
+		uint32_t rate_kbps, burst, typical_size;
+	} rl[FW_RL_TABLE_SIZE + 1];
 	uint32_t nr_uars;
 	uint8_t *uar_pages;	/* set by device.c through fw_set_uar_pages */
 	struct fw_hooks hooks;	/* the data-path engine's (fw_set_hooks) */
@@ -172,6 +181,7 @@ int fw_xrcd_dealloc(struct fw_cmd *c);
 /* fw_memic.c */
 int fw_memic_alloc(struct fw_cmd *c);
 int fw_memic_dealloc(struct fw_cmd *c);
+int fw_rl_set(struct fw_cmd *c);
 void fw_memic_fini(struct fw *fw);
 /* Host address of device-memory BAR address @addr, NULL unless @len fits. */
 uint8_t *fw_memic_host(struct fw *fw, uint64_t addr, uint64_t len);
