@@ -6,12 +6,14 @@
  * software fabric resolves L2 from the GID, there is no neighbour table).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define MLX5_STAT_RATE_OFFSET 5
 #define GRH_FLOWLABEL_MASK 0xfffff
@@ -139,11 +141,79 @@ struct ibv_ah *mlx5_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	}
 	ah->is_global = attr->is_global;
+	pthread_mutex_init(&ah->lock, NULL);
 	return &ah->ibv_ah;
+}
+
+/* The AV_QP_MAPPING general object behind @mah, 0 or an errno. */
+static int ah_map_destroy(struct mlx5_context *ctx, struct mlx5_ah *mah)
+{
+	uint32_t in[DEVX_ST_SZ_DW(general_obj_in_cmd_hdr)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
+
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
+		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type,
+		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, mah->qp_map);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }
 
 int mlx5_destroy_ah(struct ibv_ah *ah)
 {
-	free(SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah));
+	struct mlx5_ah *mah = SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah);
+	int ret;
+
+	if (mah->qp_map) {
+		ret = ah_map_destroy(to_mctx(ah->context), mah);
+		if (ret)
+			return ret;
+	}
+	pthread_mutex_destroy(&mah->lock);
+	free(mah);
 	return 0;
+}
+
+/*
+ * mlx5dv_map_ah_to_qp(): an AV_QP_MAPPING general object from the AH's
+ * address (SL, source GID index, remote GID) to @qp_num, created once per
+ * AH and destroyed with it, as rdma-core 44 does. Global AHs only.
+ */
+SMX_EXPORT int mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num)
+{
+	uint32_t in[DEVX_ST_SZ_DW(create_av_qp_mapping_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
+	struct mlx5_context *ctx;
+	struct mlx5_ah *mah;
+	void *av;
+	int ret = 0;
+
+	if (!ah || !mlx5dv_is_supported(ah->context->device))
+		return EOPNOTSUPP;
+	ctx = to_mctx(ah->context);
+	mah = SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah);
+	if (!(DEVX_GET64(cmd_hca_cap, ctx->caps.gen, general_obj_types) &
+	      (1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING)) || !mah->is_global)
+		return EOPNOTSUPP;
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
+		 MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type,
+		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
+	DEVX_SET(create_av_qp_mapping_in, in, mapping.qpn, qp_num);
+	av = DEVX_ADDR_OF(create_av_qp_mapping_in, in,
+			  mapping.remote_address_vector);
+	DEVX_SET(ud_av, av, sl_or_eth_prio, mah->av.stat_rate_sl & 0xf);
+	DEVX_SET(ud_av, av, src_addr_index,
+		 (be32toh(mah->av.grh_gid_fl) >> 20) & 0xff);
+	memcpy(DEVX_ADDR_OF(ud_av, av, rgid_or_rip), mah->av.rgid,
+	       sizeof(mah->av.rgid));
+	pthread_mutex_lock(&mah->lock);
+	if (!mah->qp_map) {
+		ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+		if (!ret)
+			mah->qp_map = DEVX_GET(general_obj_out_cmd_hdr, out,
+					       obj_id);
+	}
+	pthread_mutex_unlock(&mah->lock);
+	return ret;
 }

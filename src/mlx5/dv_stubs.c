@@ -100,7 +100,6 @@ SMX_EXPORT void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op) STUB_PTR
 
 /* QP attributes -- issue: mlx5dv extensions */
 
-SMX_EXPORT int mlx5dv_map_ah_to_qp(struct ibv_ah *ah, uint32_t qp_num) STUB_INT
 
 SMX_EXPORT int mlx5dv_modify_qp_lag_port(struct ibv_qp *qp,
 					 uint8_t port_num) STUB_INT

@@ -229,6 +229,8 @@ struct mlx5_ah {
 	struct ibv_ah ibv_ah;
 	struct mlx5_wqe_av av;
 	bool is_global;
+	pthread_mutex_t lock;		/* guards the mapping below */
+	uint32_t qp_map;		/* AV_QP_MAPPING object id, 0 = none */
 };
 
 struct mlx5_cq {

@@ -53,6 +53,34 @@ struct mlx5_ifc_general_obj_in_cmd_hdr_bits {
 	uint8_t reserved_at_68[0x18];
 };
 
+/* The UD address vector as general objects carry it (PRM "ud_av"). */
+struct mlx5_ifc_ud_av_bits {
+	uint8_t reserved_at_0[0x60];
+
+	uint8_t reserved_at_60[0x4];
+	uint8_t sl_or_eth_prio[0x4];
+	uint8_t reserved_at_68[0x18];
+
+	uint8_t reserved_at_80[0x60];
+
+	uint8_t reserved_at_e0[0x4];
+	uint8_t src_addr_index[0x8];
+	uint8_t reserved_at_ec[0x14];
+
+	uint8_t rgid_or_rip[16][0x8];
+};
+
+/* General object AV_QP_MAPPING: traffic to this address goes by this QP. */
+struct mlx5_ifc_av_qp_mapping_bits {
+	uint8_t modify_field_select[0x40];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t qpn[0x20];
+
+	struct mlx5_ifc_ud_av_bits remote_address_vector;
+};
+
 struct mlx5_ifc_general_obj_out_cmd_hdr_bits {
 	uint8_t status[0x8];
 	uint8_t reserved_at_8[0x18];
@@ -62,6 +90,16 @@ struct mlx5_ifc_general_obj_out_cmd_hdr_bits {
 	uint8_t obj_id[0x20];
 
 	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_create_av_qp_mapping_in_bits {
+	struct mlx5_ifc_general_obj_in_cmd_hdr_bits hdr;
+	struct mlx5_ifc_av_qp_mapping_bits mapping;
+};
+
+struct mlx5_ifc_query_av_qp_mapping_out_bits {
+	struct mlx5_ifc_general_obj_out_cmd_hdr_bits hdr;
+	struct mlx5_ifc_av_qp_mapping_bits obj;
 };
 
 /* A command with nothing but a 24-bit handle at dword 2 (DESTROY_*, DEALLOC_*). */
@@ -2545,6 +2583,10 @@ struct mlx5_ifc_klm_bits {
 		       "PRM size of " #name)
 
 SMX_IFC_SIZE(mbox_in, 0x80);
+SMX_IFC_SIZE(ud_av, 0x180);
+SMX_IFC_SIZE(av_qp_mapping, 0x200);
+SMX_IFC_SIZE(create_av_qp_mapping_in, 0x280);
+SMX_IFC_SIZE(query_av_qp_mapping_out, 0x280);
 SMX_IFC_SIZE(qos_cap, 0x800);
 SMX_IFC_SIZE(set_pp_rate_limit_context, 0x180);
 SMX_IFC_SIZE(set_pp_rate_limit_in, 0x200);

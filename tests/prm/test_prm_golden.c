@@ -276,6 +276,25 @@ static void golden_others(void)
 	/* rts2rts_qp_in.opt_param_mask_95_32 at byte 0x108 (bit 0x840) */
 	CHECK_EQ(DEVX_BYTE_OFF(modify_qp_ext_in, opt_param_mask_95_32), 0x108);
 
+	/* create_av_qp_mapping_in: mapping at 0x10 (qpn at +0x0c), its ud_av
+	 * at 0x20: SL low nibble of byte 12, src_addr_index straddling bytes
+	 * 0x1c/0x1d, rgid at +0x20 */
+	FRESH();
+	DEVX_SET(create_av_qp_mapping_in, buf, mapping.qpn, 0xabcdef);
+	CHECK_EQ(buf[0x1d], 0xab);
+	CHECK_EQ(buf[0x1f], 0xef);
+	FRESH();
+	DEVX_SET(create_av_qp_mapping_in, buf,
+		 mapping.remote_address_vector.sl_or_eth_prio, 0x7);
+	CHECK_EQ(buf[0x2c], 0x07);
+	FRESH();
+	DEVX_SET(create_av_qp_mapping_in, buf,
+		 mapping.remote_address_vector.src_addr_index, 0xa5);
+	CHECK_EQ(buf[0x3c], 0x0a);
+	CHECK_EQ(buf[0x3d], 0x50);
+	CHECK_EQ(DEVX_BYTE_OFF(create_av_qp_mapping_in,
+			       mapping.remote_address_vector.rgid_or_rip), 0x40);
+
 	/* create_cq_in: cqc at 0x10 */
 	c = buf + 0x10;
 	FRESH();

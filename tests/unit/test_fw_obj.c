@@ -511,6 +511,108 @@ static void test_rate_limit(struct smx_dev *d)
 		 MLX5_CMD_STAT_BAD_INP_LEN_ERR);
 }
 
+/* General objects: AV_QP_MAPPING round trip; unknown and mismatched types,
+ * foreign uid and short mailboxes are refused. */
+static void test_general_objects(struct smx_dev *d)
+{
+	MB(create_av_qp_mapping_in) = { 0 };
+	MB(query_av_qp_mapping_out) = { 0 };
+	MB(general_obj_in_cmd_hdr) = { 0 };
+	MB(general_obj_out_cmd_hdr) = { 0 };
+	uint8_t *in = (uint8_t *)create_av_qp_mapping_in;
+	void *av = DEVX_ADDR_OF(create_av_qp_mapping_in, in,
+				mapping.remote_address_vector);
+	uint32_t id;
+	uint16_t uid = t_uctx(d);
+
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
+		 MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type, 0x7777);
+	CHECK_EQ(t_cmd(d, in, sizeof(create_av_qp_mapping_in),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type,
+		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
+	DEVX_SET(create_av_qp_mapping_in, in, mapping.qpn, 0x1000000);
+	CHECK_EQ(t_cmd(d, in, sizeof(create_av_qp_mapping_in),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(create_av_qp_mapping_in, in, mapping.qpn, 0x123456);
+	DEVX_SET(ud_av, av, sl_or_eth_prio, 5);
+	((uint8_t *)DEVX_ADDR_OF(ud_av, av, rgid_or_rip))[15] = 0x42;
+	CHECK_EQ(t_cmd(d, in, 16, general_obj_out_cmd_hdr,
+		       sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	CHECK_EQ(t_cmd(d, in, sizeof(create_av_qp_mapping_in),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 0);
+	id = DEVX_GET(general_obj_out_cmd_hdr, general_obj_out_cmd_hdr, obj_id);
+	CHECK(id != 0);
+
+	/* query answers what was created */
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
+		 MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_type,
+		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_id, id);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       query_av_qp_mapping_out, sizeof(query_av_qp_mapping_out)),
+		 0);
+	CHECK_EQ(DEVX_GET(query_av_qp_mapping_out, query_av_qp_mapping_out,
+			  obj.qpn), 0x123456);
+	CHECK_EQ(DEVX_GET(query_av_qp_mapping_out, query_av_qp_mapping_out,
+			  obj.remote_address_vector.sl_or_eth_prio), 5);
+	CHECK_EQ(((uint8_t *)DEVX_ADDR_OF(query_av_qp_mapping_out,
+			query_av_qp_mapping_out,
+			obj.remote_address_vector.rgid_or_rip))[15], 0x42);
+	/* short output, another uid, nothing to modify */
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);
+	CHECK(uid != 0);
+	if (uid) {
+		DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, uid,
+			 uid);
+		CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr,
+			       sizeof(general_obj_in_cmd_hdr),
+			       query_av_qp_mapping_out,
+			       sizeof(query_av_qp_mapping_out)),
+			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, uid, 0);
+	}
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
+		 MLX5_CMD_OP_MODIFY_GENERAL_OBJECT);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	/* destroy: wrong type refused, then gone */
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
+		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_type,
+		 MLX5_OBJ_TYPE_DEK);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_type,
+		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 0);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	if (uid) {
+		MB(destroy_uctx_in) = { 0 };
+
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, opcode,
+			 MLX5_CMD_OP_DESTROY_UCTX);
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, uid, uid);
+		CHECK_EQ(t_cmd(d, destroy_uctx_in, sizeof(destroy_uctx_in),
+			       general_obj_out_cmd_hdr,
+			       sizeof(general_obj_out_cmd_hdr)), 0);
+	}
+}
+
 int main(void)
 {
 	struct smx_dev *d = t_open();
@@ -524,6 +626,7 @@ int main(void)
 	test_srqs(d);
 	test_mkey(d);
 	test_rate_limit(d);
+	test_general_objects(d);
 	smx_dev_close(d);
 	return smx_test_done();
 }

@@ -82,6 +82,10 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(CREATE_RMP, "CREATE_RMP", create_rmp_in, create_rmp_out, fw_rmp_create),
 	CMD(DESTROY_RMP, "DESTROY_RMP", destroy_rmp_in, mbox_out, fw_rmp_destroy),
 	CMD(QUERY_RMP, "QUERY_RMP", query_rmp_in, query_rmp_out, fw_rmp_query),
+	CMD(CREATE_GENERAL_OBJECT, "CREATE_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_create),
+	CMD(MODIFY_GENERAL_OBJECT, "MODIFY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_modify),
+	CMD(QUERY_GENERAL_OBJECT, "QUERY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_query),
+	CMD(DESTROY_GENERAL_OBJECT, "DESTROY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_destroy),
 	CMD(CREATE_UCTX, "CREATE_UCTX", create_uctx_in, general_obj_out_cmd_hdr, fw_uctx_create),
 	CMD(DESTROY_UCTX, "DESTROY_UCTX", destroy_uctx_in, general_obj_out_cmd_hdr, fw_uctx_destroy),
 	CMD(CREATE_UMEM, "CREATE_UMEM", create_umem_in, create_umem_out, fw_umem_create),
@@ -240,6 +244,7 @@ void fw_set_slot(struct fw *fw, uint32_t slot)
 	fw_table_partition(&fw->srq, slot);
 	fw_table_partition(&fw->qp, slot);
 	fw_table_partition(&fw->mkey, slot);
+	fw_table_partition(&fw->genobj, slot);
 	pthread_mutex_unlock(&fw->lock);
 }
 
@@ -711,6 +716,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	/* Index 1 is reserved: key 0x100 is MLX5_INVALID_LKEY, the scatter-list
 	 * terminator of receive WQEs, and must never name a real mkey. */
 	fw_table_init(&fw->mkey, "mkey", 2, lim(cfg->log_max_mkey) - 1);
+	fw_table_init(&fw->genobj, "general_object", 1, 1u << 20);
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);
@@ -767,6 +773,7 @@ void fw_destroy(struct fw *fw)
 	if (!fw)
 		return;
 	/* Users first, then what they reference. */
+	FW_FREE_TABLE(fw->genobj, void, fw_free_plain);
 	FW_FREE_TABLE(fw->qp, struct fw_qp, fw_qp_free);
 	FW_FREE_TABLE(fw->srq, struct fw_srq, fw_srq_free);
 	FW_FREE_TABLE(fw->mkey, struct fw_mkey, fw_mkey_free);

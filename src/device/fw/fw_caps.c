@@ -68,6 +68,9 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, qpc_extension, 1);
 	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
 	CAP_SET(cmd_hca_cap, qos, 1);
+	/* general objects the firmware implements (fw_genobj.c) */
+	DEVX_SET64(cmd_hca_cap, cap, general_obj_types,
+		   1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING);
 	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
 	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);

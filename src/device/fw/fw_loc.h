@@ -37,6 +37,7 @@ struct fw {
 	struct smx_config cfg;
 
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
+	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
 
 	uint8_t *memic;
 	uint64_t memic_size;
@@ -182,6 +183,10 @@ int fw_xrcd_dealloc(struct fw_cmd *c);
 int fw_memic_alloc(struct fw_cmd *c);
 int fw_memic_dealloc(struct fw_cmd *c);
 int fw_rl_set(struct fw_cmd *c);
+int fw_genobj_create(struct fw_cmd *c);
+int fw_genobj_modify(struct fw_cmd *c);
+int fw_genobj_query(struct fw_cmd *c);
+int fw_genobj_destroy(struct fw_cmd *c);
 void fw_memic_fini(struct fw *fw);
 /* Host address of device-memory BAR address @addr, NULL unless @len fits. */
 uint8_t *fw_memic_host(struct fw *fw, uint64_t addr, uint64_t len);
