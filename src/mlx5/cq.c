@@ -58,7 +58,8 @@ static inline struct mlx5_cqe64 *cq_slot(void *buf, uint32_t cqe_size, uint32_t 
 }
 
 static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
-				 int comp_vector, struct ibv_pd *pd, int cqe_size)
+				 int comp_vector, struct ibv_pd *pd, int cqe_size,
+				 bool pad)
 {
 	uint32_t out[DEVX_ST_SZ_DW(create_cq_out)] = {};
 	uint32_t ncqe, eqn, i, *in = NULL;
@@ -104,8 +105,9 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	}
 	DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
 	cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
-	DEVX_SET(cqc, cqc, cqe_sz, cq->cqe_size == MLX5_CQE_SIZE_128 ?
-		 MLX5_CQC_CQE_SZ_128_BYTES : 0);
+	DEVX_SET(cqc, cqc, cqe_sz, cq->cqe_size != MLX5_CQE_SIZE_128 ?
+		 MLX5_CQC_CQE_SZ_64_BYTES : pad ? MLX5_CQC_CQE_SZ_128_PAD :
+		 MLX5_CQC_CQE_SZ_128_BYTES);
 	DEVX_SET(cqc, cqc, log_cq_size, mlx5_ilog2_ceil(ncqe));
 	DEVX_SET(cqc, cqc, uar_page, ctx->uar_page);
 	DEVX_SET(cqc, cqc, c_eqn, eqn);
@@ -145,7 +147,8 @@ struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL, cq_cqe_size(NULL));
+	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL, cq_cqe_size(NULL),
+		       false);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibv_cq) : NULL;
 }
 
@@ -154,6 +157,7 @@ static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
 				      const struct mlx5dv_cq_init_attr *dv)
 {
 	struct mlx5_cq *cq;
+	bool pad = false;
 	int cqe_size;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
@@ -188,22 +192,31 @@ static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* No CQE compression (mlx5dv_query_device reports max_num 0) and no
-	 * 128-byte padding (no MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD): EINVAL, as
-	 * rdma-core answers for a device without them. */
+	/* No CQE compression (mlx5dv_query_device reports max_num 0): EINVAL,
+	 * as rdma-core answers for a device without it. */
 	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	    (dv->flags & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED - 1) ||
-	     dv->flags & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD)) {
-		errno = EINVAL;
-		return NULL;
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS)) {
+		if (dv->flags & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED - 1)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		/* Padding needs the device cap and 128-byte CQEs. */
+		pad = dv->flags & MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD;
+		if (pad && (cqe_size != MLX5_CQE_SIZE_128 ||
+			    !DEVX_GET(cmd_hca_cap, to_mctx(context)->caps.gen,
+				      cqe_128_always))) {
+			smx_dbg("mlx5dv_create_cq: CQE padding needs 128-byte "
+				"CQEs (asked %d) and cqe_128_always", cqe_size);
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector,
 		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL,
-		       cqe_size);
+		       cqe_size, pad);
 	if (!cq)
 		return NULL;
 	cq->wc_flags = attr->wc_flags;

@@ -347,6 +347,8 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 	attrs->version = 0;
 	/* CQE version 0: srqn_uidx carries the SRQ number (no user index). */
 	attrs->flags = 0;
+	if (DEVX_GET(cmd_hca_cap, ctx->caps.gen, cqe_128_always))
+		attrs->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
 	attrs->comp_mask = 0;
 	/* Each block the caller asked for is answered, with "nothing
 	 * supported" where the feature is not implemented yet. */

@@ -399,7 +399,16 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t log_max_dci_errored_streams[0x5];
 	uint8_t log_max_atomic_size_dc[0x8];
 
-	uint8_t reserved_at_5a0[0x60];
+	uint8_t reserved_at_5a0[0x1c];
+	uint8_t mini_cqe_resp_stride_index[0x1];
+	uint8_t cqe_128_always[0x1];
+	uint8_t cqe_compression_128[0x1];
+	uint8_t cqe_compression[0x1];
+
+	uint8_t cqe_compression_timeout[0x10];
+	uint8_t cqe_compression_max_num[0x10];
+
+	uint8_t reserved_at_5e0[0x20];
 
 	uint8_t reserved_at_600[0x8];
 	uint8_t native_port_num[0x8];

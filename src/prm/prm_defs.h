@@ -281,6 +281,9 @@ enum {
 enum {
 	MLX5_CQC_CQE_SZ_64_BYTES		= 0x0,
 	MLX5_CQC_CQE_SZ_128_BYTES		= 0x1,
+	/* 64-byte CQE in the second half of a 128-byte slot, the whole
+	 * line written (cap cqe_128_always) */
+	MLX5_CQC_CQE_SZ_128_PAD			= 0x2,
 };
 
 /* cqc.st */

@@ -265,6 +265,10 @@ static void golden_others(void)
 	FRESH();
 	DEVX_SET(qos_cap, buf, packet_pacing_min_rate, 0x11223344);
 	CHECK_EQ(buf[0x0c], 0x11);
+	/* cmd_hca_cap.cqe_128_always: bit 0x5bd = byte 0xb7, mask 0x04 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, cqe_128_always, 1);
+	CHECK_EQ(buf[0xb7], 0x04);
 	/* cmd_hca_cap.qos: bit 0x21b = byte 0x43, mask 0x10 */
 	FRESH();
 	DEVX_SET(cmd_hca_cap, buf, qos, 1);

@@ -109,10 +109,13 @@ static inline uint16_t t_uctx(struct smx_dev *d)
 	return DEVX_GET(general_obj_out_cmd_hdr, general_obj_out_cmd_hdr, obj_id);
 }
 
-static inline uint32_t t_cq(struct smx_dev *d, uint16_t uid, uint32_t log_sz,
-			    uint32_t eqn, uint32_t uar, unsigned int *st)
+/* A CQ with cqc.cqe_sz @cqe_sz (0 = 64 B, 1 = 128 B, 2 = 128 B padded). */
+static inline uint32_t t_cq_sz(struct smx_dev *d, uint16_t uid,
+			       uint32_t log_sz, uint32_t eqn, uint32_t uar,
+			       uint32_t cqe_sz, unsigned int *st)
 {
-	size_t bytes = log_sz > 20 ? 4096 : (size_t)64 << log_sz;
+	size_t bytes = log_sz > 20 ? 4096 :
+		       (size_t)(cqe_sz ? 128 : 64) << log_sz;
 	size_t inlen = DEVX_ST_SZ_BYTES(create_cq_in) + 8 * ((bytes + 4095) / 4096);
 	uint8_t *in = calloc(1, inlen);
 	MB(create_cq_out) = { 0 };
@@ -123,6 +126,7 @@ static inline uint32_t t_cq(struct smx_dev *d, uint16_t uid, uint32_t log_sz,
 	DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
 	DEVX_SET(create_cq_in, in, uid, uid);
 	DEVX_SET(cqc, cqc, log_cq_size, log_sz);
+	DEVX_SET(cqc, cqc, cqe_sz, cqe_sz);
 	DEVX_SET(cqc, cqc, c_eqn, eqn);
 	DEVX_SET(cqc, cqc, uar_page, uar);
 	DEVX_SET64(cqc, cqc, dbr_addr, (uint64_t)(uintptr_t)db);
@@ -131,6 +135,12 @@ static inline uint32_t t_cq(struct smx_dev *d, uint16_t uid, uint32_t log_sz,
 	cqn = DEVX_GET(create_cq_out, create_cq_out, cqn);
 	free(in);
 	return cqn;
+}
+
+static inline uint32_t t_cq(struct smx_dev *d, uint16_t uid, uint32_t log_sz,
+			    uint32_t eqn, uint32_t uar, unsigned int *st)
+{
+	return t_cq_sz(d, uid, log_sz, eqn, uar, 0, st);
 }
 
 struct t_qp_attr {

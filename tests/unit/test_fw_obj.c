@@ -180,6 +180,17 @@ static void test_eq_cq(struct smx_dev *d)
 	CHECK_EQ(st, MLX5_CMD_STAT_BAD_RES_ERR);	/* no such EQ */
 	t_cq(d, 0, 6, 0, 400, &st);
 	CHECK_EQ(st, MLX5_CMD_STAT_BAD_RES_ERR);	/* no such UAR */
+	t_cq_sz(d, 0, 6, 0, uar, 3, &st);
+	CHECK_EQ(st, MLX5_CMD_STAT_BAD_PARAM_ERR);	/* cqe_sz 3: reserved */
+	{
+		/* 128-byte padded CQEs: accepted, 128-byte stride. */
+		uint32_t pcq = t_cq_sz(d, 0, 6, 0, uar, MLX5_CQC_CQE_SZ_128_PAD,
+				       &st);
+
+		CHECK_EQ(st, 0);
+		if (!st)
+			CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_CQ, 0, pcq), 0);
+	}
 
 	/* EQ in use by a CQ cannot go. */
 	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_EQ, 0, eqn),

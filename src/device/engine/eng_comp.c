@@ -89,6 +89,15 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 				     cq->cqe_size + (cq->cqe_size - 64));
 	if (!slot)
 		return false;
+	if (cq->cqe_pad) {
+		/* 128-byte padded CQEs: the device writes the whole line,
+		 * the first half as padding (a 128-byte slot is in one page). */
+		uint8_t *pad = fw_buf_addr(&cq->buf,
+					   (uint64_t)(pi & (size - 1)) * 128);
+
+		if (pad)
+			memset(pad, 0, 64);
+	}
 
 	memset(&cqe, 0, sizeof(cqe));
 	if (c->opcode == MLX5_CQE_REQ_ERR || c->opcode == MLX5_CQE_RESP_ERR) {

@@ -142,6 +142,7 @@ struct fw_cq {
 	struct fw_buf buf;	/* CQEs, stride 64 or 128 */
 	uint32_t log_size;
 	uint32_t cqe_size;
+	bool cqe_pad;		/* cqe_sz 128_PAD: the first half is written as zero padding */
 	volatile uint32_t *dbrec; /* [0] consumer index, [1] arm */
 	struct fw_umem *dbr_umem;
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */

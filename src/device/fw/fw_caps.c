@@ -68,6 +68,7 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, qpc_extension, 1);
 	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
 	CAP_SET(cmd_hca_cap, qos, 1);
+	CAP_SET(cmd_hca_cap, cqe_128_always, 1);	/* 128B padded CQEs */
 	/* general objects the firmware implements (fw_genobj.c) */
 	DEVX_SET64(cmd_hca_cap, cap, general_obj_types,
 		   1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING);

@@ -53,9 +53,9 @@ int fw_cq_create(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "log_cq_size %u above log_max_cq_sz %u", log_size,
 			       cfg->log_max_cq_sz);
-	if (cqe_sz > MLX5_CQC_CQE_SZ_128_BYTES)
-		return FW_FAIL(c, BAD_PARAM_ERR, "cqe_sz %u is not 64 or 128 B",
-			       cqe_sz);
+	if (cqe_sz > MLX5_CQC_CQE_SZ_128_PAD)
+		return FW_FAIL(c, BAD_PARAM_ERR, "cqe_sz %u is not 64, 128 or "
+			       "128 B padded", cqe_sz);
 	if (DEVX_GET(cqc, cqc, cqe_comp_en))
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "cqe_comp_en: CQE compression is not supported");
@@ -68,7 +68,8 @@ int fw_cq_create(struct fw_cmd *c)
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return FW_FAIL(c, NO_RES_ERR, "cq: out of memory");
-	cq->cqe_size = 64u << cqe_sz;
+	cq->cqe_size = cqe_sz == MLX5_CQC_CQE_SZ_64_BYTES ? 64 : 128;
+	cq->cqe_pad = cqe_sz == MLX5_CQC_CQE_SZ_128_PAD;
 	if (fw_cq_buffer(c, cqc, log_size, cq->cqe_size,
 			 IN_GET(create_cq_in, cq_umem_valid),
 			 IN_GET(create_cq_in, cq_umem_id),

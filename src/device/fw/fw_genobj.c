@@ -37,15 +37,17 @@ static int fw_genobj_unknown(struct fw_cmd *c, uint32_t type)
 
 static int fw_av_qp_map_create(struct fw_cmd *c)
 {
-	uint32_t qpn = IN_GET(create_av_qp_mapping_in, mapping.qpn);
-	const uint8_t *av = IN_ADDR(create_av_qp_mapping_in,
-				    mapping.remote_address_vector);
+	const uint8_t *av;
 	struct fw_av_qp_map *m;
+	uint32_t qpn;
 
+	/* The table checked only the header: the object follows it. */
 	if (c->inlen < DEVX_ST_SZ_BYTES(create_av_qp_mapping_in))
 		return FW_FAIL(c, BAD_INP_LEN_ERR, "AV_QP_MAPPING: inlen %zu "
 			       "< %zu", c->inlen,
 			       (size_t)DEVX_ST_SZ_BYTES(create_av_qp_mapping_in));
+	qpn = IN_GET(create_av_qp_mapping_in, mapping.qpn);
+	av = IN_ADDR(create_av_qp_mapping_in, mapping.remote_address_vector);
 	if (qpn >> 24)
 		return FW_FAIL(c, BAD_PARAM_ERR, "AV_QP_MAPPING: qpn 0x%x is "
 			       "wider than 24 bits", qpn);
