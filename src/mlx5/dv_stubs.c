@@ -116,35 +116,6 @@ SMX_EXPORT struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *context,
 SMX_EXPORT void mlx5dv_free_var(struct mlx5dv_var *dv_var) STUB_VOID
 
 
-/* scheduling elements (QoS) -- issue: mlx5dv extensions */
-
-SMX_EXPORT struct mlx5dv_sched_node *
-mlx5dv_sched_node_create(struct ibv_context *context,
-			 const struct mlx5dv_sched_attr *sched_attr) STUB_PTR
-
-SMX_EXPORT int
-mlx5dv_sched_node_modify(struct mlx5dv_sched_node *node,
-			 const struct mlx5dv_sched_attr *sched_attr) STUB_INT
-
-SMX_EXPORT int mlx5dv_sched_node_destroy(struct mlx5dv_sched_node *node)
-	STUB_INT
-
-SMX_EXPORT struct mlx5dv_sched_leaf *
-mlx5dv_sched_leaf_create(struct ibv_context *context,
-			 const struct mlx5dv_sched_attr *sched_attr) STUB_PTR
-
-SMX_EXPORT int
-mlx5dv_sched_leaf_modify(struct mlx5dv_sched_leaf *leaf,
-			 const struct mlx5dv_sched_attr *sched_attr) STUB_INT
-
-SMX_EXPORT int mlx5dv_sched_leaf_destroy(struct mlx5dv_sched_leaf *leaf)
-	STUB_INT
-
-SMX_EXPORT int
-mlx5dv_modify_qp_sched_elem(struct ibv_qp *qp,
-			    const struct mlx5dv_sched_leaf *requestor,
-			    const struct mlx5dv_sched_leaf *responder) STUB_INT
-
 /* crypto login objects and DEKs -- issue: crypto */
 
 SMX_EXPORT int

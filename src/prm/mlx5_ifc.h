@@ -529,7 +529,9 @@ struct mlx5_ifc_qos_cap_bits {
 	uint8_t log_esw_max_sched_depth[0x4];
 	uint8_t reserved_at_10[0x10];
 
-	uint8_t reserved_at_20[0xb];
+	uint8_t reserved_at_20[0x1];
+	uint8_t nic_qp_scheduling[0x1];
+	uint8_t reserved_at_22[0x9];
 	uint8_t log_max_qos_nic_queue_group[0x5];
 	uint8_t reserved_at_30[0x10];
 
@@ -540,7 +542,80 @@ struct mlx5_ifc_qos_cap_bits {
 	uint8_t reserved_at_80[0x10];
 	uint8_t packet_pacing_rate_table_size[0x10];
 
-	uint8_t reserved_at_a0[0x760];
+	uint8_t reserved_at_a0[0x40];
+
+	uint8_t max_tsar_bw_share[0x20];
+
+	uint8_t nic_element_type[0x10];	/* ELEMENT_TYPE_CAP_MASK_* */
+	uint8_t nic_tsar_type[0x10];	/* TSAR_TYPE_CAP_MASK_* */
+
+	uint8_t reserved_at_120[0x6e0];
+};
+
+enum {
+	ELEMENT_TYPE_CAP_MASK_TSAR		= 1 << 0,
+	ELEMENT_TYPE_CAP_MASK_QUEUE_GROUP	= 1 << 4,
+};
+
+enum {
+	TSAR_TYPE_CAP_MASK_DWRR			= 1 << 0,
+};
+
+/* Scheduling elements (general object SCHEDULING_ELEMENT), NIC hierarchy. */
+enum {
+	MLX5_SCHED_HIERARCHY_NIC		= 3,
+	MLX5_SCHED_ELEM_TYPE_TSAR		= 0x0,
+	MLX5_SCHED_ELEM_TYPE_QUEUE_GROUP	= 0x4,
+	MLX5_SCHED_TSAR_TYPE_DWRR		= 0x0,
+	/* modify_field_select */
+	MLX5_SCHED_MODIFY_BW_SHARE		= 1 << 0,
+	MLX5_SCHED_MODIFY_MAX_AVERAGE_BW	= 1 << 1,
+};
+
+struct mlx5_ifc_sched_elem_attr_tsar_bits {
+	uint8_t reserved_at_0[0x8];
+	uint8_t tsar_type[0x8];
+	uint8_t reserved_at_10[0x10];
+};
+
+struct mlx5_ifc_sched_context_bits {
+	uint8_t element_type[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	struct mlx5_ifc_sched_elem_attr_tsar_bits sched_elem_attr;
+
+	uint8_t parent_element_id[0x20];
+
+	uint8_t reserved_at_60[0x40];
+
+	uint8_t bw_share[0x20];
+
+	uint8_t max_average_bw[0x20];
+
+	uint8_t reserved_at_e0[0x120];
+};
+
+struct mlx5_ifc_sched_elem_bits {
+	uint8_t modify_field_select[0x40];
+
+	uint8_t scheduling_hierarchy[0x8];
+	uint8_t reserved_at_48[0x18];
+
+	uint8_t reserved_at_60[0xa0];
+
+	struct mlx5_ifc_sched_context_bits sched_context;
+
+	uint8_t reserved_at_300[0x100];
+};
+
+struct mlx5_ifc_create_sched_elem_in_bits {
+	struct mlx5_ifc_general_obj_in_cmd_hdr_bits hdr;
+	struct mlx5_ifc_sched_elem_bits sched_elem;
+};
+
+struct mlx5_ifc_query_sched_elem_out_bits {
+	struct mlx5_ifc_general_obj_out_cmd_hdr_bits hdr;
+	struct mlx5_ifc_sched_elem_bits sched_elem;
 };
 
 union mlx5_ifc_hca_cap_union_bits {
@@ -2593,6 +2668,9 @@ struct mlx5_ifc_klm_bits {
 
 SMX_IFC_SIZE(mbox_in, 0x80);
 SMX_IFC_SIZE(ud_av, 0x180);
+SMX_IFC_SIZE(sched_context, 0x200);
+SMX_IFC_SIZE(sched_elem, 0x400);
+SMX_IFC_SIZE(create_sched_elem_in, 0x480);
 SMX_IFC_SIZE(av_qp_mapping, 0x200);
 SMX_IFC_SIZE(create_av_qp_mapping_in, 0x280);
 SMX_IFC_SIZE(query_av_qp_mapping_out, 0x280);

@@ -595,7 +595,13 @@ static void test_general_objects(struct smx_dev *d)
 		 MLX5_CMD_OP_MODIFY_GENERAL_OBJECT);
 	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
 		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
-		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		 MLX5_CMD_STAT_BAD_INP_LEN_ERR);	/* header only */
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
+		 MLX5_CMD_OP_MODIFY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, id);
+	CHECK_EQ(t_cmd(d, in, sizeof(create_av_qp_mapping_in),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);	/* nothing to modify */
 	/* destroy: wrong type refused, then gone */
 	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
 		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
@@ -624,6 +630,99 @@ static void test_general_objects(struct smx_dev *d)
 	}
 }
 
+/* One SCHEDULING_ELEMENT command; answers the status, *id the object. */
+static unsigned int t_sched(struct smx_dev *d, uint16_t op, uint32_t obj,
+			    uint32_t type, uint32_t parent, uint64_t select,
+			    uint32_t share, uint32_t *id)
+{
+	MB(create_sched_elem_in) = { 0 };
+	MB(general_obj_out_cmd_hdr) = { 0 };
+	void *se = DEVX_ADDR_OF(create_sched_elem_in, create_sched_elem_in,
+				sched_elem);
+	void *sc = DEVX_ADDR_OF(sched_elem, se, sched_context);
+	unsigned int st;
+
+	DEVX_SET(general_obj_in_cmd_hdr, create_sched_elem_in, opcode, op);
+	DEVX_SET(general_obj_in_cmd_hdr, create_sched_elem_in, obj_type,
+		 MLX5_OBJ_TYPE_SCHEDULING_ELEMENT);
+	DEVX_SET(general_obj_in_cmd_hdr, create_sched_elem_in, obj_id, obj);
+	DEVX_SET64(sched_elem, se, modify_field_select, select);
+	DEVX_SET(sched_elem, se, scheduling_hierarchy, MLX5_SCHED_HIERARCHY_NIC);
+	DEVX_SET(sched_context, sc, element_type, type);
+	DEVX_SET(sched_context, sc, parent_element_id, parent);
+	DEVX_SET(sched_context, sc, bw_share, share);
+	st = t_cmd(d, create_sched_elem_in, sizeof(create_sched_elem_in),
+		   general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr));
+	if (id)
+		*id = DEVX_GET(general_obj_out_cmd_hdr, general_obj_out_cmd_hdr,
+			       obj_id);
+	return st;
+}
+
+/* The scheduling tree: TSAR roots and children, queue-group leaves only
+ * under a TSAR, bw_share bound, parents busy while children live, query. */
+static void test_sched_elements(struct smx_dev *d)
+{
+	const uint16_t C = MLX5_CMD_OP_CREATE_GENERAL_OBJECT;
+	const uint16_t M = MLX5_CMD_OP_MODIFY_GENERAL_OBJECT;
+	MB(general_obj_in_cmd_hdr) = { 0 };
+	MB(query_sched_elem_out) = { 0 };
+	MB(general_obj_out_cmd_hdr) = { 0 };
+	uint32_t root = 0, node = 0, leaf = 0, bad = 0;
+
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_TSAR, 0, 0, 0, &root), 0);
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_QUEUE_GROUP, 0, 0, 0,
+			 &bad), MLX5_CMD_STAT_BAD_PARAM_ERR);	/* no parent */
+	CHECK_EQ(t_sched(d, C, 0, 7, root, 0, 0, &bad),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);	/* element type 7 */
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_TSAR, root,
+			 MLX5_SCHED_MODIFY_BW_SHARE, 0xffffffffu,
+			 &bad), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_TSAR, 0x7777, 0, 0,
+			 &bad), MLX5_CMD_STAT_BAD_RES_ERR);	/* no parent */
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_TSAR, root,
+			 MLX5_SCHED_MODIFY_BW_SHARE, 10, &node), 0);
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_QUEUE_GROUP, node, 0, 0,
+			 &leaf), 0);
+	CHECK_EQ(t_sched(d, C, 0, MLX5_SCHED_ELEM_TYPE_QUEUE_GROUP, leaf, 0, 0,
+			 &bad), MLX5_CMD_STAT_BAD_PARAM_ERR);	/* leaf parent */
+	/* modify: the element type must match; rates change */
+	CHECK_EQ(t_sched(d, M, node, MLX5_SCHED_ELEM_TYPE_QUEUE_GROUP, 0,
+			 MLX5_SCHED_MODIFY_BW_SHARE, 3, NULL),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sched(d, M, node, MLX5_SCHED_ELEM_TYPE_TSAR, 0,
+			 MLX5_SCHED_MODIFY_BW_SHARE, 3, NULL), 0);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
+		 MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_type,
+		 MLX5_OBJ_TYPE_SCHEDULING_ELEMENT);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_id, node);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       query_sched_elem_out, sizeof(query_sched_elem_out)), 0);
+	CHECK_EQ(DEVX_GET(query_sched_elem_out, query_sched_elem_out,
+			  sched_elem.sched_context.bw_share), 3);
+	CHECK_EQ(DEVX_GET(query_sched_elem_out, query_sched_elem_out,
+			  sched_elem.sched_context.parent_element_id), root);
+	/* a parent with children cannot go; children first */
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, opcode,
+		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 MLX5_CMD_STAT_RES_BUSY);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_id, leaf);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 0);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_id, node);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 0);
+	DEVX_SET(general_obj_in_cmd_hdr, general_obj_in_cmd_hdr, obj_id, root);
+	CHECK_EQ(t_cmd(d, general_obj_in_cmd_hdr, sizeof(general_obj_in_cmd_hdr),
+		       general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr)),
+		 0);
+}
+
 int main(void)
 {
 	struct smx_dev *d = t_open();
@@ -638,6 +737,7 @@ int main(void)
 	test_mkey(d);
 	test_rate_limit(d);
 	test_general_objects(d);
+	test_sched_elements(d);
 	smx_dev_close(d);
 	return smx_test_done();
 }

@@ -198,6 +198,9 @@ struct fw_qp {
 	 * RTS2RTS with dci_stream_channel_id, cleared by 2RST). */
 	uint16_t dci_err_ids[1u << FW_LOG_MAX_DCI_ERRORED];
 	uint32_t dci_nerr;
+	/* QoS queue groups (scheduling elements) the requester / responder
+	 * side joined through qpc_data_ext; 0 = none */
+	uint32_t qos_req, qos_resp;
 	/* DCT (st FW_QP_ST_DCT): the dctc as created, for QUERY_DCT. */
 	uint8_t dctc[0x40] __attribute__((aligned(8)));
 	uint32_t dct_state;	/* MLX5_DCTC_STATE_* */

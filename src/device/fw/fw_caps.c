@@ -71,7 +71,8 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, cqe_128_always, 1);	/* 128B padded CQEs */
 	/* general objects the firmware implements (fw_genobj.c) */
 	DEVX_SET64(cmd_hca_cap, cap, general_obj_types,
-		   1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING);
+		   1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING |
+		   1ull << MLX5_OBJ_TYPE_SCHEDULING_ELEMENT);
 	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
 	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);
@@ -140,6 +141,15 @@ static void fw_caps_qos(void *cap)
 	CAP_SET(qos_cap, packet_pacing_max_rate, FW_RL_MAX_KBPS);
 	CAP_SET(qos_cap, packet_pacing_min_rate, FW_RL_MIN_KBPS);
 	CAP_SET(qos_cap, packet_pacing_rate_table_size, FW_RL_TABLE_SIZE);
+	/* NIC scheduling elements (fw_genobj.c): DWRR TSAR nodes and queue
+	 * group leaves that RC/UC/UD QPs join; kept, not enforced. */
+	CAP_SET(qos_cap, nic_bw_share, 1);
+	CAP_SET(qos_cap, nic_rate_limit, 1);
+	CAP_SET(qos_cap, nic_qp_scheduling, 1);
+	CAP_SET(qos_cap, max_tsar_bw_share, FW_SCHED_MAX_BW_SHARE);
+	CAP_SET(qos_cap, nic_element_type, ELEMENT_TYPE_CAP_MASK_TSAR |
+		ELEMENT_TYPE_CAP_MASK_QUEUE_GROUP);
+	CAP_SET(qos_cap, nic_tsar_type, TSAR_TYPE_CAP_MASK_DWRR);
 }
 
 static void fw_caps_dev_mem(const struct fw *fw, void *cap)

@@ -31,6 +31,8 @@ struct fw_memic_blk {
 #define FW_RL_TABLE_SIZE 128
 #define FW_RL_MIN_KBPS 1
 #define FW_RL_MAX_KBPS 400000000u	/* 400 Gb/s */
+/* Scheduling elements: largest DWRR weight (qos_cap.max_tsar_bw_share). */
+#define FW_SCHED_MAX_BW_SHARE 100
 
 struct fw {
 	pthread_mutex_t lock;
@@ -187,6 +189,8 @@ int fw_genobj_create(struct fw_cmd *c);
 int fw_genobj_modify(struct fw_cmd *c);
 int fw_genobj_query(struct fw_cmd *c);
 int fw_genobj_destroy(struct fw_cmd *c);
+/* Is @id a queue-group scheduling element the command's uid may use? */
+bool fw_sched_queue_group_ok(struct fw_cmd *c, uint32_t id);
 void fw_memic_fini(struct fw *fw);
 /* Host address of device-memory BAR address @addr, NULL unless @len fits. */
 uint8_t *fw_memic_host(struct fw *fw, uint64_t addr, uint64_t len);

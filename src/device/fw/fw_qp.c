@@ -552,6 +552,40 @@ static int fw_qp_udp_sport(struct fw_cmd *c, struct fw_qp *qp,
 	return 0;
 }
 
+/*
+ * INIT2INIT / RTS2RTS with the extended context and opt_param_mask_95_32
+ * QOS_QUEUE_GROUP_ID: the QP joins queue-group scheduling elements as
+ * requester and responder (0 leaves one). UC/UD have no responder group.
+ */
+static int fw_qp_qos(struct fw_cmd *c, struct fw_qp *qp)
+{
+	const uint8_t *x;
+	uint32_t req, resp;
+
+	if (c->inlen < DEVX_ST_SZ_BYTES(modify_qp_ext_in) ||
+	    !IN_GET(modify_qp_ext_in, qpc_ext) ||
+	    !(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
+	      MLX5_QPC_OPT_MASK_32_QOS_QUEUE_GROUP_ID))
+		return 0;
+	x = IN_ADDR(modify_qp_ext_in, qpc_data_ext);
+	req = DEVX_GET(qpc_ext, x, qos_queue_group_id_requester);
+	resp = DEVX_GET(qpc_ext, x, qos_queue_group_id_responder);
+	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC &&
+	    qp->st != MLX5_QPC_ST_UD)
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x (%s): QoS queue groups "
+			       "are for RC/UC/UD QPs", qp->obj.id,
+			       fw_qp_st_name[qp->st]);
+	if (resp && qp->st != MLX5_QPC_ST_RC)
+		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x (%s) has no responder "
+			       "queue group", qp->obj.id, fw_qp_st_name[qp->st]);
+	if ((req && !fw_sched_queue_group_ok(c, req)) ||
+	    (resp && !fw_sched_queue_group_ok(c, resp)))
+		return -1;
+	qp->qos_req = req;
+	qp->qos_resp = resp;
+	return 0;
+}
+
 static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 {
 	const struct fw_qp_trans *t = &fw_qp_trans[op];
@@ -591,9 +625,19 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 			g &= ~(T_PATH | T_RNR | T_RRA);
 		if (fw_qp_check(c, qp, q, g))
 			return -1;
-		if (op == OP_RTS2RTS && (fw_qp_stream_reset(c, qp) ||
-					 fw_qp_udp_sport(c, qp, q)))
-			return -1;
+		if (op == OP_RTS2RTS || op == OP_INIT2INIT) {
+			/* The extension's parts: all or nothing. */
+			uint32_t req = qp->qos_req, resp = qp->qos_resp;
+
+			if (fw_qp_qos(c, qp))
+				return -1;
+			if (op == OP_RTS2RTS && (fw_qp_udp_sport(c, qp, q) ||
+						 fw_qp_stream_reset(c, qp))) {
+				qp->qos_req = req;
+				qp->qos_resp = resp;
+				return -1;
+			}
+		}
 		fw_qp_apply(qp, q, g);
 		qp->opt_param_mask = mask;
 	}
