@@ -207,6 +207,28 @@ static void test_rc(struct env *e)
 		CHECK_EQ(DEVX_GET(qpc, qpc, primary_address_path.udp_sport),
 			 55555);
 		CHECK_EQ(DEVX_GET(qpc, qpc, min_rnr_nak), 20);
+
+		/* QoS queue groups through the extension: an unknown
+		 * element is refused, 0/0 (leave both) is fine. */
+		memset(modify_qp_ext_in, 0, sizeof(modify_qp_ext_in));
+		DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, opcode,
+			 MLX5_CMD_OP_RTS2RTS_QP);
+		DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, qpn, qpn);
+		DEVX_SET(modify_qp_ext_in, modify_qp_ext_in, qpc_ext, 1);
+		DEVX_SET64(modify_qp_ext_in, modify_qp_ext_in,
+			   opt_param_mask_95_32,
+			   MLX5_QPC_OPT_MASK_32_QOS_QUEUE_GROUP_ID);
+		DEVX_SET(qpc_ext, DEVX_ADDR_OF(modify_qp_ext_in,
+					       modify_qp_ext_in, qpc_data_ext),
+			 qos_queue_group_id_requester, 0x7777);
+		CHECK_EQ(t_cmd(d, modify_qp_ext_in, sizeof(modify_qp_ext_in),
+			       modify_qp_out, sizeof(modify_qp_out)),
+			 MLX5_CMD_STAT_BAD_RES_ERR);
+		DEVX_SET(qpc_ext, DEVX_ADDR_OF(modify_qp_ext_in,
+					       modify_qp_ext_in, qpc_data_ext),
+			 qos_queue_group_id_requester, 0);
+		CHECK_EQ(t_cmd(d, modify_qp_ext_in, sizeof(modify_qp_ext_in),
+			       modify_qp_out, sizeof(modify_qp_out)), 0);
 	}
 
 	/* RC has no SQ error state; SQD round trip. */
