@@ -856,12 +856,16 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 	struct fw_qp *qp = q->qp;
 	const uint8_t *qc = qp->qpc;
 	struct sq_wqe w;
-	struct sq_err err = { 0 };
+	struct sq_err err;	/* fields set here, not the 200-byte text */
 	struct eng_resp r;
 	uint32_t mtu, byte_cnt;
 	bool routed;
 	int peer;
 
+	err.syndrome = 0;
+	err.seg = 0;
+	err.segname = NULL;
+	err.why[0] = '\0';
 	if (!eng_sq_copy(qp, at, 1, e->wqe)) {
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		goto fail;

@@ -29,6 +29,16 @@ uint64_t eng_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The same clock at tick resolution, for activity stamps that only steer
+ * the watcher's polling period: a doorbell should not pay a clock read. */
+static uint64_t eng_now_coarse(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 const char *eng_synd_str(uint8_t s)
 {
 	switch (s) {
@@ -380,7 +390,8 @@ static void *eng_watcher(void *arg)
 			continue;
 		}
 		now = eng_now();
-		idle = now - __atomic_load_n(&e->last_activity, __ATOMIC_RELAXED);
+		idle = __atomic_load_n(&e->last_activity, __ATOMIC_RELAXED);
+		idle = idle < now ? now - idle : 0;	/* stamps may be coarse */
 		period = idle < 20000000ull ? 100000ull :
 			 idle < 1000000000ull ? 1000000ull : 5000000ull;
 		next = now + period;
@@ -490,5 +501,5 @@ void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
 	eng_mmio(e, offset, buf, len);
 	fw_unlock(e->fw);
 	pthread_mutex_unlock(&e->lock);
-	__atomic_store_n(&e->last_activity, eng_now(), __ATOMIC_RELAXED);
+	__atomic_store_n(&e->last_activity, eng_now_coarse(), __ATOMIC_RELAXED);
 }
