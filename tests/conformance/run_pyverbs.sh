@@ -31,6 +31,10 @@ set -euo pipefail
 # CQ test of test_mlx5_cq now runs: 155 pass.
 # Indirect mkeys (issue 5): test_mlx5_mkey 6 (the 5 signature tests skip:
 # signature mkeys and SIG_PIPELINING QPs answer EOPNOTSUPP): 161 pass.
+# DEVX, UDP sport, packet pacing, AH-to-QP mapping, scheduling elements and
+# padded CQEs: 169 pass, 31 skip (var: VAR pages are not offered).
+# The floor (PYVERBS_MIN_PASS, 160) leaves room for environment-dependent
+# tests only; a module that fails or errors fails the run regardless.
 DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
 		 test_cq test_cqex test_cq_events test_qpex test_mr test_atomic
 		 test_odp test_parent_domain test_shared_pd test_relaxed_ordering
