@@ -9,10 +9,13 @@
  * hostile creation attributes and transitions.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -475,10 +478,115 @@ static void test_streams(void)
 	CHECK(!ibv_destroy_qp(dct));
 }
 
+/* What the DCT process tells the DCI process. */
+struct dct_info {
+	uint32_t dctn, rkey;
+	uint64_t addr;
+};
+
+/*
+ * The DCT side of the two-process test, in a child forked before the
+ * parent opens the device: a DCT with DC_KEY over a registered buffer;
+ * after the parent's writes, the right-key one must have landed and the
+ * wrong-key one not. Exit status 0 when so.
+ */
+static int dct_process(int to_parent, int from_parent)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct dct_info info;
+	struct ibv_qp *dct;
+	char go;
+	int i, bad = 0;
+
+	ctx = open_dev();
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	srq = pd ? ibv_create_srq(pd, &sa) : NULL;
+	buf = aligned_alloc(4096, BUF);
+	if (!pd || !cq || !srq || !buf)
+		return 2;
+	memset(buf, 0, BUF);
+	mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	dct = mr ? dct_create(DC_KEY, srq, 0) : NULL;
+	if (!dct || dct_to_rtr(dct))
+		return 3;
+	info.dctn = dct->qp_num;
+	info.rkey = mr->rkey;
+	info.addr = (uintptr_t)buf;
+	if (write(to_parent, &info, sizeof(info)) != sizeof(info) ||
+	    read(from_parent, &go, 1) != 1)
+		return 4;
+	for (i = 0; i < 64; i++)
+		bad |= buf[2048 + i] != 'x' || buf[3072 + i] != 0;
+	if (bad)
+		fprintf(stderr, "dct process: buf[2048] 0x%x buf[3072] 0x%x\n",
+			buf[2048], buf[3072]);
+	ibv_destroy_qp(dct);
+	return bad ? 5 : 0;
+}
+
+/* The DCI side: RDMA WRITEs into the other process's DCT, with its key
+ * (lands) and with another (REMOTE_ACCESS, nothing written). */
+static void test_two_processes(int from_child, int to_child, pid_t child)
+{
+	struct dct_info info;
+	struct ibv_qp *dci = dci_create(-1, 0);
+	struct ibv_qp_ex *qx;
+	struct mlx5dv_qp_ex *dx;
+	struct ibv_wc wc;
+	int st = 0, k;
+
+	CHECKM(read(from_child, &info, sizeof(info)) == sizeof(info),
+	       "no DCT from the child");
+	CHECK(dci && !dci_to_rts(dci, 14, 3));
+	if (!dci)
+		goto out;
+	memset(buf, 'x', 64);
+	for (k = 0; k < 2; k++) {
+		qx = ibv_qp_to_qp_ex(dci);
+		dx = mlx5dv_qp_ex_from_ibv_qp_ex(qx);
+		ibv_wr_start(qx);
+		qx->wr_id = 0x900 + (uint64_t)k;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(qx, info.rkey, info.addr + (k ? 3072 : 2048));
+		mlx5dv_wr_set_dc_addr(dx, ah, info.dctn, k ? DC_KEY + 1 : DC_KEY);
+		ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)buf, 64);
+		CHECK_EQ(ibv_wr_complete(qx), 0);
+		CHECKM(poll1(&wc) == (k ? IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS),
+		       "cross-process DC write %d: status %d", k, wc.status);
+	}
+	ibv_destroy_qp(dci);
+out:
+	CHECK(write(to_child, "g", 1) == 1);
+	CHECK(waitpid(child, &st, 0) == child);
+	CHECKM(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dct process status 0x%x", st);
+}
+
 int main(void)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 1 } };
 	struct ibv_ah_attr av;
+	char path[128];
+	int a[2], b[2];
+	pid_t child;
+
+	/* A private fabric segment, and the DCT process forked before this
+	 * one opens the device. */
+	snprintf(path, sizeof(path), "%s/softmlx5-test-dc-%d",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	if (pipe(a) || pipe(b))
+		return 2;
+	child = fork();
+	if (child < 0)
+		return 2;
+	if (child == 0) {
+		close(a[0]);
+		close(b[1]);
+		_exit(dct_process(a[1], b[0]));
+	}
+	close(a[1]);
+	close(b[0]);
 
 	ctx = open_dev();
 	pd = ibv_alloc_pd(ctx);
@@ -502,6 +610,7 @@ int main(void)
 	test_create_attrs();
 	test_traffic();
 	test_streams();
+	test_two_processes(a[0], b[1], child);
 
 	ibv_destroy_ah(ah);
 	ibv_dereg_mr(mr);
@@ -510,5 +619,6 @@ int main(void)
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(buf);
+	unlink(path);
 	return smx_test_done();
 }

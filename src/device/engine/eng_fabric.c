@@ -264,6 +264,8 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	m->inv_rkey = p->inv_rkey;
 	m->qkey = p->qkey;
 	m->xrc_srqn = p->xrc_srqn;
+	m->dc_key_hi = (uint32_t)(p->dc_key >> 32);
+	m->dc_key_lo = (uint32_t)p->dc_key;
 	m->rkey = p->rkey;
 	m->raddr = p->raddr;
 	m->swap_add = p->swap_add;
@@ -364,6 +366,7 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 		.npkts = m->npkts, .len = m->len, .imm = m->imm,
 		.inv_rkey = m->inv_rkey, .qkey = m->qkey,
 		.xrc_srqn = m->xrc_srqn, .raddr = m->raddr, .rkey = m->rkey,
+		.dc_key = (uint64_t)m->dc_key_hi << 32 | m->dc_key_lo,
 		.swap_add = m->swap_add, .compare = m->compare,
 		.pkey = m->pkey, .tclass = m->tclass,
 		.hop_limit = m->hop_limit, .flow_label = m->flow_label,

@@ -90,12 +90,17 @@ struct smx_msg {
 	uint16_t pkey;
 	uint8_t tclass, hop_limit;
 	uint16_t niov, nriov;	/* iovecs in data[]: payload first, then READ */
+	uint32_t dc_key_hi;	/* DC access key, high half (was padding) */
 	uint64_t raddr, swap_add, compare;
 	uint64_t atomic_orig;	/* responses */
 	uint64_t token;		/* matches a response to its request */
 	uint8_t sgid[16], dgid[16];
 	uint32_t data_len;	/* bytes used in data[] */
+	uint32_t dc_key_lo;	/* DC access key, low half (was padding) */
 };
+
+/* Version 1's layout: new fields only ever take former padding. */
+_Static_assert(sizeof(struct smx_msg) == 152, "smx_msg layout version 1");
 
 /*
  * flags bit of a request: "answer with a direct record"; of a response: a
