@@ -349,6 +349,63 @@ static void test_raw_wqe(void)
 	free(buf);
 }
 
+/* 128-byte padded CQEs: the CQE sits in the second half of its slot and
+ * the device writes the first half as zero padding. */
+static void test_cqe_pad(void)
+{
+	struct ibv_cq_ex *cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE |
+				     MLX5DV_CQ_INIT_ATTR_MASK_FLAGS, 128,
+				     MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD, 0);
+	char *buf = calloc(1, 4096);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	struct mlx5dv_cq dcq = { 0 };
+	struct mlx5dv_obj obj = { 0 };
+	struct ibv_sge rs;
+	struct ibv_recv_wr rwr = { .sg_list = &rs, .num_sge = 1 }, *bad;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp = NULL;
+	enum ibv_wc_opcode op;
+	enum ibv_wc_status st;
+	uint8_t *slot;
+	int i, nz = 0;
+
+	CHECKM(cq && mr, "padded cq/mr: %s", strerror(errno));
+	if (!cq || !mr)
+		goto out;
+	obj.cq.in = ibv_cq_ex_to_cq(cq);
+	obj.cq.out = &dcq;
+	CHECK(!mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ) && dcq.cqe_size == 128);
+	slot = dcq.buf;
+	memset(slot, 0xa5, 64);	/* slot 0's first half: must become padding */
+	qp = dv_qp(cq, IBV_QPT_RC, 0, 0, 0, 4);
+	CHECKM(qp && !to_rts(qp), "qp: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	rs = (struct ibv_sge){ (uintptr_t)buf + 2048, 64, mr->lkey };
+	CHECK(!ibv_post_recv(qp, &rwr, &bad));
+	qpx = ibv_qp_to_qp_ex(qp);
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf, 64);
+	CHECK(!ibv_wr_complete(qpx));
+	CHECK(!poll_one(cq, &op, &st, NULL) && st == IBV_WC_SUCCESS);
+	CHECK(!poll_one(cq, &op, &st, NULL) && st == IBV_WC_SUCCESS);
+	for (i = 0; i < 64; i++)
+		nz |= slot[i];
+	CHECKM(!nz, "padding half of slot 0 not zero");
+	CHECKM(slot[127] >> 4 != MLX5_CQE_INVALID, "slot 0 CQE opcode 0x%x",
+	       slot[127] >> 4);
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+	free(buf);
+}
+
 static void test_memcpy(void)
 {
 	struct mlx5dv_context dc = { .comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH };
@@ -566,6 +623,7 @@ int main(void)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
 	}
 	test_raw_wqe();
+	test_cqe_pad();
 	test_memcpy();
 	test_port_clock();
 	test_completion_ts();
