@@ -145,27 +145,15 @@ struct ibv_ah *mlx5_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	return &ah->ibv_ah;
 }
 
-/* The AV_QP_MAPPING general object behind @mah, 0 or an errno. */
-static int ah_map_destroy(struct mlx5_context *ctx, struct mlx5_ah *mah)
-{
-	uint32_t in[DEVX_ST_SZ_DW(general_obj_in_cmd_hdr)] = {};
-	uint32_t out[DEVX_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
-
-	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
-		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
-	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type,
-		 MLX5_OBJ_TYPE_AV_QP_MAPPING);
-	DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, mah->qp_map);
-	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
-}
-
 int mlx5_destroy_ah(struct ibv_ah *ah)
 {
 	struct mlx5_ah *mah = SMX_CONTAINER_OF(ah, struct mlx5_ah, ibv_ah);
 	int ret;
 
 	if (mah->qp_map) {
-		ret = ah_map_destroy(to_mctx(ah->context), mah);
+		ret = mlx5_genobj_destroy(to_mctx(ah->context),
+					  MLX5_OBJ_TYPE_AV_QP_MAPPING,
+					  mah->qp_map);
 		if (ret)
 			return ret;
 	}

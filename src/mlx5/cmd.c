@@ -75,3 +75,16 @@ int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap, size_t
 		       : DEVX_FLD_SZ_BYTES(query_hca_cap_out, capability));
 	return 0;
 }
+
+int mlx5_genobj_destroy(struct mlx5_context *ctx, uint16_t obj_type,
+			uint32_t obj_id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(general_obj_in_cmd_hdr)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
+
+	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
+		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type, obj_type);
+	DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, obj_id);
+	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+}

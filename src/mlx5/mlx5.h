@@ -404,6 +404,9 @@ int mlx5_cmd_exec(struct mlx5_context *ctx, void *in, size_t inlen, void *out,
 		  size_t outlen);
 int mlx5_cmd_exec_hca(struct smx_dev *hca, uint16_t uid, void *in, size_t inlen,
 		      void *out, size_t outlen);
+/* DESTROY_GENERAL_OBJECT of @obj_type @obj_id under the context's uid. */
+int mlx5_genobj_destroy(struct mlx5_context *ctx, uint16_t obj_type,
+			uint32_t obj_id);
 int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,
 		       size_t len);
 

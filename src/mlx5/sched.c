@@ -107,19 +107,6 @@ static int sched_cmd(struct ibv_context *ctx, uint16_t opcode, uint32_t id,
 	return ret;
 }
 
-static int sched_destroy(struct ibv_context *ctx, uint32_t id)
-{
-	uint32_t in[DEVX_ST_SZ_DW(general_obj_in_cmd_hdr)] = {};
-	uint32_t out[DEVX_ST_SZ_DW(general_obj_out_cmd_hdr)] = {};
-
-	DEVX_SET(general_obj_in_cmd_hdr, in, opcode,
-		 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
-	DEVX_SET(general_obj_in_cmd_hdr, in, obj_type,
-		 MLX5_OBJ_TYPE_SCHEDULING_ELEMENT);
-	DEVX_SET(general_obj_in_cmd_hdr, in, obj_id, id);
-	return mlx5_cmd_exec(to_mctx(ctx), in, sizeof(in), out, sizeof(out));
-}
-
 /* Common create: checks, then the object; NULL + errno on failure. */
 static void *sched_create(struct ibv_context *ctx,
 			  const struct mlx5dv_sched_attr *a, bool node)
@@ -211,7 +198,8 @@ SMX_EXPORT int mlx5dv_sched_node_destroy(struct mlx5dv_sched_node *node)
 
 	if (!node)
 		return EINVAL;
-	ret = sched_destroy(node->ctx, node->id);
+	ret = mlx5_genobj_destroy(to_mctx(node->ctx),
+				  MLX5_OBJ_TYPE_SCHEDULING_ELEMENT, node->id);
 	if (!ret)
 		free(node);
 	return ret;
@@ -223,7 +211,8 @@ SMX_EXPORT int mlx5dv_sched_leaf_destroy(struct mlx5dv_sched_leaf *leaf)
 
 	if (!leaf)
 		return EINVAL;
-	ret = sched_destroy(leaf->ctx, leaf->id);
+	ret = mlx5_genobj_destroy(to_mctx(leaf->ctx),
+				  MLX5_OBJ_TYPE_SCHEDULING_ELEMENT, leaf->id);
 	if (!ret)
 		free(leaf);
 	return ret;
