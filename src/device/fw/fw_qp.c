@@ -501,6 +501,21 @@ static void fw_qp_apply(struct fw_qp *qp, const uint8_t *q, uint32_t g)
 }
 
 /*
+ * Bits 95..32 of a transition's optional-parameter mask, 0 when the mailbox
+ * does not reach them. @ext: only with the extended context (qpc_ext set and
+ * the whole qpc_data_ext present) -- rdma-core sends UDP_SPORT without it.
+ */
+static uint64_t fw_qp_opt_hi(const struct fw_cmd *c, bool ext)
+{
+	if (ext ? c->inlen < DEVX_ST_SZ_BYTES(modify_qp_ext_in) ||
+		  !IN_GET(modify_qp_ext_in, qpc_ext) :
+		  c->inlen < DEVX_BYTE_OFF(modify_qp_ext_in,
+					   opt_param_mask_95_32) + 8)
+		return 0;
+	return IN_GET64(modify_qp_ext_in, opt_param_mask_95_32);
+}
+
+/*
  * RTS2RTS with the extended context: opt_param_mask_95_32 bit 0 resets DCI
  * stream qpc_data_ext.dci_stream_channel_id, which must be errored.
  */
@@ -508,10 +523,7 @@ static int fw_qp_stream_reset(struct fw_cmd *c, struct fw_qp *qp)
 {
 	uint32_t id, i;
 
-	if (c->inlen < DEVX_ST_SZ_BYTES(modify_qp_ext_in) ||
-	    !IN_GET(modify_qp_ext_in, qpc_ext))
-		return 0;
-	if (!(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
+	if (!(fw_qp_opt_hi(c, true) &
 	      MLX5_QPC_OPT_MASK_32_DCI_STREAM_CHANNEL_ID))
 		return 0;
 	id = DEVX_GET(qpc_ext, IN_ADDR(modify_qp_ext_in, qpc_data_ext),
@@ -537,9 +549,7 @@ static int fw_qp_stream_reset(struct fw_cmd *c, struct fw_qp *qp)
 static int fw_qp_udp_sport(struct fw_cmd *c, struct fw_qp *qp,
 			   const uint8_t *q)
 {
-	if (c->inlen < DEVX_BYTE_OFF(modify_qp_ext_in, opt_param_mask_95_32) + 8 ||
-	    !(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
-	      MLX5_QPC_OPT_MASK_32_UDP_SPORT))
+	if (!(fw_qp_opt_hi(c, false) & MLX5_QPC_OPT_MASK_32_UDP_SPORT))
 		return 0;
 	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
 		return FW_FAIL(c, BAD_PARAM_ERR, "qp 0x%x (%s): UDP source port "
@@ -562,10 +572,7 @@ static int fw_qp_qos(struct fw_cmd *c, struct fw_qp *qp)
 	const uint8_t *x;
 	uint32_t req, resp;
 
-	if (c->inlen < DEVX_ST_SZ_BYTES(modify_qp_ext_in) ||
-	    !IN_GET(modify_qp_ext_in, qpc_ext) ||
-	    !(IN_GET64(modify_qp_ext_in, opt_param_mask_95_32) &
-	      MLX5_QPC_OPT_MASK_32_QOS_QUEUE_GROUP_ID))
+	if (!(fw_qp_opt_hi(c, true) & MLX5_QPC_OPT_MASK_32_QOS_QUEUE_GROUP_ID))
 		return 0;
 	x = IN_ADDR(modify_qp_ext_in, qpc_data_ext);
 	req = DEVX_GET(qpc_ext, x, qos_queue_group_id_requester);
