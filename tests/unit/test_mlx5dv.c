@@ -406,6 +406,119 @@ out:
 	free(buf);
 }
 
+/* The QoS / entropy entry points with hostile arguments and states:
+ * packet-pacing entries, scheduling elements, UDP sport, AH-to-QP mapping. */
+static void test_qos_bad_args(void)
+{
+	uint32_t rate = htobe32(100), big[16] = { 0 };
+	struct mlx5dv_sched_attr root_attr = { 0 }, attr = { 0 };
+	struct mlx5dv_sched_node *root, *node;
+	struct mlx5dv_sched_leaf *leaf;
+	struct mlx5dv_pp *pp, *pp2, *pp3;
+	struct ibv_cq_ex *cq = dv_cq(0, 0, 0, 0);
+	struct ibv_ah_attr aa = { .port_num = 1, .is_global = 1 };
+	struct ibv_ah *ah;
+	struct ibv_qp *qp;
+
+	/* pp: flags, sizes, NULL context; equal contexts share an index
+	 * unless one asks for a dedicated index. */
+	errno = 0;
+	CHECKM(!mlx5dv_pp_alloc(ctx, sizeof(rate), &rate, 1u << 5) &&
+	       errno == EOPNOTSUPP, "pp unknown flag: errno %d", errno);
+	errno = 0;
+	CHECKM(!mlx5dv_pp_alloc(ctx, 0, &rate, 0) && errno == EINVAL,
+	       "pp size 0: errno %d", errno);
+	errno = 0;
+	CHECKM(!mlx5dv_pp_alloc(ctx, sizeof(big), big, 0) && errno == EINVAL,
+	       "pp context too big: errno %d", errno);
+	errno = 0;
+	CHECKM(!mlx5dv_pp_alloc(ctx, sizeof(rate), NULL, 0) && errno == EINVAL,
+	       "pp NULL context: errno %d", errno);
+	pp = mlx5dv_pp_alloc(ctx, sizeof(rate), &rate, 0);
+	pp2 = mlx5dv_pp_alloc(ctx, sizeof(rate), &rate, 0);
+	pp3 = mlx5dv_pp_alloc(ctx, sizeof(rate), &rate, 1);
+	CHECKM(pp && pp2 && pp3, "pp alloc: %s", strerror(errno));
+	if (pp && pp2 && pp3)
+		CHECK(pp->index && pp->index == pp2->index &&
+		      pp3->index != pp->index);
+	mlx5dv_pp_free(pp);
+	mlx5dv_pp_free(pp2);
+	mlx5dv_pp_free(pp3);
+
+	/* sched: a root takes no rates, a leaf needs a parent, unknown flags
+	 * and comp_mask are refused; a parent with children stays. */
+	errno = 0;
+	CHECKM(!mlx5dv_sched_node_create(ctx, NULL) && errno == EINVAL,
+	       "sched NULL attr: errno %d", errno);
+	attr.flags = MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE;
+	errno = 0;
+	CHECKM(!mlx5dv_sched_node_create(ctx, &attr) && errno == EINVAL,
+	       "root with rates: errno %d", errno);
+	errno = 0;
+	CHECKM(!mlx5dv_sched_leaf_create(ctx, &root_attr) && errno == EINVAL,
+	       "leaf without parent: errno %d", errno);
+	root = mlx5dv_sched_node_create(ctx, &root_attr);
+	CHECKM(root, "root: %s", strerror(errno));
+	if (root) {
+		attr.parent = root;
+		attr.flags = 1u << 7;
+		errno = 0;
+		CHECKM(!mlx5dv_sched_node_create(ctx, &attr) && errno == EINVAL,
+		       "unknown sched flag: errno %d", errno);
+		attr.flags = MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE;
+		attr.bw_share = 1000;	/* above max_tsar_bw_share */
+		errno = 0;
+		CHECKM(!mlx5dv_sched_node_create(ctx, &attr) && errno == EINVAL,
+		       "bw_share too big: errno %d", errno);
+		attr.bw_share = 5;
+		attr.comp_mask = 1;
+		CHECK(mlx5dv_sched_node_modify(root, &attr) == EINVAL);
+		attr.comp_mask = 0;
+		node = mlx5dv_sched_node_create(ctx, &attr);
+		leaf = node ? mlx5dv_sched_leaf_create(ctx,
+				&(struct mlx5dv_sched_attr){ .parent = node })
+			    : NULL;
+		CHECKM(node && leaf, "node/leaf: %s", strerror(errno));
+		CHECK(mlx5dv_sched_node_destroy(root) == EBUSY);
+		if (leaf)
+			CHECK(!mlx5dv_sched_leaf_destroy(leaf));
+		if (node)
+			CHECK(!mlx5dv_sched_node_destroy(node));
+		CHECK(!mlx5dv_sched_node_destroy(root));
+	}
+
+	/* udp sport and sched join: RC in RESET is not RTS/INIT; a UD QP has
+	 * no responder queue group. */
+	qp = cq ? dv_qp(cq, IBV_QPT_RC, 0, 0, 0, 4) : NULL;
+	CHECKM(qp, "qp: %s", strerror(errno));
+	if (qp) {
+		CHECK(mlx5dv_modify_qp_udp_sport(qp, 55555) == EOPNOTSUPP);
+		CHECK(mlx5dv_modify_qp_sched_elem(qp, NULL, NULL) == EOPNOTSUPP);
+		ibv_destroy_qp(qp);
+	}
+	qp = cq ? dv_qp(cq, IBV_QPT_UD, 0, 0, 0, 4) : NULL;
+	if (qp) {
+		CHECK(mlx5dv_modify_qp_udp_sport(qp, 55555) == EOPNOTSUPP);
+		/* refused on the QP type, before the leaf is looked at */
+		CHECK(mlx5dv_modify_qp_sched_elem(qp, NULL,
+			(const struct mlx5dv_sched_leaf *)qp) == EINVAL);
+		ibv_destroy_qp(qp);
+	}
+
+	/* AH-to-QP mapping: global AHs only; mapped twice is one object. */
+	ibv_query_gid(ctx, 1, 0, &aa.grh.dgid);
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &aa);
+	CHECKM(ah, "ah: %s", strerror(errno));
+	if (ah) {
+		CHECK(!mlx5dv_map_ah_to_qp(ah, 0x1234));
+		CHECK(!mlx5dv_map_ah_to_qp(ah, 0x1234));
+		CHECK(!ibv_destroy_ah(ah));
+	}
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+}
+
 static void test_memcpy(void)
 {
 	struct mlx5dv_context dc = { .comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH };
@@ -624,6 +737,7 @@ int main(void)
 	}
 	test_raw_wqe();
 	test_cqe_pad();
+	test_qos_bad_args();
 	test_memcpy();
 	test_port_clock();
 	test_completion_ts();
