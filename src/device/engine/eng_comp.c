@@ -100,7 +100,9 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 	}
 
 	memset(&cqe, 0, sizeof(cqe));
-	if (c->opcode == MLX5_CQE_REQ_ERR || c->opcode == MLX5_CQE_RESP_ERR) {
+	if (c->raw) {
+		memcpy(&cqe, c->raw, sizeof(cqe));
+	} else if (c->opcode == MLX5_CQE_REQ_ERR || c->opcode == MLX5_CQE_RESP_ERR) {
 		struct mlx5_err_cqe *ecqe = (struct mlx5_err_cqe *)&cqe;
 
 		ecqe->srqn = htobe32(c->srqn_uidx & 0xffffff);

@@ -222,6 +222,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->wait = ENG_WAIT_NONE;
 		q->attempted = false;
 		q->have_resp = false;
+		q->sig_drain = false;
 		q->token = 0;
 		q->last_wqe_sent = false;
 		break;
@@ -230,6 +231,8 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 			eng_qp_entered_err(e, q);
 		break;
 	case MLX5_QPC_STATE_SQD:
+		/* Where software may cancel from (mlx5dv_qp_cancel_posted_send_wrs). */
+		DEVX_SET(qpc, qp->qpc, hw_sq_wqebb_counter, q->sq_ci);
 		/* Synchronous fabric: nothing is outstanding unless the
 		 * requester is parked on a timer. */
 		if (old == MLX5_QPC_STATE_RTS && q->wait == ENG_WAIT_NONE)
