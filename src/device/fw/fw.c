@@ -779,6 +779,14 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->genobj, void, fw_free_plain);
 	FW_FREE_TABLE(fw->qp, struct fw_qp, fw_qp_free);
 	FW_FREE_TABLE(fw->srq, struct fw_srq, fw_srq_free);
+	/* Windows reference the MRs they are bound to: everything goes, so
+	 * the references are dropped first, in any order. */
+	for (uint32_t i = 0; i < fw->mkey.cap; i++) {
+		struct fw_mkey *mk = fw->mkey.slot[i];
+
+		if (mk)
+			mk->bound = NULL;
+	}
 	FW_FREE_TABLE(fw->mkey, struct fw_mkey, fw_mkey_free);
 	FW_FREE_TABLE(fw->psv, void, fw_free_plain);
 	FW_FREE_TABLE(fw->cq, struct fw_cq, fw_cq_free);
