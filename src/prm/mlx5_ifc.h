@@ -623,6 +623,131 @@ struct mlx5_ifc_query_sched_elem_out_bits {
 	struct mlx5_ifc_sched_elem_bits sched_elem;
 };
 
+/* ETHERNET_OFFLOADS capability page (QUERY_HCA_CAP type 0x1). */
+struct mlx5_ifc_per_protocol_networking_offload_caps_bits {
+	uint8_t csum_cap[0x1];
+	uint8_t vlan_cap[0x1];
+	uint8_t lro_cap[0x1];
+	uint8_t lro_psh_flag[0x1];
+	uint8_t lro_time_stamp[0x1];
+	uint8_t reserved_at_5[0x2];
+	uint8_t wqe_vlan_insert[0x1];
+	uint8_t self_lb_en_modifiable[0x1];
+	uint8_t reserved_at_9[0x2];
+	uint8_t max_lso_cap[0x5];
+	uint8_t multi_pkt_send_wqe[0x2];
+	uint8_t wqe_inline_mode[0x2];
+	uint8_t rss_ind_tbl_cap[0x4];
+	uint8_t reg_umr_sq[0x1];
+	uint8_t scatter_fcs[0x1];
+	uint8_t enhanced_multi_pkt_send_wqe[0x1];
+	uint8_t tunnel_lso_const_out_ip_id[0x1];
+	uint8_t tunnel_lro_gre[0x1];
+	uint8_t tunnel_lro_vxlan[0x1];
+	uint8_t tunnel_stateless_gre[0x1];
+	uint8_t tunnel_stateless_vxlan[0x1];
+
+	uint8_t swp[0x1];
+	uint8_t swp_csum[0x1];
+	uint8_t swp_lso[0x1];
+	uint8_t cqe_checksum_full[0x1];
+	uint8_t reserved_at_24[0x1c];
+
+	uint8_t reserved_at_40[0x10];
+	uint8_t lro_min_mss_size[0x10];
+
+	uint8_t reserved_at_60[0x7a0];
+};
+
+/* Which match fields a flow table supports (one bit per field). */
+struct mlx5_ifc_flow_table_fields_supported_bits {
+	uint8_t outer_dmac[0x1];
+	uint8_t outer_smac[0x1];
+	uint8_t outer_ether_type[0x1];
+	uint8_t outer_ip_version[0x1];
+	uint8_t outer_first_prio[0x1];
+	uint8_t outer_first_cfi[0x1];
+	uint8_t outer_first_vid[0x1];
+	uint8_t outer_ipv4_ttl[0x1];
+	uint8_t outer_second_prio[0x1];
+	uint8_t outer_second_cfi[0x1];
+	uint8_t outer_second_vid[0x1];
+	uint8_t reserved_at_b[0x1];
+	uint8_t outer_sip[0x1];
+	uint8_t outer_dip[0x1];
+	uint8_t outer_frag[0x1];
+	uint8_t outer_ip_protocol[0x1];
+	uint8_t outer_ip_ecn[0x1];
+	uint8_t outer_ip_dscp[0x1];
+	uint8_t outer_udp_sport[0x1];
+	uint8_t outer_udp_dport[0x1];
+	uint8_t outer_tcp_sport[0x1];
+	uint8_t outer_tcp_dport[0x1];
+	uint8_t outer_tcp_flags[0x1];
+	uint8_t reserved_at_17[0x9];
+
+	uint8_t reserved_at_20[0x60];
+};
+
+struct mlx5_ifc_flow_table_prop_layout_bits {
+	uint8_t ft_support[0x1];
+	uint8_t reserved_at_1[0x1];
+	uint8_t flow_counter[0x1];
+	uint8_t flow_modify_en[0x1];
+	uint8_t modify_root[0x1];
+	uint8_t identified_miss_table_mode[0x1];
+	uint8_t flow_table_modify[0x1];
+	uint8_t reserved_at_7[0x19];
+
+	uint8_t reserved_at_20[0x2];
+	uint8_t log_max_ft_size[0x6];
+	uint8_t log_max_modify_header_context[0x8];
+	uint8_t max_modify_header_actions[0x8];
+	uint8_t max_ft_level[0x8];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t reserved_at_60[0x18];
+	uint8_t log_max_ft_num[0x8];
+
+	uint8_t reserved_at_80[0x10];
+	uint8_t log_max_flow_counter[0x8];
+	uint8_t log_max_destination[0x8];
+
+	uint8_t reserved_at_a0[0x18];
+	uint8_t log_max_flow[0x8];
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_flow_table_fields_supported_bits ft_field_support;
+
+	struct mlx5_ifc_flow_table_fields_supported_bits ft_field_bitmask_support;
+};
+
+/* FLOW_TABLE capability page (QUERY_HCA_CAP type 0x7). */
+struct mlx5_ifc_flow_table_nic_cap_bits {
+	uint8_t nic_rx_multi_path_tirs[0x1];
+	uint8_t nic_rx_multi_path_tirs_fts[0x1];
+	uint8_t allow_sniffer_and_nic_rx_shared_tir[0x1];
+	uint8_t reserved_at_3[0x1d];
+
+	uint8_t reserved_at_20[0x1e0];
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_receive;
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_receive_rdma;
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_receive_sniffer;
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_transmit;
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_transmit_rdma;
+
+	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_transmit_sniffer;
+
+	uint8_t reserved_at_e00[0x7200];
+};
+
 union mlx5_ifc_hca_cap_union_bits {
 	struct mlx5_ifc_qos_cap_bits qos_cap;
 	struct mlx5_ifc_cmd_hca_cap_bits cmd_hca_cap;
@@ -630,6 +755,8 @@ union mlx5_ifc_hca_cap_union_bits {
 	struct mlx5_ifc_atomic_caps_bits atomic_caps;
 	struct mlx5_ifc_roce_cap_bits roce_cap;
 	struct mlx5_ifc_device_mem_cap_bits device_mem_cap;
+	struct mlx5_ifc_per_protocol_networking_offload_caps_bits per_protocol_networking_offload_caps;
+	struct mlx5_ifc_flow_table_nic_cap_bits flow_table_nic_cap;
 	uint8_t reserved_at_0[0x8000];
 };
 
@@ -2714,6 +2841,766 @@ struct mlx5_ifc_klm_bits {
 };
 
 /* ------------------------------------------------------------------ */
+/* Ethernet: transport interface send/receive (TIS, TIR), SQ, RQ      */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_tisc_bits {
+	uint8_t strict_lag_tx_port_affinity[0x1];
+	uint8_t tls_en[0x1];
+	uint8_t reserved_at_2[0x2];
+	uint8_t lag_tx_port_affinity[0x4];
+
+	uint8_t reserved_at_8[0x4];
+	uint8_t prio[0x4];
+	uint8_t reserved_at_10[0x10];
+
+	uint8_t reserved_at_20[0x100];
+
+	uint8_t reserved_at_120[0x8];
+	uint8_t transport_domain[0x18];
+
+	uint8_t reserved_at_140[0x8];
+	uint8_t underlay_qpn[0x18];
+
+	uint8_t reserved_at_160[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_180[0x380];
+};
+
+struct mlx5_ifc_create_tis_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_tisc_bits ctx;
+};
+
+/* CREATE_TIS/TIR/SQ/RQ answer the new number in dword 2. */
+struct mlx5_ifc_create_tis_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t tisn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_modify_tis_bitmask_bits {
+	uint8_t reserved_at_0[0x20];
+
+	uint8_t reserved_at_20[0x1d];
+	uint8_t lag_tx_port_affinity[0x1];
+	uint8_t strict_lag_tx_port_affinity[0x1];
+	uint8_t prio[0x1];
+};
+
+struct mlx5_ifc_modify_tis_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t tisn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	struct mlx5_ifc_modify_tis_bitmask_bits bitmask;
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_tisc_bits ctx;
+};
+
+/* DESTROY_TIS/TIR/SQ/RQ and QUERY_TIS/TIR/SQ/RQ name the object here. */
+struct mlx5_ifc_eth_obj_cmd_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t obj_num[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_tis_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_tisc_bits tis_context;
+};
+
+struct mlx5_ifc_rx_hash_field_select_bits {
+	uint8_t l3_prot_type[0x1];
+	uint8_t l4_prot_type[0x1];
+	uint8_t selected_fields[0x1e];
+};
+
+struct mlx5_ifc_tirc_bits {
+	uint8_t reserved_at_0[0x20];
+
+	uint8_t disp_type[0x4];
+	uint8_t tls_en[0x1];
+	uint8_t reserved_at_25[0x1b];
+
+	uint8_t reserved_at_40[0x40];
+
+	uint8_t reserved_at_80[0x4];
+	uint8_t lro_timeout_period_usecs[0x10];
+	uint8_t packet_merge_mask[0x4];
+	uint8_t lro_max_ip_payload_size[0x8];
+
+	uint8_t reserved_at_a0[0x40];
+
+	uint8_t reserved_at_e0[0x8];
+	uint8_t inline_rqn[0x18];
+
+	uint8_t rx_hash_symmetric[0x1];
+	uint8_t reserved_at_101[0x1];
+	uint8_t tunneled_offload_en[0x1];
+	uint8_t reserved_at_103[0x5];
+	uint8_t indirect_table[0x18];
+
+	uint8_t rx_hash_fn[0x4];
+	uint8_t reserved_at_124[0x2];
+	uint8_t self_lb_block[0x2];
+	uint8_t transport_domain[0x18];
+
+	uint8_t rx_hash_toeplitz_key[10][0x20];
+
+	struct mlx5_ifc_rx_hash_field_select_bits rx_hash_field_selector_outer;
+
+	struct mlx5_ifc_rx_hash_field_select_bits rx_hash_field_selector_inner;
+
+	uint8_t reserved_at_2c0[0x4c0];
+};
+
+struct mlx5_ifc_create_tir_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_tirc_bits ctx;
+};
+
+struct mlx5_ifc_create_tir_out_bits {
+	uint8_t status[0x8];
+	uint8_t icm_address_63_40[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t icm_address_39_32[0x8];
+	uint8_t tirn[0x18];
+
+	uint8_t icm_address_31_0[0x20];
+};
+
+struct mlx5_ifc_query_tir_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_tirc_bits tir_context;
+};
+
+struct mlx5_ifc_sqc_bits {
+	uint8_t rlky[0x1];
+	uint8_t cd_master[0x1];
+	uint8_t fre[0x1];
+	uint8_t flush_in_error_en[0x1];
+	uint8_t allow_multi_pkt_send_wqe[0x1];
+	uint8_t min_wqe_inline_mode[0x3];
+	uint8_t state[0x4];
+	uint8_t reg_umr[0x1];
+	uint8_t allow_swp[0x1];
+	uint8_t hairpin[0x1];
+	uint8_t non_wire[0x1];
+	uint8_t reserved_at_10[0xa];
+	uint8_t ts_format[0x2];
+	uint8_t reserved_at_1c[0x4];
+
+	uint8_t reserved_at_20[0x8];
+	uint8_t user_index[0x18];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t reserved_at_60[0x8];
+	uint8_t hairpin_peer_rq[0x18];
+
+	uint8_t reserved_at_80[0x10];
+	uint8_t hairpin_peer_vhca[0x10];
+
+	uint8_t reserved_at_a0[0x20];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t ts_cqe_to_dest_cqn[0x18];
+
+	uint8_t reserved_at_e0[0x10];
+	uint8_t packet_pacing_rate_limit_index[0x10];
+
+	uint8_t tis_lst_sz[0x10];
+	uint8_t qos_queue_group_id[0x10];
+
+	uint8_t reserved_at_120[0x40];
+
+	uint8_t reserved_at_160[0x8];
+	uint8_t tis_num_0[0x18];
+
+	struct mlx5_ifc_wq_bits wq;
+};
+
+struct mlx5_ifc_create_sq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_sqc_bits ctx;
+};
+
+struct mlx5_ifc_create_sq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t sqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_modify_sq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t sq_state[0x4];
+	uint8_t reserved_at_44[0x4];
+	uint8_t sqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t modify_bitmask[0x40];
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_sqc_bits ctx;
+};
+
+struct mlx5_ifc_query_sq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_sqc_bits sq_context;
+};
+
+struct mlx5_ifc_rqc_bits {
+	uint8_t rlky[0x1];
+	uint8_t delay_drop_en[0x1];
+	uint8_t scatter_fcs[0x1];
+	uint8_t vsd[0x1];
+	uint8_t mem_rq_type[0x4];
+	uint8_t state[0x4];
+	uint8_t reserved_at_c[0x1];
+	uint8_t flush_in_error_en[0x1];
+	uint8_t hairpin[0x1];
+	uint8_t reserved_at_f[0xb];
+	uint8_t ts_format[0x2];
+	uint8_t reserved_at_1c[0x4];
+
+	uint8_t reserved_at_20[0x8];
+	uint8_t user_index[0x18];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t cqn[0x18];
+
+	uint8_t counter_set_id[0x8];
+	uint8_t reserved_at_68[0x18];
+
+	uint8_t reserved_at_80[0x8];
+	uint8_t rmpn[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t hairpin_peer_sq[0x18];
+
+	uint8_t reserved_at_c0[0x10];
+	uint8_t hairpin_peer_vhca[0x10];
+
+	uint8_t reserved_at_e0[0xa0];
+
+	struct mlx5_ifc_wq_bits wq;
+};
+
+struct mlx5_ifc_create_rq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rqc_bits ctx;
+};
+
+struct mlx5_ifc_create_rq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_modify_rq_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t rq_state[0x4];
+	uint8_t reserved_at_44[0x4];
+	uint8_t rqn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t modify_bitmask[0x40];
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_rqc_bits ctx;
+};
+
+struct mlx5_ifc_query_rq_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rqc_bits rq_context;
+};
+
+/* ------------------------------------------------------------------ */
+/* NIC flow steering: flow tables, flow groups, flow table entries    */
+/* ------------------------------------------------------------------ */
+
+struct mlx5_ifc_ipv4_layout_bits {
+	uint8_t reserved_at_0[0x60];
+
+	uint8_t ipv4[0x20];
+};
+
+struct mlx5_ifc_ipv6_layout_bits {
+	uint8_t ipv6[16][0x8];
+};
+
+union mlx5_ifc_ipv6_layout_ipv4_layout_auto_bits {
+	struct mlx5_ifc_ipv6_layout_bits ipv6_layout;
+	struct mlx5_ifc_ipv4_layout_bits ipv4_layout;
+	uint8_t reserved_at_0[0x80];
+};
+
+/* Outer (or inner) L2-L4 header fields of a match value / criteria. */
+struct mlx5_ifc_fte_match_set_lyr_2_4_bits {
+	uint8_t smac_47_16[0x20];
+
+	uint8_t smac_15_0[0x10];
+	uint8_t ethertype[0x10];
+
+	uint8_t dmac_47_16[0x20];
+
+	uint8_t dmac_15_0[0x10];
+	uint8_t first_prio[0x3];
+	uint8_t first_cfi[0x1];
+	uint8_t first_vid[0xc];
+
+	uint8_t ip_protocol[0x8];
+	uint8_t ip_dscp[0x6];
+	uint8_t ip_ecn[0x2];
+	uint8_t cvlan_tag[0x1];
+	uint8_t svlan_tag[0x1];
+	uint8_t frag[0x1];
+	uint8_t ip_version[0x4];
+	uint8_t tcp_flags[0x9];
+
+	uint8_t tcp_sport[0x10];
+	uint8_t tcp_dport[0x10];
+
+	uint8_t l4_type[0x2];
+	uint8_t reserved_at_c2[0xe];
+	uint8_t ipv4_ihl[0x4];
+	uint8_t reserved_at_d4[0x4];
+	uint8_t ttl_hoplimit[0x8];
+
+	uint8_t udp_sport[0x10];
+	uint8_t udp_dport[0x10];
+
+	union mlx5_ifc_ipv6_layout_ipv4_layout_auto_bits src_ipv4_src_ipv6;
+
+	union mlx5_ifc_ipv6_layout_ipv4_layout_auto_bits dst_ipv4_dst_ipv6;
+};
+
+/* Only the outer and inner headers are spelled out; the misc parameter
+ * sets are kept whole (the device matches on none of them). */
+struct mlx5_ifc_fte_match_param_bits {
+	struct mlx5_ifc_fte_match_set_lyr_2_4_bits outer_headers;
+
+	uint8_t misc_parameters[0x200];
+
+	struct mlx5_ifc_fte_match_set_lyr_2_4_bits inner_headers;
+
+	uint8_t misc_parameters_2[0x200];
+
+	uint8_t misc_parameters_3[0x200];
+
+	uint8_t misc_parameters_4[0x200];
+
+	uint8_t misc_parameters_5[0x200];
+
+	uint8_t reserved_at_e00[0x200];
+};
+
+struct mlx5_ifc_flow_table_context_bits {
+	uint8_t reformat_en[0x1];
+	uint8_t decap_en[0x1];
+	uint8_t sw_owner[0x1];
+	uint8_t termination_table[0x1];
+	uint8_t table_miss_action[0x4];
+	uint8_t level[0x8];
+	uint8_t reserved_at_10[0x8];
+	uint8_t log_size[0x8];
+
+	uint8_t reserved_at_20[0x8];
+	uint8_t table_miss_id[0x18];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t lag_master_next_table_id[0x18];
+
+	uint8_t reserved_at_60[0x60];
+
+	uint8_t sw_owner_icm_root_1[0x40];
+
+	uint8_t sw_owner_icm_root_0[0x40];
+};
+
+struct mlx5_ifc_create_flow_table_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x20];
+
+	struct mlx5_ifc_flow_table_context_bits flow_table_context;
+};
+
+struct mlx5_ifc_create_flow_table_out_bits {
+	uint8_t status[0x8];
+	uint8_t icm_address_63_40[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t icm_address_39_32[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t icm_address_31_0[0x20];
+};
+
+/* DESTROY_FLOW_TABLE, QUERY_FLOW_TABLE and SET_FLOW_TABLE_ROOT share the
+ * head: the table type at 0x80, its number at 0xa0. */
+struct mlx5_ifc_destroy_flow_table_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t reserved_at_c0[0x140];
+};
+
+struct mlx5_ifc_query_flow_table_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x80];
+
+	struct mlx5_ifc_flow_table_context_bits flow_table_context;
+};
+
+struct mlx5_ifc_set_flow_table_root_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t underlay_qpn[0x18];
+
+	uint8_t reserved_at_e0[0x120];
+};
+
+struct mlx5_ifc_create_flow_group_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x4];
+	uint8_t group_type[0x4];
+	uint8_t reserved_at_90[0x10];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t reserved_at_c0[0x20];
+
+	uint8_t start_flow_index[0x20];
+
+	uint8_t reserved_at_100[0x20];
+
+	uint8_t end_flow_index[0x20];
+
+	uint8_t reserved_at_140[0xa0];
+
+	uint8_t reserved_at_1e0[0x18];
+	uint8_t match_criteria_enable[0x8];
+
+	struct mlx5_ifc_fte_match_param_bits match_criteria;
+
+	uint8_t reserved_at_1200[0xe00];
+};
+
+struct mlx5_ifc_create_flow_group_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t group_id[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_flow_group_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t group_id[0x20];
+
+	uint8_t reserved_at_e0[0x120];
+};
+
+struct mlx5_ifc_dest_format_bits {
+	uint8_t destination_type[0x8];
+	uint8_t destination_id[0x18];
+
+	uint8_t reserved_at_20[0x1];
+	uint8_t packet_reformat[0x1];
+	uint8_t reserved_at_22[0x1e];
+};
+
+struct mlx5_ifc_flow_context_bits {
+	uint8_t push_vlan[0x20];
+
+	uint8_t group_id[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t flow_tag[0x18];
+
+	uint8_t reserved_at_60[0x10];
+	uint8_t action[0x10];
+
+	uint8_t extended_destination[0x1];
+	uint8_t reserved_at_81[0x1];
+	uint8_t flow_source[0x2];
+	uint8_t encrypt_decrypt_type[0x4];
+	uint8_t destination_list_size[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t flow_counter_list_size[0x18];
+
+	uint8_t packet_reformat_id[0x20];
+
+	uint8_t modify_header_id[0x20];
+
+	uint8_t push_vlan_2[0x20];
+
+	uint8_t encrypt_decrypt_obj_id[0x20];
+
+	uint8_t reserved_at_140[0xc0];
+
+	struct mlx5_ifc_fte_match_param_bits match_value;
+
+	uint8_t execute_aso[4][0x40];
+
+	uint8_t reserved_at_1300[0x500];
+
+	/* destination_list_size dest_format entries, then the flow
+	 * counters, 0x40 bits each (0x80 with extended_destination) */
+	uint8_t destination[][0x40];
+};
+
+struct mlx5_ifc_set_fte_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t ignore_flow_level[0x1];
+	uint8_t reserved_at_c1[0x17];
+	uint8_t modify_enable_mask[0x8];
+
+	uint8_t reserved_at_e0[0x20];
+
+	uint8_t flow_index[0x20];
+
+	uint8_t reserved_at_120[0xe0];
+
+	struct mlx5_ifc_flow_context_bits flow_context;
+};
+
+/* DELETE_FLOW_TABLE_ENTRY and QUERY_FLOW_TABLE_ENTRY. */
+struct mlx5_ifc_delete_fte_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t other_vport[0x1];
+	uint8_t reserved_at_41[0xf];
+	uint8_t vport_number[0x10];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_88[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t table_id[0x18];
+
+	uint8_t reserved_at_c0[0x40];
+
+	uint8_t flow_index[0x20];
+
+	uint8_t reserved_at_120[0xe0];
+};
+
+/* ------------------------------------------------------------------ */
 /* Sizes (bits) -- the PRM's                                          */
 /* ------------------------------------------------------------------ */
 
@@ -2864,5 +3751,47 @@ SMX_IFC_SIZE(destroy_mkey_in, 0x80);
 SMX_IFC_SIZE(query_mkey_in, 0x80);
 SMX_IFC_SIZE(query_mkey_out, 0x980);
 SMX_IFC_SIZE(klm, 0x80);
+
+SMX_IFC_SIZE(per_protocol_networking_offload_caps, 0x800);
+SMX_IFC_SIZE(flow_table_fields_supported, 0x80);
+SMX_IFC_SIZE(flow_table_prop_layout, 0x200);
+SMX_IFC_SIZE(flow_table_nic_cap, 0x8000);
+SMX_IFC_SIZE(tisc, 0x500);
+SMX_IFC_SIZE(create_tis_in, 0x600);
+SMX_IFC_SIZE(create_tis_out, 0x80);
+SMX_IFC_SIZE(modify_tis_bitmask, 0x40);
+SMX_IFC_SIZE(modify_tis_in, 0x600);
+SMX_IFC_SIZE(eth_obj_cmd_in, 0x80);
+SMX_IFC_SIZE(query_tis_out, 0x580);
+SMX_IFC_SIZE(rx_hash_field_select, 0x20);
+SMX_IFC_SIZE(tirc, 0x780);
+SMX_IFC_SIZE(create_tir_in, 0x880);
+SMX_IFC_SIZE(create_tir_out, 0x80);
+SMX_IFC_SIZE(query_tir_out, 0x880);
+SMX_IFC_SIZE(sqc, 0x780);
+SMX_IFC_SIZE(create_sq_in, 0x880);
+SMX_IFC_SIZE(create_sq_out, 0x80);
+SMX_IFC_SIZE(modify_sq_in, 0x880);
+SMX_IFC_SIZE(query_sq_out, 0x880);
+SMX_IFC_SIZE(rqc, 0x780);
+SMX_IFC_SIZE(create_rq_in, 0x880);
+SMX_IFC_SIZE(create_rq_out, 0x80);
+SMX_IFC_SIZE(modify_rq_in, 0x880);
+SMX_IFC_SIZE(query_rq_out, 0x880);
+SMX_IFC_SIZE(fte_match_set_lyr_2_4, 0x200);
+SMX_IFC_SIZE(fte_match_param, 0x1000);
+SMX_IFC_SIZE(flow_table_context, 0x140);
+SMX_IFC_SIZE(create_flow_table_in, 0x200);
+SMX_IFC_SIZE(create_flow_table_out, 0x80);
+SMX_IFC_SIZE(destroy_flow_table_in, 0x200);
+SMX_IFC_SIZE(query_flow_table_out, 0x200);
+SMX_IFC_SIZE(set_flow_table_root_in, 0x200);
+SMX_IFC_SIZE(create_flow_group_in, 0x2000);
+SMX_IFC_SIZE(create_flow_group_out, 0x80);
+SMX_IFC_SIZE(destroy_flow_group_in, 0x200);
+SMX_IFC_SIZE(dest_format, 0x40);
+SMX_IFC_SIZE(flow_context, 0x1800);
+SMX_IFC_SIZE(set_fte_in, 0x1a00);
+SMX_IFC_SIZE(delete_fte_in, 0x200);
 
 #endif

@@ -413,6 +413,245 @@ static void golden_others(void)
 
 /* (b) ------------------------------------------------------------------ */
 
+/* Ethernet queues and flow steering (PRM "SQ/RQ/TIS/TIR Context",
+ * "Flow Table", "Flow Group", "Flow Context"). */
+static void golden_eth(void)
+{
+	/* sqc: flush_in_error_en bit 3, min_wqe_inline_mode bits 7:5 of
+	 * byte 0, state the high nibble of byte 1; user_index, cqn in dwords
+	 * 1 and 2; tis_lst_sz at byte 0x20; tis_num_0 dword 0xb; wq at 0x30 */
+	FRESH();
+	DEVX_SET(sqc, buf, flush_in_error_en, 1);
+	CHECK_EQ(buf[0], 0x10);
+	FRESH();
+	DEVX_SET(sqc, buf, min_wqe_inline_mode, 1);
+	CHECK_EQ(buf[0], 0x01);
+	FRESH();
+	DEVX_SET(sqc, buf, state, 3);
+	CHECK_EQ(buf[1], 0x30);
+	FRESH();
+	DEVX_SET(sqc, buf, user_index, 0x123456);
+	CHECK_EQ(buf[5], 0x12);
+	CHECK_EQ(buf[7], 0x56);
+	FRESH();
+	DEVX_SET(sqc, buf, cqn, 0xabcdef);
+	CHECK_EQ(buf[9], 0xab);
+	CHECK_EQ(buf[11], 0xef);
+	FRESH();
+	DEVX_SET(sqc, buf, tis_lst_sz, 1);
+	CHECK_EQ(buf[0x21], 0x01);
+	FRESH();
+	DEVX_SET(sqc, buf, tis_num_0, 0x10203);
+	CHECK_EQ(buf[0x2d], 0x01);
+	CHECK_EQ(buf[0x2f], 0x03);
+	FRESH();
+	DEVX_SET(sqc, buf, wq.wq_type, 1);
+	CHECK_EQ(buf[0x30], 0x10);
+	FRESH();
+	DEVX_SET(sqc, buf, wq.pd, 0x77);
+	CHECK_EQ(buf[0x30 + 11], 0x77);
+	FRESH();
+	DEVX_SET(sqc, buf, wq.log_wq_stride, 6);
+	CHECK_EQ(buf[0x30 + 0x21], 0x06);
+	FRESH();
+	DEVX_SET(sqc, buf, wq.log_wq_sz, 0x1f);
+	CHECK_EQ(buf[0x30 + 0x23], 0x1f);
+	CHECK_EQ(DEVX_BYTE_OFF(create_sq_in, ctx.wq.pas), 0x110);
+	/* create_sq_out / create_rq_out: the number in dword 2 */
+	FRESH();
+	DEVX_SET(create_sq_out, buf, sqn, 0x400001);
+	CHECK_EQ(buf[9], 0x40);
+	CHECK_EQ(buf[11], 0x01);
+	/* modify_sq_in: current state high nibble of byte 8, sqn after it,
+	 * modify_bitmask at 0x10, context at 0x20 */
+	FRESH();
+	DEVX_SET(modify_sq_in, buf, sq_state, 1);
+	CHECK_EQ(buf[8], 0x10);
+	FRESH();
+	DEVX_SET(modify_sq_in, buf, ctx.state, 3);
+	CHECK_EQ(buf[0x21], 0x30);
+	FRESH();
+	DEVX_SET64(modify_rq_in, buf, modify_bitmask, 2);
+	CHECK_EQ(buf[0x17], 0x02);
+	/* rqc: vsd bit 3 of byte 0, mem_rq_type its low nibble, state the
+	 * high nibble of byte 1, counter_set_id byte 12, wq at 0x30 */
+	FRESH();
+	DEVX_SET(rqc, buf, vsd, 1);
+	CHECK_EQ(buf[0], 0x10);
+	FRESH();
+	DEVX_SET(rqc, buf, mem_rq_type, 1);
+	CHECK_EQ(buf[0], 0x01);
+	FRESH();
+	DEVX_SET(rqc, buf, counter_set_id, 0x5a);
+	CHECK_EQ(buf[12], 0x5a);
+	FRESH();
+	DEVX_SET64(rqc, buf, wq.dbr_addr, 0x1122334455667788ull);
+	CHECK_EQ(buf[0x30 + 0x10], 0x11);
+	CHECK_EQ(buf[0x30 + 0x17], 0x88);
+	/* tisc: prio low nibble of byte 1, transport_domain dword 9, pd
+	 * dword 0xb; create_tis_in context at 0x20 */
+	FRESH();
+	DEVX_SET(tisc, buf, prio, 5);
+	CHECK_EQ(buf[1], 0x05);
+	FRESH();
+	DEVX_SET(tisc, buf, transport_domain, 0x42);
+	CHECK_EQ(buf[0x27], 0x42);
+	FRESH();
+	DEVX_SET(tisc, buf, pd, 0x43);
+	CHECK_EQ(buf[0x2f], 0x43);
+	CHECK_EQ(DEVX_BYTE_OFF(create_tis_in, ctx), 0x20);
+	CHECK_EQ(DEVX_BYTE_OFF(query_tis_out, tis_context), 0x10);
+	/* tirc: disp_type high nibble of byte 4, inline_rqn dword 7,
+	 * self_lb_block bits 1:0 of byte 0x24, transport_domain after it */
+	FRESH();
+	DEVX_SET(tirc, buf, disp_type, 1);
+	CHECK_EQ(buf[4], 0x10);
+	FRESH();
+	DEVX_SET(tirc, buf, inline_rqn, 0x800001);
+	CHECK_EQ(buf[0x1d], 0x80);
+	CHECK_EQ(buf[0x1f], 0x01);
+	FRESH();
+	DEVX_SET(tirc, buf, self_lb_block, 2);
+	CHECK_EQ(buf[0x24], 0x02);
+	FRESH();
+	DEVX_SET(tirc, buf, transport_domain, 0x99);
+	CHECK_EQ(buf[0x27], 0x99);
+	CHECK_EQ(DEVX_BYTE_OFF(query_tir_out, tir_context), 0x20);
+	/* create_flow_table_in: table_type byte 0x10, context at 0x18
+	 * (table_miss_action low nibble of 0x18, level 0x19, log_size 0x1b,
+	 * table_miss_id dword 0x1c) */
+	FRESH();
+	DEVX_SET(create_flow_table_in, buf, table_type, 1);
+	CHECK_EQ(buf[0x10], 0x01);
+	FRESH();
+	DEVX_SET(create_flow_table_in, buf, flow_table_context.table_miss_action, 1);
+	CHECK_EQ(buf[0x18], 0x01);
+	FRESH();
+	DEVX_SET(create_flow_table_in, buf, flow_table_context.level, 3);
+	CHECK_EQ(buf[0x19], 0x03);
+	FRESH();
+	DEVX_SET(create_flow_table_in, buf, flow_table_context.log_size, 9);
+	CHECK_EQ(buf[0x1b], 0x09);
+	FRESH();
+	DEVX_SET(create_flow_table_in, buf, flow_table_context.table_miss_id, 7);
+	CHECK_EQ(buf[0x1f], 0x07);
+	FRESH();
+	DEVX_SET(create_flow_table_out, buf, table_id, 0x10203);
+	CHECK_EQ(buf[9], 0x01);
+	CHECK_EQ(buf[11], 0x03);
+	/* destroy_flow_table_in / set_flow_table_root_in: table_id dword 5 */
+	FRESH();
+	DEVX_SET(set_flow_table_root_in, buf, table_id, 0x55);
+	CHECK_EQ(buf[0x17], 0x55);
+	/* create_flow_group_in: table_id dword 5, start dword 7, end dword
+	 * 9, match_criteria_enable byte 0x3f, criteria from 0x40: smac 0x40,
+	 * ethertype 0x46, dmac 0x48, VLAN 0x4e, ip_protocol 0x50, ip_version
+	 * bits of 0x52/0x53, udp_dport 0x5e, src IPv4 0x6c, dst IPv4 0x7c */
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, start_flow_index, 0x11);
+	CHECK_EQ(buf[0x1f], 0x11);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, end_flow_index, 0x22);
+	CHECK_EQ(buf[0x27], 0x22);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria_enable, 1);
+	CHECK_EQ(buf[0x3f], 0x01);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.smac_47_16,
+		 0xaabbccdd);
+	CHECK_EQ(buf[0x40], 0xaa);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.ethertype,
+		 0x86dd);
+	CHECK_EQ(buf[0x46], 0x86);
+	CHECK_EQ(buf[0x47], 0xdd);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.dmac_47_16,
+		 0x01505619);
+	CHECK_EQ(buf[0x48], 0x01);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.first_vid,
+		 0xc0c);
+	CHECK_EQ(buf[0x4e], 0x0c);
+	CHECK_EQ(buf[0x4f], 0x0c);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.ip_protocol,
+		 17);
+	CHECK_EQ(buf[0x50], 17);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.cvlan_tag, 1);
+	CHECK_EQ(buf[0x52], 0x80);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.ip_version, 6);
+	CHECK_EQ(buf[0x52], 0x0c);	/* bits 4:1 of byte 0x52 */
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf, match_criteria.outer_headers.udp_dport,
+		 5678);
+	CHECK_EQ(buf[0x5e], 0x16);
+	CHECK_EQ(buf[0x5f], 0x2e);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf,
+		 match_criteria.outer_headers.src_ipv4_src_ipv6.ipv4_layout.ipv4,
+		 0x01010101);
+	CHECK_EQ(buf[0x6c], 0x01);
+	CHECK_EQ(buf[0x6b], 0x00);
+	FRESH();
+	DEVX_SET(create_flow_group_in, buf,
+		 match_criteria.outer_headers.dst_ipv4_dst_ipv6.ipv4_layout.ipv4,
+		 0x02020202);
+	CHECK_EQ(buf[0x7c], 0x02);
+	/* set_fte_in: table_id dword 5, flow_index dword 8, flow context at
+	 * 0x40: group_id 0x44, flow_tag 0x49, action 0x4e, destination list
+	 * size 0x51, match value at 0x80, destinations at 0x340 */
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_index, 0x33);
+	CHECK_EQ(buf[0x23], 0x33);
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.group_id, 0x44);
+	CHECK_EQ(buf[0x47], 0x44);
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.flow_tag, 0xabcdef);
+	CHECK_EQ(buf[0x49], 0xab);
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.action, 4);
+	CHECK_EQ(buf[0x4f], 0x04);
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.destination_list_size, 2);
+	CHECK_EQ(buf[0x53], 0x02);
+	CHECK_EQ(DEVX_BYTE_OFF(set_fte_in, flow_context.match_value), 0x80);
+	CHECK_EQ(DEVX_BYTE_OFF(set_fte_in, flow_context.destination), 0x340);
+	FRESH();
+	DEVX_SET(dest_format, buf, destination_type, 2);
+	DEVX_SET(dest_format, buf, destination_id, 0x10);
+	CHECK_EQ(buf[0], 0x02);
+	CHECK_EQ(buf[3], 0x10);
+	/* delete_fte_in: flow_index dword 8 */
+	FRESH();
+	DEVX_SET(delete_fte_in, buf, flow_index, 7);
+	CHECK_EQ(buf[0x23], 0x07);
+	/* ETHERNET_OFFLOADS: csum_cap bit 0, vlan_cap bit 1, wqe_inline_mode
+	 * bits 0x12-0x13; FLOW_TABLE: NIC receive properties at 0x40 */
+	FRESH();
+	DEVX_SET(per_protocol_networking_offload_caps, buf, csum_cap, 1);
+	DEVX_SET(per_protocol_networking_offload_caps, buf, vlan_cap, 1);
+	CHECK_EQ(buf[0], 0xc0);
+	FRESH();
+	DEVX_SET(per_protocol_networking_offload_caps, buf, wqe_inline_mode, 2);
+	CHECK_EQ(buf[2], 0x20);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_receive.ft_support, 1);
+	CHECK_EQ(buf[0x40], 0x80);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_receive.log_max_ft_size, 0x10);
+	CHECK_EQ(buf[0x44], 0x10);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_receive.ft_field_support.outer_dmac, 1);
+	CHECK_EQ(buf[0x40 + 0x20], 0x80);
+}
+
 static void be_put64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -447,6 +686,24 @@ static void golden_mailboxes(struct smx_dev *d)
 	CHECK_EQ(out[16 + 67] & 0x04, 0x04);	/* roce */
 	CHECK_EQ(out[16 + 71] & 0x0f, 0x0f);	/* xrc ud uc rc */
 	CHECK_EQ(out[16 + 0x100], 0);		/* past the cap: zeroes */
+
+	/* op_mod 3: ETHERNET_OFFLOADS, current: csum and VLAN caps, no
+	 * inline header required; op_mod 0xf: FLOW_TABLE, NIC receive */
+	{
+		static const uint8_t q_eth[16] = { 0x01, 0x00, 0, 0, 0, 0, 0x00, 0x03 };
+		static const uint8_t q_ft[16] = { 0x01, 0x00, 0, 0, 0, 0, 0x00, 0x0f };
+
+		memset(out, 0xee, sizeof(out));
+		CHECK_EQ(smx_dev_cmd(d, q_eth, 16, out, 0x1010), 0);
+		CHECK_EQ(out[0], 0x00);
+		CHECK_EQ(out[16], 0xc0);
+		CHECK_EQ(out[18] & 0x30, 0x20);
+		memset(out, 0xee, sizeof(out));
+		CHECK_EQ(smx_dev_cmd(d, q_ft, 16, out, 0x1010), 0);
+		CHECK_EQ(out[0], 0x00);
+		CHECK_EQ(out[16 + 0x40] & 0x80, 0x80);	/* ft_support */
+		CHECK_EQ(out[16 + 0x60] & 0xe0, 0xe0);	/* dmac smac ethertype */
+	}
 
 	memset(out, 0xee, 16);
 	CHECK_EQ(smx_dev_cmd(d, q_bad_op, 16, out, 16), 0);
@@ -512,6 +769,7 @@ int main(void)
 	golden_caps();
 	golden_qp();
 	golden_others();
+	golden_eth();
 	unsetenv("SOFTMLX5_CONFIG");
 	setenv("XDG_CONFIG_HOME", "/nonexistent-softmlx5-test", 1);
 	setenv("HOME", "/nonexistent-softmlx5-test", 1);

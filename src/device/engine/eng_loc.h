@@ -40,7 +40,8 @@
 /* Per-object engine state                                            */
 /* ------------------------------------------------------------------ */
 
-enum eng_kind { ENG_K_QP, ENG_K_CQ, ENG_K_EQ, ENG_K_SRQ, ENG_K_NUM };
+enum eng_kind { ENG_K_QP, ENG_K_CQ, ENG_K_EQ, ENG_K_SRQ, ENG_K_SQ, ENG_K_RQ,
+	       ENG_K_NUM };
 
 struct eng_obj {
 	enum eng_kind kind;
@@ -128,6 +129,22 @@ struct eng_srq {
 	struct fw_srq *srq;
 	uint16_t consumed;	/* WQEs taken (compared with dbrec[0]) */
 	uint16_t head;		/* index of the next WQE (linked list) */
+};
+
+/* Ethernet frames (eng_eth.c): the largest one an SQ may send. */
+#define ENG_ETH_MAX_FRAME 9728u
+
+struct eng_sq {
+	struct eng_obj o;
+	struct fw_sq *sq;
+	uint16_t ci;		/* next WQEBB counter to execute */
+	uint8_t frame[ENG_ETH_MAX_FRAME];	/* the frame being sent */
+};
+
+struct eng_rq {
+	struct eng_obj o;
+	struct fw_rq *rq;
+	uint16_t ci;		/* next receive WQE counter */
 };
 
 /* ------------------------------------------------------------------ */
@@ -323,6 +340,23 @@ void eng_timer_note(struct eng *e, uint64_t deadline);
 /* One pass over all QPs (watcher); returns true if there was work. */
 bool eng_scan(struct eng *e, uint64_t now);
 const char *eng_synd_str(uint8_t syndrome);
+
+/* engine.c: for eng_eth.c's objects (linked like the others; the
+ * watcher polls Ethernet SQs too) */
+void eng_obj_add(struct eng *e, struct eng_obj *o, enum eng_kind kind);
+void eng_watch_add(struct eng *e, int delta);
+void eng_watch_kick(struct eng *e);
+
+/* eng_eth.c: Ethernet SQs and RQs, NIC receive */
+void eng_eth_sq_changed(void *arg, struct fw_sq *sq, uint32_t old_state);
+void eng_eth_rq_changed(void *arg, struct fw_rq *rq, uint32_t old_state);
+/* Executes the posted WQEs of @sq (RDY), or flushes them (ERR). */
+void eng_eth_sq_run(struct eng *e, struct fw_sq *sq);
+/* One watcher pass over the SQs and RQs; true if there was work. */
+bool eng_eth_scan(struct eng *e);
+/* A frame arriving at the NIC receive (sent by an SQ of @tis, or NULL). */
+void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
+		const struct fw_tis *tis);
 
 /* eng_mmio.c */
 void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf,

@@ -83,8 +83,22 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 	}
 	if (reg >= 0x800 && reg < 0xa00 && len >= 8) {
 		uint32_t qpn = get_be32(buf + 4) >> 8;
-		struct fw_qp *qp = fw_qp_lookup(e->fw, qpn);
+		struct fw_qp *qp;
 		struct eng_qp *q;
+
+		if (qpn & FW_SQN_PREFIX) {	/* an Ethernet SQ (eng_eth.c) */
+			struct fw_sq *sq = fw_sq_lookup(e->fw, qpn);
+
+			if (!sq || !eng_uar_may(uar, sq->uar, &sq->obj)) {
+				smx_dbg("engine: send doorbell on UAR %u for sq "
+					"0x%x ignored (%s)", page, qpn, sq ?
+					"not this UAR's uid" : "no such SQ");
+				return;
+			}
+			eng_eth_sq_run(e, sq);
+			return;
+		}
+		qp = fw_qp_lookup(e->fw, qpn);
 
 		if (!qp || !eng_uar_may(uar, qp->uar, &qp->obj)) {
 			smx_dbg("engine: send doorbell on UAR %u for qp 0x%x "

@@ -89,6 +89,27 @@ static void eng_watcher_qps(struct eng *e, int delta)
 	pthread_mutex_unlock(&e->wlock);
 }
 
+/* Engine state of another file's object kind (eng_eth.c). */
+void eng_obj_add(struct eng *e, struct eng_obj *o, enum eng_kind kind)
+{
+	eng_link(e, o, kind);
+}
+
+/* Ethernet SQs are queues the watcher polls like QPs (eng_eth.c). */
+void eng_watch_add(struct eng *e, int delta)
+{
+	eng_watcher_qps(e, delta);
+}
+
+/* Work may be waiting (a queue became ready): the watcher looks now. */
+void eng_watch_kick(struct eng *e)
+{
+	pthread_mutex_lock(&e->wlock);
+	e->last_activity = eng_now();
+	pthread_cond_signal(&e->wcond);
+	pthread_mutex_unlock(&e->wlock);
+}
+
 struct eng_qp *eng_qp_of(struct eng *e, struct fw_qp *qp)
 {
 	struct eng_qp *q = qp->eng;
@@ -261,6 +282,8 @@ static void eng_hook_free(void *arg, void *state)
 		eng_watcher_qps(e, -1);
 		eng_sq_free((struct eng_qp *)o);
 	}
+	if (o->kind == ENG_K_SQ)
+		eng_watcher_qps(e, -1);
 	free(o);
 }
 
@@ -282,6 +305,8 @@ static const struct fw_hooks eng_hooks = {
 	.qp_modified = eng_hook_qp_modified,
 	.eng_free = eng_hook_free,
 	.qp_event = eng_hook_qp_event,
+	.sq_changed = eng_eth_sq_changed,
+	.rq_changed = eng_eth_rq_changed,
 };
 
 /* ------------------------------------------------------------------ */
@@ -362,6 +387,7 @@ bool eng_scan(struct eng *e, uint64_t now)
 			work = true;
 		}
 	}
+	work |= eng_eth_scan(e);
 	return work;
 }
 
@@ -483,6 +509,8 @@ void eng_destroy(struct eng *e)
 			case ENG_K_CQ: ((struct eng_cq *)o)->cq->eng = NULL; break;
 			case ENG_K_EQ: ((struct eng_eq *)o)->eq->eng = NULL; break;
 			case ENG_K_SRQ: ((struct eng_srq *)o)->srq->eng = NULL; break;
+			case ENG_K_SQ: ((struct eng_sq *)o)->sq->eng = NULL; break;
+			case ENG_K_RQ: ((struct eng_rq *)o)->rq->eng = NULL; break;
 			default: break;
 			}
 			eng_unlink(o);

@@ -81,9 +81,32 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(DEALLOC_XRCD, "DEALLOC_XRCD", dealloc_xrcd_in, mbox_out, fw_xrcd_dealloc),
 	CMD(ALLOC_TRANSPORT_DOMAIN, "ALLOC_TRANSPORT_DOMAIN", alloc_transport_domain_in, alloc_transport_domain_out, fw_td_alloc),
 	CMD(DEALLOC_TRANSPORT_DOMAIN, "DEALLOC_TRANSPORT_DOMAIN", dealloc_transport_domain_in, mbox_out, fw_td_dealloc),
+	CMD(CREATE_TIR, "CREATE_TIR", create_tir_in, create_tir_out, fw_tir_create),
+	CMD(DESTROY_TIR, "DESTROY_TIR", eth_obj_cmd_in, mbox_out, fw_tir_destroy),
+	CMD(QUERY_TIR, "QUERY_TIR", eth_obj_cmd_in, query_tir_out, fw_tir_query),
+	CMD(CREATE_SQ, "CREATE_SQ", create_sq_in, create_sq_out, fw_sq_create),
+	CMD(MODIFY_SQ, "MODIFY_SQ", modify_sq_in, mbox_out, fw_sq_modify),
+	CMD(DESTROY_SQ, "DESTROY_SQ", eth_obj_cmd_in, mbox_out, fw_sq_destroy),
+	CMD(QUERY_SQ, "QUERY_SQ", eth_obj_cmd_in, query_sq_out, fw_sq_query),
+	CMD(CREATE_RQ, "CREATE_RQ", create_rq_in, create_rq_out, fw_rq_create),
+	CMD(MODIFY_RQ, "MODIFY_RQ", modify_rq_in, mbox_out, fw_rq_modify),
+	CMD(DESTROY_RQ, "DESTROY_RQ", eth_obj_cmd_in, mbox_out, fw_rq_destroy),
+	CMD(QUERY_RQ, "QUERY_RQ", eth_obj_cmd_in, query_rq_out, fw_rq_query),
 	CMD(CREATE_RMP, "CREATE_RMP", create_rmp_in, create_rmp_out, fw_rmp_create),
 	CMD(DESTROY_RMP, "DESTROY_RMP", destroy_rmp_in, mbox_out, fw_rmp_destroy),
 	CMD(QUERY_RMP, "QUERY_RMP", query_rmp_in, query_rmp_out, fw_rmp_query),
+	CMD(CREATE_TIS, "CREATE_TIS", create_tis_in, create_tis_out, fw_tis_create),
+	CMD(MODIFY_TIS, "MODIFY_TIS", modify_tis_in, mbox_out, fw_tis_modify),
+	CMD(DESTROY_TIS, "DESTROY_TIS", eth_obj_cmd_in, mbox_out, fw_tis_destroy),
+	CMD(QUERY_TIS, "QUERY_TIS", eth_obj_cmd_in, query_tis_out, fw_tis_query),
+	CMD(SET_FLOW_TABLE_ROOT, "SET_FLOW_TABLE_ROOT", set_flow_table_root_in, mbox_out, fw_ft_set_root),
+	CMD(CREATE_FLOW_TABLE, "CREATE_FLOW_TABLE", create_flow_table_in, create_flow_table_out, fw_ft_create),
+	CMD(DESTROY_FLOW_TABLE, "DESTROY_FLOW_TABLE", destroy_flow_table_in, mbox_out, fw_ft_destroy),
+	CMD(QUERY_FLOW_TABLE, "QUERY_FLOW_TABLE", destroy_flow_table_in, query_flow_table_out, fw_ft_query),
+	CMD(CREATE_FLOW_GROUP, "CREATE_FLOW_GROUP", create_flow_group_in, create_flow_group_out, fw_fg_create),
+	CMD(DESTROY_FLOW_GROUP, "DESTROY_FLOW_GROUP", destroy_flow_group_in, mbox_out, fw_fg_destroy),
+	CMD(SET_FLOW_TABLE_ENTRY, "SET_FLOW_TABLE_ENTRY", set_fte_in, mbox_out, fw_fte_set),
+	CMD(DELETE_FLOW_TABLE_ENTRY, "DELETE_FLOW_TABLE_ENTRY", delete_fte_in, mbox_out, fw_fte_delete),
 	CMD(CREATE_GENERAL_OBJECT, "CREATE_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_create),
 	CMD(MODIFY_GENERAL_OBJECT, "MODIFY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_modify),
 	CMD(QUERY_GENERAL_OBJECT, "QUERY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_query),
@@ -223,6 +246,7 @@ int fw_table_init(struct fw_table *t, const char *name, uint32_t min,
  */
 static void fw_table_partition(struct fw_table *t, uint32_t slot)
 {
+	uint32_t prefix = t->min & (FW_SQN_PREFIX | FW_RQN_PREFIX);
 	uint32_t base = t->min & 0xffff;
 	uint32_t span = 0x10000u - base;
 
@@ -231,7 +255,7 @@ static void fw_table_partition(struct fw_table *t, uint32_t slot)
 	free(t->slot);
 	t->slot = NULL;
 	t->cap = 0;
-	t->min = base + (slot << 16);
+	t->min = prefix + base + (slot << 16);
 	if (t->limit > span)
 		t->limit = span;
 	t->next = t->min;
@@ -247,6 +271,8 @@ void fw_set_slot(struct fw *fw, uint32_t slot)
 	fw_table_partition(&fw->qp, slot);
 	fw_table_partition(&fw->mkey, slot);
 	fw_table_partition(&fw->genobj, slot);
+	fw_table_partition(&fw->sq, slot);
+	fw_table_partition(&fw->rq, slot);
 	pthread_mutex_unlock(&fw->lock);
 }
 
@@ -720,6 +746,13 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->mkey, "mkey", 2, lim(cfg->log_max_mkey) - 1);
 	fw_table_init(&fw->genobj, "general_object", 1, 1u << 20);
 	fw_table_init(&fw->psv, "psv", 1, 1u << 20);
+	/* Ethernet objects; SQ and RQ numbers are disjoint from QP numbers */
+	fw_table_init(&fw->tis, "tis", 1, 1u << 16);
+	fw_table_init(&fw->sq, "sq", FW_SQN_PREFIX | 1, 1u << 16);
+	fw_table_init(&fw->rq, "rq", FW_RQN_PREFIX | 1, 1u << 16);
+	fw_table_init(&fw->tir, "tir", 1, 1u << 16);
+	fw_table_init(&fw->ft, "flow_table", 1, 1u << 16);
+	fw_table_init(&fw->fg, "flow_group", 1, 1u << 20);
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);
@@ -775,7 +808,14 @@ void fw_destroy(struct fw *fw)
 {
 	if (!fw)
 		return;
-	/* Users first, then what they reference. */
+	/* Users first, then what they reference. Flow groups and entries go
+	 * with their tables. */
+	fw_table_fini(&fw->fg);
+	FW_FREE_TABLE(fw->ft, struct fw_ft, fw_ft_free);
+	FW_FREE_TABLE(fw->tir, void, fw_free_plain);
+	FW_FREE_TABLE(fw->sq, struct fw_sq, fw_sq_free);
+	FW_FREE_TABLE(fw->rq, struct fw_rq, fw_rq_free);
+	FW_FREE_TABLE(fw->tis, void, fw_free_plain);
 	FW_FREE_TABLE(fw->genobj, void, fw_free_plain);
 	FW_FREE_TABLE(fw->qp, struct fw_qp, fw_qp_free);
 	FW_FREE_TABLE(fw->srq, struct fw_srq, fw_srq_free);
@@ -848,6 +888,16 @@ struct fw_umem *fw_umem_lookup(struct fw *fw, uint32_t umem_id)
 struct fw_uar *fw_uar_lookup(struct fw *fw, uint32_t index)
 {
 	return fw_table_get(&fw->uar, index);
+}
+
+struct fw_sq *fw_sq_lookup(struct fw *fw, uint32_t sqn)
+{
+	return fw_table_get(&fw->sq, sqn & 0xffffff);
+}
+
+struct fw_rq *fw_rq_lookup(struct fw *fw, uint32_t rqn)
+{
+	return fw_table_get(&fw->rq, rqn & 0xffffff);
 }
 
 const struct smx_config *fw_config(const struct fw *fw)

@@ -351,6 +351,136 @@ void fw_mkey_set_sig(struct fw_mkey *mk, const struct fw_sig *s);
 /* Marks @mk free (invalid), releasing the MR a window was bound to. */
 void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant);
 
+
+/* ------------------------------------------------------------------ */
+/* Ethernet objects (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c) */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Number spaces: SQs and RQs have their own tables, numbered with a prefix
+ * (SQN 0x400000 | slot << 16 | n, RQN 0x800000 | ...) so that no SQN, RQN
+ * and QPN are ever equal: a send doorbell names its queue unambiguously.
+ */
+#define FW_SQN_PREFIX 0x400000u
+#define FW_RQN_PREFIX 0x800000u
+
+/* A transport interface send: what an SQ's packets leave through. */
+struct fw_tis {
+	struct fw_obj obj;
+	uint8_t ctx[0xa0] __attribute__((aligned(8)));	/* tisc */
+	struct fw_td *td;
+	struct fw_pd *pd;	/* optional */
+};
+
+/* A cyclic Ethernet send queue: 64-byte WQEBBs, producer in dbrec[1]. */
+struct fw_sq {
+	struct fw_obj obj;
+	uint8_t ctx[0xf0] __attribute__((aligned(8)));	/* sqc, kept current */
+	uint32_t state;		/* MLX5_SQC_STATE_* */
+	struct fw_cq *cq;
+	struct fw_pd *pd;
+	struct fw_tis *tis;
+	struct fw_uar *uar;	/* optional */
+	struct fw_buf buf;	/* stride 64 */
+	uint32_t wqebbs;
+	uint32_t min_inline;	/* sqc.min_wqe_inline_mode */
+	volatile uint32_t *dbrec;	/* [1] WQEBB producer counter */
+	struct fw_umem *dbr_umem;
+	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
+};
+
+/* A cyclic Ethernet receive queue: WQE i at i * stride, a scatter list
+ * ended by MLX5_INVALID_LKEY; producer in dbrec[0]. */
+struct fw_rq {
+	struct fw_obj obj;
+	uint8_t ctx[0xf0] __attribute__((aligned(8)));	/* rqc, kept current */
+	uint32_t state;		/* MLX5_RQC_STATE_* */
+	struct fw_cq *cq;
+	struct fw_pd *pd;
+	struct fw_buf buf;
+	uint32_t wqes;
+	bool vsd;		/* VLAN strip disabled */
+	volatile uint32_t *dbrec;	/* [0] WQE producer counter */
+	struct fw_umem *dbr_umem;
+	uint64_t out_of_buffer;	/* frames dropped: no receive WQE posted */
+	void *eng;
+};
+
+/* A transport interface receive: a direct dispatch to one RQ. */
+struct fw_tir {
+	struct fw_obj obj;
+	uint8_t ctx[0xf0] __attribute__((aligned(8)));	/* tirc */
+	struct fw_rq *rq;
+	struct fw_td *td;
+	uint8_t self_lb_block;	/* MLX5_TIRC_SELF_LB_BLOCK_* */
+};
+
+/* Flow steering. A table holds groups (index ranges sharing one match
+ * criteria) and entries (a match value and what to do with a match). */
+struct fw_fg;
+struct fw_fte;
+
+struct fw_ft {
+	struct fw_obj obj;
+	uint32_t type;		/* MLX5_FLOW_TABLE_TYPE_* */
+	uint32_t level;
+	uint32_t log_size;
+	uint32_t miss_action;	/* MLX5_FLOW_TABLE_MISS_ACTION_* */
+	struct fw_ft *miss;	/* miss_action FWD */
+	struct fw_fg *groups;	/* by start index */
+	struct fw_fte **fte;	/* by flow index */
+	uint32_t nfte, capfte;
+};
+
+#define FW_MATCH_BYTES 64	/* one fte_match_set_lyr_2_4 */
+
+struct fw_fg {
+	struct fw_obj obj;
+	struct fw_ft *ft;
+	uint32_t start, end;	/* inclusive */
+	uint8_t mce;		/* match_criteria_enable */
+	uint8_t crit[FW_MATCH_BYTES];	/* outer headers criteria */
+	uint32_t nfte;
+	struct fw_fg *next;
+};
+
+struct fw_fte_dest {
+	uint32_t type;		/* MLX5_FLOW_DESTINATION_TYPE_* */
+	struct fw_tir *tir;
+	struct fw_ft *ft;
+};
+
+struct fw_fte {
+	uint32_t index;
+	uint16_t uid;
+	struct fw_fg *fg;
+	uint32_t action;	/* MLX5_FLOW_CONTEXT_ACTION_* */
+	uint32_t flow_tag;
+	uint8_t val[FW_MATCH_BYTES];	/* outer headers, masked by the group */
+	uint64_t hits;
+	uint32_t ndest;
+	struct fw_fte_dest dest[];
+};
+
+/* The TIRs a received frame goes to (fw_flow_steer). */
+#define FW_STEER_MAX 16
+
+struct fw_steer {
+	uint32_t ntir;
+	struct fw_tir *tir[FW_STEER_MAX];
+	uint32_t flow_tag;	/* of the entry that matched last */
+	bool dropped;		/* by an entry with action DROP */
+};
+
+/* Device-wide Ethernet receive counters. */
+struct fw_eth_stats {
+	uint64_t rx_frames;	/* frames into NIC receive steering */
+	uint64_t rx_no_match;	/* a table missed, no miss table: dropped */
+	uint64_t rx_dropped;	/* entries with action DROP */
+	uint64_t rx_out_of_buffer;	/* a TIR's RQ had no WQE */
+	uint64_t rx_malformed;	/* shorter than an Ethernet header */
+};
+
 /* ------------------------------------------------------------------ */
 /* Lookups for the engine (call with fw_lock held)                    */
 /* ------------------------------------------------------------------ */
@@ -365,6 +495,19 @@ struct fw_mkey *fw_mkey_lookup(struct fw *fw, uint32_t key);
 struct fw_psv *fw_psv_lookup(struct fw *fw, uint32_t index);
 struct fw_umem *fw_umem_lookup(struct fw *fw, uint32_t umem_id);
 struct fw_uar *fw_uar_lookup(struct fw *fw, uint32_t index);
+struct fw_sq *fw_sq_lookup(struct fw *fw, uint32_t sqn);
+struct fw_rq *fw_rq_lookup(struct fw *fw, uint32_t rqn);
+/*
+ * NIC receive steering of one frame whose headers are given as a
+ * fte_match_set_lyr_2_4 (@hdr, PRM bytes): from the root table set by
+ * SET_FLOW_TABLE_ROOT, each table's entries in flow index order, the first
+ * entry whose group criteria match; FWD_DEST to TIRs (each gets the frame)
+ * or to a deeper table (followed), DROP, or a table miss (miss table, or
+ * dropped). Counts into fw_eth_stats().
+ */
+void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
+		   struct fw_steer *out);
+struct fw_eth_stats *fw_eth_stats(struct fw *fw);
 
 /*
  * Engine hooks. Called by command handlers with fw->lock held, in the
@@ -381,7 +524,12 @@ struct fw_hooks {
 	void (*qp_event)(void *arg, struct fw_qp *qp, uint8_t type);
 	/* After every command, before it returns: objects may have changed. */
 	void (*changed)(void *arg);
+	/* An Ethernet SQ / RQ was created (@old_state FW_WQ_NEW) or moved
+	 * to another state (sq->state / rq->state). */
+	void (*sq_changed)(void *arg, struct fw_sq *sq, uint32_t old_state);
+	void (*rq_changed)(void *arg, struct fw_rq *rq, uint32_t old_state);
 };
+#define FW_WQ_NEW 0xffu
 void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg);
 
 /* Device identity as firmware presents it. */

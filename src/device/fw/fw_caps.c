@@ -117,6 +117,68 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, log_max_atomic_size_dc, 3);
 	CAP_SET(cmd_hca_cap, native_port_num, 1);
 	CAP_SET(cmd_hca_cap, num_vhca_ports, 1);
+	/* Ethernet queues and NIC receive steering (fw_sq.c, fw_rq.c,
+	 * fw_tis.c, fw_tir.c, fw_flow.c; frames loop back in-process). */
+	CAP_SET(cmd_hca_cap, eth_net_offloads, cfg->link_layer == SMX_LINK_ETH);
+	CAP_SET(cmd_hca_cap, nic_flow_table, cfg->link_layer == SMX_LINK_ETH);
+	CAP_SET(cmd_hca_cap, log_max_tis, 16);
+	CAP_SET(cmd_hca_cap, log_max_tir, 16);
+	CAP_SET(cmd_hca_cap, log_max_sq, 16);
+	CAP_SET(cmd_hca_cap, log_max_rq, 16);
+	CAP_SET(cmd_hca_cap, log_max_rqt, 0);	/* no RSS */
+	CAP_SET(cmd_hca_cap, log_max_tis_per_sq, 0);
+}
+
+/* What an Ethernet SQ / RQ offloads (eng_eth.c): IPv4 header and TCP/UDP
+ * checksums inserted on send and verified on receive, C-VLAN stripping;
+ * no inline headers needed in send WQEs; no LSO, LRO or RSS. */
+static void fw_caps_eth(void *cap)
+{
+	CAP_SET(per_protocol_networking_offload_caps, csum_cap, 1);
+	CAP_SET(per_protocol_networking_offload_caps, vlan_cap, 1);
+	CAP_SET(per_protocol_networking_offload_caps, wqe_inline_mode,
+		MLX5_CAP_INLINE_MODE_NOT_REQUIRED);
+}
+
+/* NIC receive flow tables (fw_flow.c): outer L2-L4 fields, several TIR
+ * destinations per entry, miss and destination tables. */
+static void fw_caps_flow_table(void *cap)
+{
+	void *rx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
+				flow_table_properties_nic_receive);
+	void *f[2] = {
+		DEVX_ADDR_OF(flow_table_prop_layout, rx, ft_field_support),
+		DEVX_ADDR_OF(flow_table_prop_layout, rx, ft_field_bitmask_support),
+	};
+
+	CAP_SET(flow_table_nic_cap, nic_rx_multi_path_tirs, 1);
+	DEVX_SET(flow_table_prop_layout, rx, ft_support, 1);
+	DEVX_SET(flow_table_prop_layout, rx, log_max_ft_size, 16);
+	DEVX_SET(flow_table_prop_layout, rx, max_ft_level, 63);
+	DEVX_SET(flow_table_prop_layout, rx, log_max_ft_num, 16);
+	DEVX_SET(flow_table_prop_layout, rx, log_max_destination, 4);
+	DEVX_SET(flow_table_prop_layout, rx, log_max_flow, 16);
+	for (unsigned int i = 0; i < 2; i++) {
+		DEVX_SET(flow_table_fields_supported, f[i], outer_dmac, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_smac, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ether_type, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ip_version, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_first_prio, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_first_cfi, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_first_vid, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ipv4_ttl, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_sip, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_dip, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_frag, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ip_protocol, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ip_ecn, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_ip_dscp, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_udp_sport, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_udp_dport, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_tcp_sport, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_tcp_dport, 1);
+		DEVX_SET(flow_table_fields_supported, f[i], outer_tcp_flags, 1);
+	}
 }
 
 static void fw_caps_atomic(void *cap)
@@ -227,9 +289,15 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 		fw_caps_qos(cap);
 		break;
 	case MLX5_CAP_ETHERNET_OFFLOADS:
+		if (c->fw->cfg.link_layer == SMX_LINK_ETH)
+			fw_caps_eth(cap);
+		break;
+	case MLX5_CAP_FLOW_TABLE:
+		if (c->fw->cfg.link_layer == SMX_LINK_ETH)
+			fw_caps_flow_table(cap);
+		break;
 	case MLX5_CAP_IPOIB_OFFLOADS:
 	case MLX5_CAP_IPOIB_ENHANCED_OFFLOADS:
-	case MLX5_CAP_FLOW_TABLE:
 	case MLX5_CAP_ESWITCH_FLOW_TABLE:
 	case MLX5_CAP_ESWITCH:
 	case MLX5_CAP_VECTOR_CALC:

@@ -41,6 +41,10 @@ struct fw {
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
 	struct fw_table psv;	/* signature PSVs (fw_psv.c) */
 	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
+	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c) */
+	struct fw_table tis, sq, rq, tir, ft, fg;
+	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT */
+	struct fw_eth_stats eth;
 
 	uint8_t *memic;
 	uint64_t memic_size;
@@ -255,6 +259,61 @@ int fw_mkey_create(struct fw_cmd *c);
 int fw_mkey_destroy(struct fw_cmd *c);
 int fw_mkey_query(struct fw_cmd *c);
 void fw_mkey_free(struct fw_mkey *mk);
+
+/* fw_wq.c: the wq context an SQ or RQ embeds */
+struct fw_wq_res {
+	struct fw_pd *pd;
+	struct fw_buf buf;
+	volatile uint32_t *dbrec;
+	struct fw_umem *dbr_umem;
+	uint32_t log_sz, stride;
+};
+/* Validates the wq at input byte @wq_off (cyclic, stride in
+ * [@min_stride, @max_stride], size within log_max_wq_sz) and resolves its
+ * PD, buffer (PAS after it, or umem) and doorbell record; on failure
+ * nothing is held. */
+int fw_wq_attach(struct fw_cmd *c, const char *what, size_t wq_off,
+		 uint32_t min_stride, uint32_t max_stride, struct fw_wq_res *r);
+void fw_wq_detach(struct fw_wq_res *r);
+/* Answers a wq back into an output context (PAS not included). */
+void fw_wq_put(uint8_t *wq, const struct fw_pd *pd, const struct fw_buf *b,
+	       uint32_t log_sz);
+
+/* fw_tis.c */
+int fw_tis_create(struct fw_cmd *c);
+int fw_tis_modify(struct fw_cmd *c);
+int fw_tis_query(struct fw_cmd *c);
+int fw_tis_destroy(struct fw_cmd *c);
+
+/* fw_sq.c */
+int fw_sq_create(struct fw_cmd *c);
+int fw_sq_modify(struct fw_cmd *c);
+int fw_sq_query(struct fw_cmd *c);
+int fw_sq_destroy(struct fw_cmd *c);
+void fw_sq_free(struct fw_sq *sq);
+
+/* fw_rq.c */
+int fw_rq_create(struct fw_cmd *c);
+int fw_rq_modify(struct fw_cmd *c);
+int fw_rq_query(struct fw_cmd *c);
+int fw_rq_destroy(struct fw_cmd *c);
+void fw_rq_free(struct fw_rq *rq);
+
+/* fw_tir.c */
+int fw_tir_create(struct fw_cmd *c);
+int fw_tir_query(struct fw_cmd *c);
+int fw_tir_destroy(struct fw_cmd *c);
+
+/* fw_flow.c */
+int fw_ft_create(struct fw_cmd *c);
+int fw_ft_destroy(struct fw_cmd *c);
+int fw_ft_query(struct fw_cmd *c);
+int fw_ft_set_root(struct fw_cmd *c);
+int fw_fg_create(struct fw_cmd *c);
+int fw_fg_destroy(struct fw_cmd *c);
+int fw_fte_set(struct fw_cmd *c);
+int fw_fte_delete(struct fw_cmd *c);
+void fw_ft_free(struct fw_ft *ft);
 
 /* fw_vport.c helpers */
 void fw_ipv4_gid(const struct smx_config *cfg, uint8_t gid[16]);

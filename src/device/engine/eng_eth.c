@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ethernet: send WQEs of SQs become frames, frames go through NIC receive
+ * steering (fw_flow_steer) and land in RQs.
+ *
+ * SEND WQE on an SQ (PRM): control segment (opcode SEND 0x0a or NOP; qpn_ds
+ * names the SQ), an Ethernet segment (struct mlx5_wqe_eth_seg: cs_flags
+ * L3_CSUM 0x40 / L4_CSUM 0x80, mss 0, inline_hdr_sz bytes of frame header
+ * starting at inline_hdr_start, so the segment is 16 + roundup(sz - 2, 16)
+ * bytes), then data: pointer segments (lkey with local read in the SQ's PD)
+ * and inline segments. The frame is the inline header followed by the data.
+ * The device needs no inline header (cap wqe_inline_mode NOT_REQUIRED);
+ * an SQ created with min_wqe_inline_mode L2 must carry at least the 18-byte
+ * L2 header (MAC addresses, one VLAN tag, ethertype). Checksum flags are
+ * honoured for IPv4 (header checksum) and TCP/UDP over IPv4 or IPv6 (no
+ * extension headers); other frames are sent as they are. LSO (mss), VLAN
+ * insertion and SWP are not supported: TSO/other opcodes fail the WQE.
+ * A signalled WQE completes with a REQ CQE (qpn: the SQN, srqn_uidx: the
+ * SQ's user_index). A bad WQE completes with an error CQE and moves the SQ
+ * to ERR; in ERR, posted WQEs are flushed when flush_in_error_en is set.
+ *
+ * Frames loop back in-process: a sent frame enters this device's NIC
+ * receive, like traffic that the eswitch turns around towards the local
+ * vport. Frames do not travel between processes (nor to a wire).
+ *
+ * Receive: the frame's outer headers are parsed into a
+ * fte_match_set_lyr_2_4 for steering. Every TIR that steering names gets
+ * the frame, except when the TIR blocks self loopback for the frame's kind
+ * (unicast / multicast DMAC) and the sending TIS is in its transport
+ * domain. The TIR's RQ must be RDY; its next receive WQE (a scatter list of
+ * local-write keys in the RQ's PD) takes the frame, the C-VLAN tag removed
+ * unless the RQ has vsd. The CQE (RESP_SEND) carries the byte count, the
+ * RQ's user_index, the steering entry's flow tag (sop_drop_qpn), the
+ * stripped tag (vlan_info, l4_hdr_type_etc bit 0), the L3/L4 header types
+ * and hds_ip_ext L2_OK / L3_OK (IPv4 header checksum good, or IPv6) /
+ * L4_OK (TCP/UDP checksum good). With no WQE posted the frame is dropped
+ * and counted (fw_eth_stats rx_out_of_buffer, the RQ's out_of_buffer); a
+ * frame larger than the WQE (LOCAL_LENGTH_ERR) or a bad key
+ * (LOCAL_PROT_ERR) completes the WQE in error and moves the RQ to ERR.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+#define ENG_ETH_HLEN 14
+#define ENG_ETH_L2_INLINE 18	/* MAC addresses, one VLAN tag, ethertype */
+#define ENG_ETHERTYPE_IPV4 0x0800
+#define ENG_ETHERTYPE_IPV6 0x86dd
+#define ENG_ETHERTYPE_CVLAN 0x8100
+#define ENG_ETHERTYPE_SVLAN 0x88a8
+#define ENG_IPPROTO_TCP 6
+#define ENG_IPPROTO_UDP 17
+#define ENG_CQE_L4_TCP_NO_ACK 1
+#define ENG_CQE_L4_UDP 2
+#define ENG_CQE_L4_TCP_ACK_NO_DATA 3
+#define ENG_CQE_L4_TCP_ACK_AND_DATA 4
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ------------------------------------------------------------------ */
+/* Checksums (RFC 1071)                                               */
+/* ------------------------------------------------------------------ */
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += get16(p + i);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* The parsed layers of a frame. */
+struct eth_parse {
+	uint32_t len;
+	uint16_t ethertype;	/* after the VLAN tags */
+	uint32_t l3_off, l3_len;	/* IP header start, bytes from it on */
+	uint32_t l4_off, l4_len;
+	uint8_t ipver;		/* 4, 6 or 0 */
+	uint8_t proto;		/* TCP/UDP when l4_off is set */
+	bool frag;
+	bool cvlan;		/* first tag is 802.1Q */
+	uint32_t ntags;
+};
+
+static void eth_parse(const uint8_t *f, uint32_t len, struct eth_parse *p)
+{
+	uint32_t off = 12;
+
+	memset(p, 0, sizeof(*p));
+	p->len = len;
+	if (len < ENG_ETH_HLEN)
+		return;
+	p->ethertype = get16(f + off);
+	while ((p->ethertype == ENG_ETHERTYPE_CVLAN ||
+		p->ethertype == ENG_ETHERTYPE_SVLAN) && p->ntags < 2 &&
+	       off + 6 <= len) {
+		if (!p->ntags)
+			p->cvlan = p->ethertype == ENG_ETHERTYPE_CVLAN;
+		p->ntags++;
+		off += 4;
+		p->ethertype = get16(f + off);
+	}
+	off += 2;
+	if (p->ethertype == ENG_ETHERTYPE_IPV4 && off + 20 <= len &&
+	    (f[off] >> 4) == 4) {
+		uint32_t ihl = (f[off] & 0xf) * 4u;
+		uint32_t tot = get16(f + off + 2);
+
+		if (ihl < 20 || tot < ihl || off + tot > len)
+			return;
+		p->ipver = 4;
+		p->l3_off = off;
+		p->l3_len = tot;
+		p->proto = f[off + 9];
+		p->frag = (get16(f + off + 6) & 0x3fff) != 0;
+		if (!p->frag) {
+			p->l4_off = off + ihl;
+			p->l4_len = tot - ihl;
+		}
+	} else if (p->ethertype == ENG_ETHERTYPE_IPV6 && off + 40 <= len &&
+		   (f[off] >> 4) == 6) {
+		uint32_t pl = get16(f + off + 4);
+
+		if (off + 40 + pl > len)
+			return;
+		p->ipver = 6;
+		p->l3_off = off;
+		p->l3_len = 40 + pl;
+		p->proto = f[off + 6];
+		p->frag = p->proto == 44;	/* fragment header */
+		p->l4_off = off + 40;
+		p->l4_len = pl;
+	}
+	if (p->l4_off && ((p->proto == ENG_IPPROTO_TCP && p->l4_len < 20) ||
+			  (p->proto == ENG_IPPROTO_UDP && p->l4_len < 8) ||
+			  (p->proto != ENG_IPPROTO_TCP &&
+			   p->proto != ENG_IPPROTO_UDP)))
+		p->l4_off = p->l4_len = 0;
+}
+
+/* The TCP/UDP checksum over the pseudo header and the segment, folded. */
+static uint16_t eth_l4_sum(const uint8_t *f, const struct eth_parse *p)
+{
+	uint32_t sum = 0;
+
+	if (p->ipver == 4)
+		sum = csum_add(sum, f + p->l3_off + 12, 8);
+	else
+		sum = csum_add(sum, f + p->l3_off + 8, 32);
+	sum += p->proto;
+	sum += p->l4_len & 0xffff;
+	sum += p->l4_len >> 16;
+	sum = csum_add(sum, f + p->l4_off, p->l4_len);
+	return csum_fold(sum);
+}
+
+/* Send side: fill the checksums the WQE asks for. */
+static void eth_tx_csum(uint8_t *f, uint32_t len, uint8_t cs_flags)
+{
+	struct eth_parse p;
+
+	eth_parse(f, len, &p);
+	if ((cs_flags & MLX5_ETH_WQE_L3_CSUM) && p.ipver == 4) {
+		uint8_t *ip = f + p.l3_off;
+		uint32_t ihl = (ip[0] & 0xf) * 4u;
+		uint16_t s;
+
+		ip[10] = ip[11] = 0;
+		s = (uint16_t)~csum_fold(csum_add(0, ip, ihl));
+		ip[10] = (uint8_t)(s >> 8);
+		ip[11] = (uint8_t)s;
+	}
+	if ((cs_flags & MLX5_ETH_WQE_L4_CSUM) && p.l4_off) {
+		uint32_t at = p.l4_off + (p.proto == ENG_IPPROTO_TCP ? 16 : 6);
+		uint16_t s;
+
+		f[at] = f[at + 1] = 0;
+		s = (uint16_t)~eth_l4_sum(f, &p);
+		if (p.proto == ENG_IPPROTO_UDP && !s)
+			s = 0xffff;	/* 0 would mean "no checksum" */
+		f[at] = (uint8_t)(s >> 8);
+		f[at + 1] = (uint8_t)s;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive                                                            */
+/* ------------------------------------------------------------------ */
+
+struct eth_rx {
+	const uint8_t *f;
+	struct eth_parse p;
+	uint8_t match[FW_MATCH_BYTES] __attribute__((aligned(8)));
+	uint8_t l3_type;	/* MLX5_CQE_L3_HDR_TYPE_* */
+	uint8_t l4_type;	/* CQE l4_hdr_type */
+	uint8_t hds_ip_ext;	/* MLX5_CQE_L2_OK / L3_OK / L4_OK */
+	bool multicast;
+};
+
+#define M_SET(fld, v) DEVX_SET(fte_match_set_lyr_2_4, r->match, fld, v)
+
+/* The frame's outer headers as a steering match set, and its CQE flags. */
+static void eth_rx_classify(struct eth_rx *r)
+{
+	const uint8_t *f = r->f;
+	const struct eth_parse *p = &r->p;
+
+	memset(r->match, 0, sizeof(r->match));
+	r->multicast = f[0] & 1;
+	M_SET(dmac_47_16, get32(f));
+	M_SET(dmac_15_0, get16(f + 4));
+	M_SET(smac_47_16, get32(f + 6));
+	M_SET(smac_15_0, get16(f + 10));
+	M_SET(ethertype, p->ethertype);
+	r->hds_ip_ext = MLX5_CQE_L2_OK;
+	if (p->ntags) {
+		uint16_t tci = get16(f + 14);
+
+		M_SET(cvlan_tag, p->cvlan);
+		M_SET(svlan_tag, !p->cvlan);
+		M_SET(first_prio, tci >> 13);
+		M_SET(first_cfi, (tci >> 12) & 1);
+		M_SET(first_vid, tci & 0xfff);
+	}
+	if (p->ipver == 4) {
+		const uint8_t *ip = f + p->l3_off;
+		uint32_t ihl = (ip[0] & 0xf) * 4u;
+
+		r->l3_type = MLX5_CQE_L3_HDR_TYPE_IPV4;
+		M_SET(ip_version, 4);
+		M_SET(ip_dscp, ip[1] >> 2);
+		M_SET(ip_ecn, ip[1] & 3);
+		M_SET(ttl_hoplimit, ip[8]);
+		M_SET(ip_protocol, p->proto);
+		M_SET(frag, p->frag);
+		M_SET(ipv4_ihl, ip[0] & 0xf);
+		M_SET(src_ipv4_src_ipv6.ipv4_layout.ipv4, get32(ip + 12));
+		M_SET(dst_ipv4_dst_ipv6.ipv4_layout.ipv4, get32(ip + 16));
+		if (csum_fold(csum_add(0, ip, ihl)) == 0xffff)
+			r->hds_ip_ext |= MLX5_CQE_L3_OK;
+	} else if (p->ipver == 6) {
+		const uint8_t *ip = f + p->l3_off;
+		uint8_t tc = (uint8_t)((ip[0] & 0xf) << 4 | ip[1] >> 4);
+
+		r->l3_type = MLX5_CQE_L3_HDR_TYPE_IPV6;
+		M_SET(ip_version, 6);
+		M_SET(ip_dscp, tc >> 2);
+		M_SET(ip_ecn, tc & 3);
+		M_SET(ttl_hoplimit, ip[7]);
+		M_SET(ip_protocol, p->proto);
+		M_SET(frag, p->frag);
+		memcpy(DEVX_ADDR_OF(fte_match_set_lyr_2_4, r->match,
+				    src_ipv4_src_ipv6.ipv6_layout.ipv6), ip + 8, 16);
+		memcpy(DEVX_ADDR_OF(fte_match_set_lyr_2_4, r->match,
+				    dst_ipv4_dst_ipv6.ipv6_layout.ipv6), ip + 24, 16);
+		r->hds_ip_ext |= MLX5_CQE_L3_OK;
+	}
+	if (p->l4_off) {
+		const uint8_t *l4 = f + p->l4_off;
+		uint16_t stored = get16(l4 + (p->proto == ENG_IPPROTO_TCP ? 16 : 6));
+
+		if (p->proto == ENG_IPPROTO_TCP) {
+			uint32_t doff = (l4[12] >> 4) * 4u;
+
+			M_SET(l4_type, MLX5_PACKET_L4_TYPE_TCP);
+			M_SET(tcp_sport, get16(l4));
+			M_SET(tcp_dport, get16(l4 + 2));
+			M_SET(tcp_flags, (uint32_t)(l4[12] & 1) << 8 | l4[13]);
+			r->l4_type = !(l4[13] & 0x10) ? ENG_CQE_L4_TCP_NO_ACK :
+				     p->l4_len > doff ? ENG_CQE_L4_TCP_ACK_AND_DATA :
+				     ENG_CQE_L4_TCP_ACK_NO_DATA;
+		} else {
+			M_SET(l4_type, MLX5_PACKET_L4_TYPE_UDP);
+			M_SET(udp_sport, get16(l4));
+			M_SET(udp_dport, get16(l4 + 2));
+			r->l4_type = ENG_CQE_L4_UDP;
+		}
+		if ((p->proto == ENG_IPPROTO_UDP && p->ipver == 4 && !stored) ||
+		    eth_l4_sum(f, p) == 0xffff)
+			r->hds_ip_ext |= MLX5_CQE_L4_OK;
+	}
+}
+
+#undef M_SET
+
+/* ------------------------------------------------------------------ */
+/* Engine state                                                       */
+/* ------------------------------------------------------------------ */
+
+static struct eng_sq *eng_eth_sq_of(struct eng *e, struct fw_sq *sq)
+{
+	struct eng_sq *s = sq->eng;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->sq = sq;
+	eng_obj_add(e, &s->o, ENG_K_SQ);
+	sq->eng = s;
+	eng_watch_add(e, 1);
+	return s;
+}
+
+static struct eng_rq *eng_eth_rq_of(struct eng *e, struct fw_rq *rq)
+{
+	struct eng_rq *s = rq->eng;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->rq = rq;
+	eng_obj_add(e, &s->o, ENG_K_RQ);
+	rq->eng = s;
+	return s;
+}
+
+static uint16_t eng_eth_sq_pi(const struct fw_sq *sq)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&sq->dbrec[1], __ATOMIC_ACQUIRE));
+}
+
+static uint16_t eng_eth_rq_pi(const struct fw_rq *rq)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&rq->dbrec[0], __ATOMIC_ACQUIRE));
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive: into one RQ                                               */
+/* ------------------------------------------------------------------ */
+
+static void eng_eth_rq_err(struct eng *e, struct eng_rq *s, uint8_t syndrome,
+			   uint16_t counter, const char *why)
+{
+	struct fw_rq *rq = s->rq;
+	struct eng_cqe c = {
+		.opcode = MLX5_CQE_RESP_ERR,
+		.syndrome = syndrome,
+		.qpn = rq->obj.id,
+		.wqe_counter = counter,
+		.srqn_uidx = DEVX_GET(rqc, rq->ctx, user_index),
+	};
+
+	smx_dbg("engine: rq 0x%x wqe %u: %s -> %s; rq to ERR", rq->obj.id,
+		counter, why, eng_synd_str(syndrome));
+	eng_cqe_post(e, rq->cq, &c);
+	rq->state = MLX5_RQC_STATE_ERR;
+	DEVX_SET(rqc, rq->ctx, state, MLX5_RQC_STATE_ERR);
+}
+
+/* Flushes the posted WQEs of an RQ in ERR (flush_in_error_en). */
+static bool eng_eth_rq_flush(struct eng *e, struct eng_rq *s)
+{
+	struct fw_rq *rq = s->rq;
+	uint16_t pi = eng_eth_rq_pi(rq);
+	bool work = false;
+
+	if (!DEVX_GET(rqc, rq->ctx, flush_in_error_en))
+		return false;
+	while (s->ci != pi) {
+		struct eng_cqe c = {
+			.opcode = MLX5_CQE_RESP_ERR,
+			.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+			.qpn = rq->obj.id,
+			.wqe_counter = s->ci,
+			.srqn_uidx = DEVX_GET(rqc, rq->ctx, user_index),
+		};
+
+		eng_cqe_post(e, rq->cq, &c);
+		s->ci++;
+		work = true;
+	}
+	return work;
+}
+
+static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
+			    const struct eth_rx *r, uint32_t flow_tag)
+{
+	struct eng_rq *s = eng_eth_rq_of(e, rq);
+	uint8_t body[1024] __attribute__((aligned(16)));
+	struct eng_sge ds[ENG_MAX_SGE], src[2];
+	struct eng_sgl dst = { ds, 0, 0 }, from = { src, 0, 0 };
+	struct fw_eth_stats *st = fw_eth_stats(e->fw);
+	uint32_t stride = rq->buf.stride, off, len = r->p.len;
+	uint16_t counter, tci = 0;
+	struct mlx5_cqe64 cqe;
+	struct eng_cqe c;
+	const uint8_t *w;
+	char why[200];
+	bool strip;
+
+	if (!s || rq->state != MLX5_RQC_STATE_RDY) {
+		st->rx_dropped++;
+		return;
+	}
+	if (s->ci == eng_eth_rq_pi(rq)) {
+		rq->out_of_buffer++;
+		st->rx_out_of_buffer++;
+		smx_dbg("engine: rq 0x%x: no receive WQE posted, frame of %u "
+			"bytes dropped", rq->obj.id, len);
+		return;
+	}
+	counter = s->ci;
+	w = fw_buf_addr(&rq->buf, (uint64_t)(counter & (rq->wqes - 1)) * stride);
+	if (!w || stride > sizeof(body)) {
+		eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, counter,
+			       "receive WQE outside the RQ buffer");
+		return;
+	}
+	memcpy(body, w, stride);
+	s->ci++;
+	for (off = 0; off + 16 <= stride && dst.n < ENG_MAX_SGE; off += 16) {
+		const struct mlx5_wqe_data_seg *d = (const void *)(body + off);
+		uint32_t lkey = be32toh(d->lkey);
+		uint64_t bc = be32toh(d->byte_count) & 0x7fffffff;
+		struct eng_sge *g = &ds[dst.n];
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		if (!bc)
+			continue;
+		if (eng_key_check(e, lkey, rq->pd, ENG_ACC_LW, be64toh(d->addr),
+				  bc, &g->mk, why, sizeof(why))) {
+			eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+				       counter, why);
+			return;
+		}
+		if (g->mk->sig.en) {
+			eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+				       counter, "signature key in an Ethernet "
+				       "receive WQE");
+			return;
+		}
+		g->host = NULL;
+		g->va = be64toh(d->addr);
+		g->len = bc;
+		dst.len += bc;
+		dst.n++;
+	}
+	/* C-VLAN stripping: the 4 tag bytes after the MACs leave the frame
+	 * and go to the CQE. */
+	strip = !rq->vsd && r->p.ntags && r->p.cvlan;
+	src[0].host = (uint8_t *)r->f;
+	src[0].mk = NULL;
+	src[0].va = 0;
+	if (strip) {
+		tci = get16(r->f + 14);
+		src[0].len = 12;
+		src[1].host = (uint8_t *)r->f + 16;
+		src[1].mk = NULL;
+		src[1].va = 0;
+		src[1].len = len - 16;
+		from.n = 2;
+		len -= 4;
+	} else {
+		src[0].len = len;
+		from.n = 1;
+	}
+	from.len = len;
+	if (len > dst.len) {
+		snprintf(why, sizeof(why), "frame of %u bytes, the WQE holds "
+			 "%llu", len, (unsigned long long)dst.len);
+		eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, counter,
+			       why);
+		return;
+	}
+	if (eng_sgl_copy(&dst, 0, &from, 0, len) != len) {
+		eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, counter,
+			       "receive buffer hit unmapped memory");
+		return;
+	}
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.hds_ip_ext = r->hds_ip_ext;
+	cqe.l4_hdr_type_etc = (uint8_t)(r->l4_type << 4 | r->l3_type << 2 |
+					(strip ? 1 : 0));
+	cqe.vlan_info = htobe16(tci);
+	cqe.srqn_uidx = htobe32(DEVX_GET(rqc, rq->ctx, user_index));
+	cqe.byte_cnt = htobe32(len);
+	cqe.timestamp = htobe64(eng_now());
+	cqe.sop_drop_qpn = htobe32(flow_tag & 0xffffff);
+	cqe.wqe_counter = htobe16(counter);
+	memset(&c, 0, sizeof(c));
+	c.opcode = MLX5_CQE_RESP_SEND;
+	c.raw = &cqe;
+	eng_cqe_post(e, rq->cq, &c);
+}
+
+void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
+		const struct fw_tis *tis)
+{
+	struct fw_steer st;
+	struct eth_rx r;
+	uint32_t i;
+
+	r.f = frame;
+	eth_parse(frame, len, &r.p);
+	if (len < ENG_ETH_HLEN) {
+		fw_eth_stats(e->fw)->rx_malformed++;
+		smx_dbg("engine: NIC receive: %u-byte frame is shorter than an "
+			"Ethernet header, dropped", len);
+		return;
+	}
+	eth_rx_classify(&r);
+	fw_flow_steer(e->fw, r.match, &st);
+	if (!st.ntir)
+		smx_dbg("engine: NIC receive: %u-byte frame (ethertype 0x%04x) "
+			"%s", len, r.p.ethertype, st.dropped ? "dropped by a "
+			"steering entry" : "missed steering, dropped");
+	for (i = 0; i < st.ntir; i++) {
+		const struct fw_tir *t = st.tir[i];
+		uint8_t blk = r.multicast ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
+				MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST;
+
+		if (tis && (t->self_lb_block & blk) && tis->td == t->td)
+			continue;	/* our own frame, loopback blocked */
+		eng_eth_deliver(e, t->rq, &r, st.flow_tag);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Send                                                               */
+/* ------------------------------------------------------------------ */
+
+struct sq_fail {
+	uint8_t syndrome;
+	char why[200];
+};
+
+#define ETH_FAIL(f, synd, ...)                                                 \
+	do {                                                                   \
+		(f)->syndrome = MLX5_CQE_SYNDROME_##synd;                      \
+		snprintf((f)->why, sizeof((f)->why), __VA_ARGS__);             \
+		return -1;                                                     \
+	} while (0)
+
+static void eng_eth_sq_cqe(struct eng *e, struct fw_sq *sq, uint8_t opcode,
+			   uint8_t syndrome, uint8_t sq_opcode, uint16_t counter,
+			   uint32_t bytes)
+{
+	struct eng_cqe c = {
+		.opcode = opcode,
+		.syndrome = syndrome,
+		.sq_opcode = sq_opcode,
+		.qpn = sq->obj.id,
+		.wqe_counter = counter,
+		.byte_cnt = bytes,
+		.srqn_uidx = DEVX_GET(sqc, sq->ctx, user_index),
+	};
+
+	eng_cqe_post(e, sq->cq, &c);
+}
+
+/* Copies @nbb WQEBBs at counter @idx (wrapping) into @dst. */
+static bool eng_eth_sq_copy(const struct fw_sq *sq, uint16_t idx, uint32_t nbb,
+			    uint8_t *dst)
+{
+	uint32_t i;
+
+	for (i = 0; i < nbb; i++) {
+		uint32_t bb = (uint16_t)(idx + i) & (sq->wqebbs - 1);
+		const uint8_t *src = fw_buf_addr(&sq->buf, (uint64_t)bb * 64);
+
+		if (!src)
+			return false;
+		memcpy(dst + (size_t)i * 64, src, 64);
+	}
+	return true;
+}
+
+/* Decodes the WQE in e->wqe into the frame of @s; returns its length. */
+static int eng_eth_frame(struct eng *e, struct eng_sq *s, uint32_t ds,
+			 uint32_t *flen, uint8_t *cs_flags, struct sq_fail *f)
+{
+	struct fw_sq *sq = s->sq;
+	const uint8_t *b = e->wqe;
+	const struct mlx5_wqe_eth_seg *eseg = (const void *)(b + 16);
+	uint32_t end = ds * 16, off, ihs, len = 0;
+	char why[200];
+
+	if (end < 32)
+		ETH_FAIL(f, LOCAL_QP_OP_ERR, "DS %u ends before the Ethernet "
+			 "segment", ds);
+	ihs = be16toh(eseg->inline_hdr_sz);
+	if (eseg->mss)
+		ETH_FAIL(f, LOCAL_QP_OP_ERR, "Ethernet segment mss %u: LSO is "
+			 "not supported", be16toh(eseg->mss));
+	off = 16 + 16 + (ihs > 2 ? (ihs - 2 + 15) & ~15u : 0);
+	if (off > end)
+		ETH_FAIL(f, LOCAL_QP_OP_ERR, "%u inline header bytes run past "
+			 "DS %u", ihs, ds);
+	if (sq->min_inline == MLX5_INLINE_MODE_L2 && ihs < ENG_ETH_L2_INLINE)
+		ETH_FAIL(f, LOCAL_QP_OP_ERR, "%u inline header bytes, the SQ "
+			 "requires the L2 header (%u)", ihs, ENG_ETH_L2_INLINE);
+	if (ihs > ENG_ETH_MAX_FRAME)
+		ETH_FAIL(f, LOCAL_LENGTH_ERR, "%u inline header bytes", ihs);
+	memcpy(s->frame, eseg->inline_hdr_start, ihs);
+	len = ihs;
+	*cs_flags = eseg->cs_flags;
+	while (off < end) {
+		uint32_t bc = be32toh(*(const uint32_t *)(b + off));
+
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t n = bc & ~MLX5_INLINE_SEG;
+
+			if (n > end - off - 4)
+				ETH_FAIL(f, LOCAL_QP_OP_ERR, "%u inline bytes run "
+					 "past DS %u", n, ds);
+			if (n > ENG_ETH_MAX_FRAME - len)
+				ETH_FAIL(f, LOCAL_LENGTH_ERR, "frame above %u "
+					 "bytes", ENG_ETH_MAX_FRAME);
+			memcpy(s->frame + len, b + off + 4, n);
+			len += n;
+			off += (4 + n + 15) & ~15u;
+		} else {
+			const struct mlx5_wqe_data_seg *d = (const void *)(b + off);
+			uint64_t n = bc & 0x7fffffff;
+			struct eng_sge g = { 0 }, h = { 0 };
+			struct eng_sgl src = { &g, 1, 0 }, dst = { &h, 1, 0 };
+
+			if (off + 16 > end)
+				ETH_FAIL(f, LOCAL_QP_OP_ERR, "data segment cut by "
+					 "DS %u", ds);
+			off += 16;
+			if (!n)
+				continue;	/* carries nothing */
+			if (n > ENG_ETH_MAX_FRAME - len)
+				ETH_FAIL(f, LOCAL_LENGTH_ERR, "frame above %u "
+					 "bytes", ENG_ETH_MAX_FRAME);
+			if (eng_key_check(e, be32toh(d->lkey), sq->pd, ENG_ACC_LR,
+					  be64toh(d->addr), n, &g.mk, why,
+					  sizeof(why)))
+				ETH_FAIL(f, LOCAL_PROT_ERR, "%s", why);
+			if (g.mk->sig.en)
+				ETH_FAIL(f, LOCAL_QP_OP_ERR, "signature key 0x%x "
+					 "on an Ethernet SQ", be32toh(d->lkey));
+			g.va = be64toh(d->addr);
+			g.len = src.len = n;
+			h.host = s->frame + len;
+			h.len = dst.len = n;
+			if (eng_sgl_copy(&dst, 0, &src, 0, n) != n)
+				ETH_FAIL(f, LOCAL_PROT_ERR, "gather of %llu bytes "
+					 "hit unmapped memory",
+					 (unsigned long long)n);
+			len += (uint32_t)n;
+		}
+	}
+	*flen = len;
+	return 0;
+}
+
+/* Moves @sq to ERR after an error completion. */
+static void eng_eth_sq_to_err(struct fw_sq *sq)
+{
+	sq->state = MLX5_SQC_STATE_ERR;
+	DEVX_SET(sqc, sq->ctx, state, MLX5_SQC_STATE_ERR);
+}
+
+static bool eng_eth_sq_flush(struct eng *e, struct eng_sq *s)
+{
+	struct fw_sq *sq = s->sq;
+	uint16_t pi = eng_eth_sq_pi(sq);
+	bool work = false;
+
+	if (!DEVX_GET(sqc, sq->ctx, flush_in_error_en)) {
+		s->ci = pi;	/* not reported, not executed */
+		return false;
+	}
+	while (s->ci != pi) {
+		uint8_t bb[64];
+		uint32_t ds = 1, nbb;
+		uint8_t op = 0;
+
+		if (eng_eth_sq_copy(sq, s->ci, 1, bb)) {
+			op = (uint8_t)(be32toh(((struct mlx5_wqe_ctrl_seg *)bb)
+					       ->opmod_idx_opcode) & 0xff);
+			ds = be32toh(((struct mlx5_wqe_ctrl_seg *)bb)->qpn_ds) & 0x3f;
+		}
+		nbb = ds ? (ds * 16 + 63) / 64 : 1;
+		if (nbb > (uint16_t)(pi - s->ci))
+			nbb = (uint16_t)(pi - s->ci);
+		eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ_ERR,
+			       MLX5_CQE_SYNDROME_WR_FLUSH_ERR, op, s->ci, 0);
+		s->ci += (uint16_t)nbb;
+		work = true;
+	}
+	return work;
+}
+
+/* Executes the WQE at s->ci; false when the SQ went to ERR. */
+static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
+{
+	struct fw_sq *sq = s->sq;
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)e->wqe;
+	uint16_t avail = (uint16_t)(pi - s->ci), at = s->ci;
+	uint32_t opcode = 0, ds = 0, nbb = 1, flen = 0;
+	struct sq_fail f = { 0, "" };
+	uint8_t cs_flags = 0;
+
+	if (!eng_eth_sq_copy(sq, at, 1, e->wqe)) {
+		snprintf(f.why, sizeof(f.why), "WQE outside the SQ buffer");
+		f.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		goto fail;
+	}
+	opcode = be32toh(ctrl->opmod_idx_opcode) & 0xff;
+	ds = be32toh(ctrl->qpn_ds) & 0x3f;
+	nbb = ds ? (ds * 16 + 63) / 64 : 1;
+	f.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	if (!ds) {
+		snprintf(f.why, sizeof(f.why), "DS is 0");
+		goto fail;
+	}
+	if (nbb > avail) {
+		snprintf(f.why, sizeof(f.why), "DS %u needs %u WQEBBs, only %u "
+			 "posted", ds, nbb, avail);
+		nbb = avail;
+		goto fail;
+	}
+	if ((be32toh(ctrl->qpn_ds) >> 8) != sq->obj.id) {
+		snprintf(f.why, sizeof(f.why), "sqn 0x%x in the control segment, "
+			 "the WQE is on sq 0x%x", be32toh(ctrl->qpn_ds) >> 8,
+			 sq->obj.id);
+		goto fail;
+	}
+	if (opcode != MLX5_OPCODE_SEND && opcode != MLX5_OPCODE_NOP) {
+		snprintf(f.why, sizeof(f.why), "opcode 0x%x is not SEND or NOP "
+			 "(TSO and the rest are not supported on an SQ)", opcode);
+		goto fail;
+	}
+	if (nbb > 1 && !eng_eth_sq_copy(sq, (uint16_t)(at + 1), nbb - 1,
+					e->wqe + 64)) {
+		snprintf(f.why, sizeof(f.why), "WQE outside the SQ buffer");
+		goto fail;
+	}
+	if (opcode == MLX5_OPCODE_SEND) {
+		if (eng_eth_frame(e, s, ds, &flen, &cs_flags, &f))
+			goto fail;
+		if (cs_flags & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM))
+			eth_tx_csum(s->frame, flen, cs_flags);
+	}
+	s->ci += (uint16_t)nbb;
+	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
+		eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ, 0, (uint8_t)opcode, at, flen);
+	if (opcode == MLX5_OPCODE_SEND)
+		eng_eth_rx(e, s->frame, flen, sq->tis);
+	return true;
+fail:
+	smx_dbg("engine: sq 0x%x wqe %u (opcode 0x%x): %s -> %s; sq to ERR",
+		sq->obj.id, at, opcode, f.why, eng_synd_str(f.syndrome));
+	eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ_ERR, f.syndrome, (uint8_t)opcode, at,
+		       0);
+	s->ci += (uint16_t)(nbb ? nbb : 1);
+	eng_eth_sq_to_err(sq);
+	eng_eth_sq_flush(e, s);
+	return false;
+}
+
+void eng_eth_sq_run(struct eng *e, struct fw_sq *sq)
+{
+	struct eng_sq *s = eng_eth_sq_of(e, sq);
+
+	if (!s)
+		return;
+	if (sq->state == MLX5_SQC_STATE_ERR) {
+		eng_eth_sq_flush(e, s);
+		return;
+	}
+	/* Frames may land in an RQ of this very SQ's owner, whose CQ
+	 * callbacks run under the same locks: bounded by the posted count. */
+	while (sq->state == MLX5_SQC_STATE_RDY) {
+		uint16_t pi = eng_eth_sq_pi(sq);
+
+		if (pi == s->ci || !eng_eth_sq_exec(e, s, pi))
+			break;
+	}
+}
+
+bool eng_eth_scan(struct eng *e)
+{
+	struct eng_obj *o, *n;
+	bool work = false;
+
+	for (o = e->list[ENG_K_SQ].next; o != &e->list[ENG_K_SQ]; o = n) {
+		struct eng_sq *s = (struct eng_sq *)o;
+		struct fw_sq *sq = s->sq;
+
+		n = o->next;
+		if (sq->state == MLX5_SQC_STATE_RST || eng_eth_sq_pi(sq) == s->ci)
+			continue;
+		eng_eth_sq_run(e, sq);
+		work = true;
+	}
+	for (o = e->list[ENG_K_RQ].next; o != &e->list[ENG_K_RQ]; o = o->next) {
+		struct eng_rq *s = (struct eng_rq *)o;
+
+		if (s->rq->state == MLX5_RQC_STATE_ERR)
+			work |= eng_eth_rq_flush(e, s);
+	}
+	return work;
+}
+
+/* ------------------------------------------------------------------ */
+/* Firmware hooks (fw->lock held)                                     */
+/* ------------------------------------------------------------------ */
+
+void eng_eth_sq_changed(void *arg, struct fw_sq *sq, uint32_t old_state)
+{
+	struct eng *e = arg;
+	struct eng_sq *s = eng_eth_sq_of(e, sq);
+
+	if (!s)
+		return;
+	switch (sq->state) {
+	case MLX5_SQC_STATE_RST:
+		/* The driver starts its counters over (and zeroes the
+		 * doorbell record); so does the device. */
+		if (old_state != FW_WQ_NEW)
+			s->ci = 0;
+		break;
+	case MLX5_SQC_STATE_ERR:
+		eng_eth_sq_flush(e, s);
+		break;
+	default:
+		/* WQEs posted before RDY are executable now. */
+		eng_watch_kick(e);
+		break;
+	}
+}
+
+void eng_eth_rq_changed(void *arg, struct fw_rq *rq, uint32_t old_state)
+{
+	struct eng *e = arg;
+	struct eng_rq *s = eng_eth_rq_of(e, rq);
+
+	(void)old_state;
+	if (!s)
+		return;
+	if (rq->state == MLX5_RQC_STATE_RST)
+		s->ci = 0;
+	else if (rq->state == MLX5_RQC_STATE_ERR)
+		eng_eth_rq_flush(e, s);
+}

@@ -1,0 +1,1019 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ethernet queues and NIC receive steering at the device boundary, as a
+ * DEVX client or the kernel would drive them: TIS, SQ, RQ, TIR, flow table,
+ * group and entries by PRM mailboxes; frames by hand-built send WQEs and a
+ * doorbell; CQEs read from the ring.
+ *
+ * Covered: a frame sent and received byte for byte (inline L2 header plus a
+ * gather entry, checksums inserted on request, CQE fields), no-match and
+ * out-of-buffer drops (counted), C-VLAN stripping, a DROP entry, a
+ * destination table one level down, self-loopback blocking, flow tags, SQ
+ * error CQE + flush + recovery through RST, RQ length error, the number
+ * spaces, and mailboxes refused with the right status.
+ */
+#include "device/engine/eng_loc.h"
+#include "eng_test_util.h"
+
+static struct t_env env;
+static uint32_t td, td2;
+
+struct t_sq {
+	uint32_t sqn;
+	uint8_t *buf;
+	volatile uint32_t *db;
+	uint32_t cnt, pi;
+};
+
+struct t_rq {
+	uint32_t rqn;
+	uint8_t *buf;
+	volatile uint32_t *db;
+	uint32_t cnt, pi;
+};
+
+static const uint8_t mc_dmac[6] = { 0x01, 0x50, 0x56, 0x19, 0x20, 0xa7 };
+static const uint8_t smac[6] = { 0x24, 0x8a, 0x07, 0xa5, 0x28, 0xc8 };
+
+static unsigned int cmd(void *in, size_t inlen, void *out, size_t outlen)
+{
+	return t_exec(env.d, in, inlen, out, outlen);
+}
+
+static uint32_t t_td(void)
+{
+	TMB(alloc_transport_domain_in) = { 0 };
+	TMB(alloc_transport_domain_out) = { 0 };
+
+	DEVX_SET(alloc_transport_domain_in, alloc_transport_domain_in, opcode,
+		 MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
+	if (cmd(alloc_transport_domain_in, sizeof(alloc_transport_domain_in),
+		alloc_transport_domain_out, sizeof(alloc_transport_domain_out)))
+		return 0;
+	return DEVX_GET(alloc_transport_domain_out, alloc_transport_domain_out,
+			transport_domain);
+}
+
+static unsigned int t_tis(uint16_t uid, uint32_t tdn, uint32_t *tisn)
+{
+	TMB(create_tis_in) = { 0 };
+	TMB(create_tis_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_tis_in, create_tis_in, opcode, MLX5_CMD_OP_CREATE_TIS);
+	DEVX_SET(create_tis_in, create_tis_in, uid, uid);
+	DEVX_SET(create_tis_in, create_tis_in, ctx.transport_domain, tdn);
+	st = cmd(create_tis_in, sizeof(create_tis_in), create_tis_out,
+		 sizeof(create_tis_out));
+	*tisn = DEVX_GET(create_tis_out, create_tis_out, tisn);
+	return st;
+}
+
+/* CREATE_SQ; @edit may spoil the mailbox before it goes. */
+static unsigned int t_sq_create(struct t_sq *sq, uint32_t cqn, uint32_t tisn,
+				uint32_t log, void (*edit)(uint8_t *in))
+{
+	size_t bytes = (size_t)64 << log, npas = (bytes + 4095) / 4096, i;
+	size_t inlen = DEVX_ST_SZ_BYTES(create_sq_in) + 8 * npas;
+	uint8_t *in = calloc(1, inlen);
+	TMB(create_sq_out) = { 0 };
+	void *sqc = DEVX_ADDR_OF(create_sq_in, in, ctx);
+	void *wq = DEVX_ADDR_OF(sqc, sqc, wq);
+	unsigned int st;
+
+	memset(sq, 0, sizeof(*sq));
+	sq->buf = t_zalloc(bytes);
+	sq->db = t_zalloc(64);
+	sq->cnt = 1u << log;
+	DEVX_SET(create_sq_in, in, opcode, MLX5_CMD_OP_CREATE_SQ);
+	DEVX_SET(sqc, sqc, flush_in_error_en, 1);
+	DEVX_SET(sqc, sqc, user_index, 0x1234);
+	DEVX_SET(sqc, sqc, cqn, cqn);
+	DEVX_SET(sqc, sqc, tis_lst_sz, 1);
+	DEVX_SET(sqc, sqc, tis_num_0, tisn);
+	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+	DEVX_SET(wq, wq, pd, env.pd);
+	DEVX_SET(wq, wq, uar_page, env.uar);
+	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)sq->db);
+	DEVX_SET(wq, wq, log_wq_stride, 6);
+	DEVX_SET(wq, wq, log_wq_sz, log);
+	for (i = 0; i < npas; i++) {
+		uint64_t v = htobe64((uint64_t)(uintptr_t)sq->buf + i * 4096);
+
+		memcpy((uint8_t *)wq + DEVX_BYTE_OFF(wq, pas) + i * 8, &v, 8);
+	}
+	if (edit)
+		edit(in);
+	st = cmd(in, inlen, create_sq_out, sizeof(create_sq_out));
+	sq->sqn = DEVX_GET(create_sq_out, create_sq_out, sqn);
+	free(in);
+	return st;
+}
+
+static unsigned int t_rq_create(struct t_rq *rq, uint32_t cqn, uint32_t log,
+				bool vsd)
+{
+	size_t bytes = (size_t)64 << log, npas = (bytes + 4095) / 4096, i;
+	size_t inlen = DEVX_ST_SZ_BYTES(create_rq_in) + 8 * npas;
+	uint8_t *in = calloc(1, inlen);
+	TMB(create_rq_out) = { 0 };
+	void *rqc = DEVX_ADDR_OF(create_rq_in, in, ctx);
+	void *wq = DEVX_ADDR_OF(rqc, rqc, wq);
+	unsigned int st;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->buf = t_zalloc(bytes);
+	rq->db = t_zalloc(64);
+	rq->cnt = 1u << log;
+	DEVX_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
+	DEVX_SET(rqc, rqc, flush_in_error_en, 1);
+	DEVX_SET(rqc, rqc, vsd, vsd);
+	DEVX_SET(rqc, rqc, user_index, 0x5678);
+	DEVX_SET(rqc, rqc, cqn, cqn);
+	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+	DEVX_SET(wq, wq, pd, env.pd);
+	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)rq->db);
+	DEVX_SET(wq, wq, log_wq_stride, 6);
+	DEVX_SET(wq, wq, log_wq_sz, log);
+	for (i = 0; i < npas; i++) {
+		uint64_t v = htobe64((uint64_t)(uintptr_t)rq->buf + i * 4096);
+
+		memcpy((uint8_t *)wq + DEVX_BYTE_OFF(wq, pas) + i * 8, &v, 8);
+	}
+	st = cmd(in, inlen, create_rq_out, sizeof(create_rq_out));
+	rq->rqn = DEVX_GET(create_rq_out, create_rq_out, rqn);
+	free(in);
+	return st;
+}
+
+static unsigned int t_sq_modify(uint32_t sqn, uint32_t cur, uint32_t next)
+{
+	TMB(modify_sq_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(modify_sq_in, modify_sq_in, opcode, MLX5_CMD_OP_MODIFY_SQ);
+	DEVX_SET(modify_sq_in, modify_sq_in, sqn, sqn);
+	DEVX_SET(modify_sq_in, modify_sq_in, sq_state, cur);
+	DEVX_SET(modify_sq_in, modify_sq_in, ctx.state, next);
+	return cmd(modify_sq_in, sizeof(modify_sq_in), mbox_out, sizeof(mbox_out));
+}
+
+static unsigned int t_rq_modify(uint32_t rqn, uint32_t cur, uint32_t next,
+				int vsd)
+{
+	TMB(modify_rq_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(modify_rq_in, modify_rq_in, opcode, MLX5_CMD_OP_MODIFY_RQ);
+	DEVX_SET(modify_rq_in, modify_rq_in, rqn, rqn);
+	DEVX_SET(modify_rq_in, modify_rq_in, rq_state, cur);
+	DEVX_SET(modify_rq_in, modify_rq_in, ctx.state, next);
+	if (vsd >= 0) {
+		DEVX_SET64(modify_rq_in, modify_rq_in, modify_bitmask,
+			   MLX5_MODIFY_RQ_IN_MODIFY_BITMASK_VSD);
+		DEVX_SET(modify_rq_in, modify_rq_in, ctx.vsd, vsd);
+	}
+	return cmd(modify_rq_in, sizeof(modify_rq_in), mbox_out, sizeof(mbox_out));
+}
+
+static uint32_t t_obj_state(uint16_t op, uint32_t num, bool sq)
+{
+	TMB(eth_obj_cmd_in) = { 0 };
+	TMB(query_sq_out) = { 0 };
+
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, opcode, op);
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, obj_num, num);
+	if (cmd(eth_obj_cmd_in, sizeof(eth_obj_cmd_in), query_sq_out,
+		sizeof(query_sq_out)))
+		return 0xff;
+	return sq ? DEVX_GET(query_sq_out, query_sq_out, sq_context.state) :
+		    DEVX_GET(query_rq_out, query_sq_out, rq_context.state);
+}
+
+static unsigned int t_destroy(uint16_t op, uint32_t num)
+{
+	TMB(eth_obj_cmd_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, opcode, op);
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, obj_num, num);
+	return cmd(eth_obj_cmd_in, sizeof(eth_obj_cmd_in), mbox_out,
+		   sizeof(mbox_out));
+}
+
+static unsigned int t_tir(uint32_t rqn, uint32_t tdn, uint32_t lb,
+			  uint32_t disp, uint32_t *tirn)
+{
+	TMB(create_tir_in) = { 0 };
+	TMB(create_tir_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_tir_in, create_tir_in, opcode, MLX5_CMD_OP_CREATE_TIR);
+	DEVX_SET(create_tir_in, create_tir_in, ctx.disp_type, disp);
+	DEVX_SET(create_tir_in, create_tir_in, ctx.inline_rqn, rqn);
+	DEVX_SET(create_tir_in, create_tir_in, ctx.transport_domain, tdn);
+	DEVX_SET(create_tir_in, create_tir_in, ctx.self_lb_block, lb);
+	st = cmd(create_tir_in, sizeof(create_tir_in), create_tir_out,
+		 sizeof(create_tir_out));
+	*tirn = DEVX_GET(create_tir_out, create_tir_out, tirn);
+	return st;
+}
+
+static unsigned int t_ft(uint32_t type, uint32_t level, uint32_t log,
+			 uint32_t *id)
+{
+	TMB(create_flow_table_in) = { 0 };
+	TMB(create_flow_table_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_flow_table_in, create_flow_table_in, opcode,
+		 MLX5_CMD_OP_CREATE_FLOW_TABLE);
+	DEVX_SET(create_flow_table_in, create_flow_table_in, table_type, type);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.level, level);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.log_size, log);
+	st = cmd(create_flow_table_in, sizeof(create_flow_table_in),
+		 create_flow_table_out, sizeof(create_flow_table_out));
+	*id = DEVX_GET(create_flow_table_out, create_flow_table_out, table_id);
+	return st;
+}
+
+static unsigned int t_ft_cmd(uint16_t op, uint16_t op_mod, uint32_t ft)
+{
+	TMB(destroy_flow_table_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, opcode, op);
+	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, op_mod, op_mod);
+	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, table_type,
+		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, table_id, ft);
+	return cmd(destroy_flow_table_in, sizeof(destroy_flow_table_in),
+		   mbox_out, sizeof(mbox_out));
+}
+
+/* Criteria bits the tests use. */
+enum { C_DMAC = 1, C_ETYPE = 2, C_UDP_DPORT = 4, C_MISC = 8 };
+
+static void crit_fill(void *h, unsigned int which)
+{
+	if (which & C_DMAC) {
+		DEVX_SET(fte_match_set_lyr_2_4, h, dmac_47_16, 0xffffffff);
+		DEVX_SET(fte_match_set_lyr_2_4, h, dmac_15_0, 0xffff);
+	}
+	if (which & C_ETYPE)
+		DEVX_SET(fte_match_set_lyr_2_4, h, ethertype, 0xffff);
+	if (which & C_UDP_DPORT) {
+		DEVX_SET(fte_match_set_lyr_2_4, h, ip_protocol, 0xff);
+		DEVX_SET(fte_match_set_lyr_2_4, h, udp_dport, 0xffff);
+	}
+}
+
+static unsigned int t_fg(uint32_t ft, uint32_t start, uint32_t end,
+			 unsigned int which, uint32_t *id)
+{
+	uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+	TMB(create_flow_group_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_group_in, in, table_id, ft);
+	DEVX_SET(create_flow_group_in, in, start_flow_index, start);
+	DEVX_SET(create_flow_group_in, in, end_flow_index, end);
+	DEVX_SET(create_flow_group_in, in, match_criteria_enable,
+		 MLX5_MATCH_OUTER_HEADERS |
+		 (which & C_MISC ? MLX5_MATCH_MISC_PARAMETERS : 0));
+	crit_fill(DEVX_ADDR_OF(create_flow_group_in, in,
+			       match_criteria.outer_headers), which);
+	st = cmd(in, DEVX_ST_SZ_BYTES(create_flow_group_in),
+		 create_flow_group_out, sizeof(create_flow_group_out));
+	*id = DEVX_GET(create_flow_group_out, create_flow_group_out, group_id);
+	free(in);
+	return st;
+}
+
+struct t_fte {
+	uint32_t ft, fg, index, action, tag;
+	const uint8_t *dmac;
+	uint16_t etype, udp_dport;
+	uint32_t ndest;
+	struct { uint32_t type, id; } dest[4];
+	size_t cut;		/* bytes cut off the mailbox */
+};
+
+static unsigned int t_fte_set(const struct t_fte *f)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * f->ndest;
+	uint8_t *in = calloc(1, inlen);
+	TMB(mbox_out) = { 0 };
+	void *fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+	void *v = DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers);
+	unsigned int st, i;
+
+	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_id, f->ft);
+	DEVX_SET(set_fte_in, in, flow_index, f->index);
+	DEVX_SET(flow_context, fc, group_id, f->fg);
+	DEVX_SET(flow_context, fc, action, f->action);
+	DEVX_SET(flow_context, fc, flow_tag, f->tag);
+	DEVX_SET(flow_context, fc, destination_list_size, f->ndest);
+	if (f->dmac) {
+		DEVX_SET(fte_match_set_lyr_2_4, v, dmac_47_16,
+			 (uint32_t)f->dmac[0] << 24 | (uint32_t)f->dmac[1] << 16 |
+			 (uint32_t)f->dmac[2] << 8 | f->dmac[3]);
+		DEVX_SET(fte_match_set_lyr_2_4, v, dmac_15_0,
+			 (uint32_t)f->dmac[4] << 8 | f->dmac[5]);
+	}
+	DEVX_SET(fte_match_set_lyr_2_4, v, ethertype, f->etype);
+	if (f->udp_dport) {
+		DEVX_SET(fte_match_set_lyr_2_4, v, ip_protocol, 17);
+		DEVX_SET(fte_match_set_lyr_2_4, v, udp_dport, f->udp_dport);
+	}
+	for (i = 0; i < f->ndest; i++) {
+		void *d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination) +
+			  8 * i;
+
+		DEVX_SET(dest_format, d, destination_type, f->dest[i].type);
+		DEVX_SET(dest_format, d, destination_id, f->dest[i].id);
+	}
+	st = cmd(in, inlen - f->cut, mbox_out, sizeof(mbox_out));
+	free(in);
+	return st;
+}
+
+static unsigned int t_fte_del(uint32_t ft, uint32_t index)
+{
+	TMB(delete_fte_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(delete_fte_in, delete_fte_in, opcode,
+		 MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+	DEVX_SET(delete_fte_in, delete_fte_in, table_type,
+		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(delete_fte_in, delete_fte_in, table_id, ft);
+	DEVX_SET(delete_fte_in, delete_fte_in, flow_index, index);
+	return cmd(delete_fte_in, sizeof(delete_fte_in), mbox_out,
+		   sizeof(mbox_out));
+}
+
+static unsigned int t_fg_del(uint32_t ft, uint32_t fg)
+{
+	TMB(destroy_flow_group_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, opcode,
+		 MLX5_CMD_OP_DESTROY_FLOW_GROUP);
+	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, table_type,
+		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, table_id, ft);
+	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, group_id, fg);
+	return cmd(destroy_flow_group_in, sizeof(destroy_flow_group_in),
+		   mbox_out, sizeof(mbox_out));
+}
+
+/* ---- frames, WQEs ---- */
+
+static uint16_t sum16(const uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Eth [VLAN] | IPv4 | UDP to @dport | payload; @len bytes in all. */
+static size_t t_frame(uint8_t *f, size_t len, const uint8_t *dmac, bool vlan,
+		      uint16_t dport)
+{
+	size_t o = 12, ip, l4;
+
+	memset(f, 0, len);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	if (vlan) {
+		f[o++] = 0x81; f[o++] = 0x00;
+		f[o++] = 0xac; f[o++] = 0x0c;	/* prio 5, cfi 0, vid 0xc0c */
+	}
+	f[o++] = 0x08; f[o++] = 0x00;
+	ip = o;
+	f[ip] = 0x45;
+	f[ip + 2] = (uint8_t)((len - ip) >> 8);
+	f[ip + 3] = (uint8_t)(len - ip);
+	f[ip + 6] = 0x40;	/* DF */
+	f[ip + 8] = 64;
+	f[ip + 9] = 17;
+	f[ip + 12] = 1; f[ip + 13] = 1; f[ip + 14] = 1; f[ip + 15] = 1;
+	f[ip + 16] = 2; f[ip + 17] = 2; f[ip + 18] = 2; f[ip + 19] = 2;
+	l4 = ip + 20;
+	f[l4] = 0x04; f[l4 + 1] = 0xd2;	/* 1234 */
+	f[l4 + 2] = (uint8_t)(dport >> 8);
+	f[l4 + 3] = (uint8_t)dport;
+	f[l4 + 4] = (uint8_t)((len - l4) >> 8);
+	f[l4 + 5] = (uint8_t)(len - l4);
+	for (o = l4 + 8; o < len; o++)
+		f[o] = (uint8_t)('a' + o % 26);
+	return ip;
+}
+
+/* SEND: ctrl, eth segment with @ihs inline bytes, the rest by @lkey. */
+static void t_eth_wqe(struct t_sq *sq, const uint8_t *frame, size_t len,
+		      uint32_t ihs, uint32_t lkey, uint8_t cs, bool ring)
+{
+	struct t_wqe w;
+	struct mlx5_wqe_eth_seg *e;
+	uint32_t ds, nbb, i, idx = sq->pi;
+	uint64_t v;
+
+	t_wqe_begin(&w, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	e = (void *)(w.b + 16);
+	e->cs_flags = cs;
+	e->inline_hdr_sz = htobe16((uint16_t)ihs);
+	memcpy(e->inline_hdr_start, frame, ihs);
+	w.len = 32 + (ihs > 2 ? (ihs - 2 + 15) & ~15u : 0);
+	if (len > ihs)
+		t_wqe_data(&w, lkey, frame + ihs, (uint32_t)(len - ihs));
+	ds = (w.len + 15) / 16;
+	nbb = (ds * 16 + 63) / 64;
+	t_wqe_ctrl(&w)->opmod_idx_opcode |= htobe32((idx & 0xffff) << 8);
+	t_wqe_ctrl(&w)->qpn_ds = htobe32(sq->sqn << 8 | ds);
+	for (i = 0; i < nbb; i++)
+		memcpy(sq->buf + (size_t)((idx + i) & (sq->cnt - 1)) * 64,
+		       w.b + i * 64, 64);
+	sq->pi += nbb;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sq->db[1] = htobe32(sq->pi & 0xffff);
+	if (!ring)
+		return;
+	memcpy(&v, w.b, 8);
+	smx_dev_mmio_write64(env.d, (uint64_t)env.uar * 4096 + 0x800, v);
+}
+
+static void t_rq_post(struct t_rq *rq, uint32_t lkey, void *addr, uint32_t len)
+{
+	struct mlx5_wqe_data_seg *d = (void *)(rq->buf +
+				      (size_t)(rq->pi & (rq->cnt - 1)) * 64);
+
+	d[0].byte_count = htobe32(len);
+	d[0].lkey = htobe32(lkey);
+	d[0].addr = htobe64((uint64_t)(uintptr_t)addr);
+	d[1].byte_count = 0;
+	d[1].lkey = htobe32(MLX5_INVALID_LKEY);
+	d[1].addr = 0;
+	rq->pi++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	rq->db[0] = htobe32(rq->pi & 0xffff);
+}
+
+/* ---- the tests ---- */
+
+static struct t_cq *scq, *rcq;
+static struct t_sq sq;
+static struct t_rq rq;
+static uint32_t tisn, tirn, ft0, fg0;
+static struct t_mr mr;
+static uint8_t *txb, *rxb;
+
+static void test_setup(void)
+{
+	scq = t_cq_create(&env, 6, 0);
+	rcq = t_cq_create(&env, 6, 0);
+	CHECK(scq && rcq);
+	td = t_td();
+	td2 = t_td();
+	CHECK(td && td2 && td != td2);
+	CHECK_EQ(t_tis(0, td, &tisn), 0);
+	CHECK_EQ(t_sq_create(&sq, scq->cqn, tisn, 6, NULL), 0);
+	CHECK_EQ(t_rq_create(&rq, rcq->cqn, 5, true), 0);
+	/* SQ, RQ and QP numbers never meet. */
+	CHECK(sq.sqn & FW_SQN_PREFIX);
+	CHECK(rq.rqn & FW_RQN_PREFIX);
+	CHECK(!(rq.rqn & FW_SQN_PREFIX) && !(sq.sqn & FW_RQN_PREFIX));
+	CHECK_EQ(t_obj_state(MLX5_CMD_OP_QUERY_SQ, sq.sqn, true),
+		 MLX5_SQC_STATE_RST);
+	CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_RST, MLX5_SQC_STATE_RDY), 0);
+	CHECK_EQ(t_rq_modify(rq.rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	CHECK_EQ(t_obj_state(MLX5_CMD_OP_QUERY_RQ, rq.rqn, false),
+		 MLX5_RQC_STATE_RDY);
+	CHECK_EQ(t_tir(rq.rqn, td2, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &tirn), 0);
+	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_RX, 0, 4, &ft0), 0);
+	CHECK_EQ(t_fg(ft0, 0, 7, C_DMAC | C_ETYPE, &fg0), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 3,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0xabc, .dmac = mc_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, 0, ft0), 0);
+	txb = t_zalloc(16384);
+	rxb = txb + 8192;
+	mr = t_mr(&env, env.pd, txb, 16384, T_LR | T_LW);
+	CHECK(mr.key);
+}
+
+static void test_traffic(void)
+{
+	uint8_t *frame = txb, *got = rxb + 4096;
+	struct fw_eth_stats *st = fw_eth_stats(smx_dev_fw(env.d));
+	struct mlx5_cqe64 c;
+	size_t ip;
+
+	ip = t_frame(frame, 100, mc_dmac, false, 5678);
+	t_rq_post(&rq, mr.key, got, 256);
+	/* Inline L2 header, the rest gathered; both checksums asked for. */
+	t_eth_wqe(&sq, frame, 100, 18, mr.key,
+		  MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ);
+	CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, sq.sqn);
+	CHECK_EQ(be32toh(c.sop_drop_qpn) >> 24, MLX5_OPCODE_SEND);
+	CHECK_EQ(be32toh(c.srqn_uidx) & 0xffffff, 0x1234);
+	CHECK_EQ(be16toh(c.wqe_counter), 0);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+	CHECK_EQ(be32toh(c.byte_cnt), 100);
+	CHECK_EQ(be32toh(c.srqn_uidx) & 0xffffff, 0x5678);
+	CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0xabc);	/* flow tag */
+	CHECK_EQ(be16toh(c.wqe_counter), 0);
+	CHECK_EQ(c.hds_ip_ext, MLX5_CQE_L2_OK | MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+	CHECK_EQ(c.l4_hdr_type_etc, 2 << 4 | MLX5_CQE_L3_HDR_TYPE_IPV4 << 2);
+	CHECK(c.timestamp != 0);
+	/* Byte for byte, checksums aside; those verify. */
+	CHECK(memcmp(got, frame, ip + 10) == 0);
+	CHECK(memcmp(got + ip + 12, frame + ip + 12, 14) == 0);
+	CHECK(memcmp(got + ip + 28, frame + ip + 28, 100 - ip - 28) == 0);
+	CHECK_EQ(sum16(got + ip, 20, 0), 0xffff);
+	{
+		uint8_t ph[12] = { 1, 1, 1, 1, 2, 2, 2, 2, 0, 17, 0,
+				   (uint8_t)(100 - ip - 20) };
+
+		CHECK_EQ(sum16(got + ip + 20, 100 - ip - 20, sum16(ph, 12, 0)),
+			 0xffff);
+	}
+	CHECK(got[100] == 0);
+
+	/* The same frame without checksums: the IPv4 header checksum (0) is
+	 * wrong, UDP checksum 0 means "none" and is fine. */
+	t_frame(frame, 100, mc_dmac, false, 5678);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 100, 0, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(be16toh(c.wqe_counter), 1);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(c.hds_ip_ext, MLX5_CQE_L2_OK | MLX5_CQE_L4_OK);
+	CHECK(memcmp(got, frame, 100) == 0);
+
+	/* No entry matches: dropped and counted. */
+	{
+		static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 9 };
+		uint64_t nm = st->rx_no_match;
+
+		t_frame(frame, 80, other, false, 5678);
+		t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ);
+		CHECK(!t_poll(rcq, &c));
+		CHECK_EQ(st->rx_no_match, nm + 1);
+	}
+	/* Matches, but no receive WQE is posted: out of buffer. */
+	{
+		uint64_t oob = st->rx_out_of_buffer;
+
+		t_frame(frame, 80, mc_dmac, false, 5678);
+		t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(!t_poll(rcq, &c));
+		CHECK_EQ(st->rx_out_of_buffer, oob + 1);
+	}
+	/* Posted without a doorbell: the watcher finds it. */
+	t_frame(frame, 64, mc_dmac, false, 5678);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 64, 18, mr.key, 0, false);
+	eng_poll(smx_dev_eng(env.d));
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(be32toh(c.byte_cnt), 64);
+}
+
+static void test_vlan_strip(void)
+{
+	uint8_t *frame = txb, *got = rxb + 4096;
+	struct mlx5_cqe64 c;
+
+	/* vsd 1: the tag stays. */
+	t_frame(frame, 104, mc_dmac, true, 5678);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 104, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(be32toh(c.byte_cnt), 104);
+	CHECK_EQ(c.l4_hdr_type_etc & 1, 0);
+	CHECK(memcmp(got, frame, 104) == 0);
+	/* vsd 0 (MODIFY_RQ RDY->RDY with the VSD bit): stripped. */
+	CHECK_EQ(t_rq_modify(rq.rqn, MLX5_RQC_STATE_RDY, MLX5_RQC_STATE_RDY, 0),
+		 0);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 104, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(be32toh(c.byte_cnt), 100);
+	CHECK_EQ(c.l4_hdr_type_etc & 1, 1);
+	CHECK_EQ(be16toh(c.vlan_info), 0xac0c);
+	CHECK(memcmp(got, frame, 12) == 0);
+	CHECK(memcmp(got + 12, frame + 16, 88) == 0);
+	CHECK_EQ(t_rq_modify(rq.rqn, MLX5_RQC_STATE_RDY, MLX5_RQC_STATE_RDY, 1),
+		 0);
+}
+
+/* A second table one level down, a DROP entry, two TIRs, self loopback. */
+static void test_steering(void)
+{
+	uint8_t *frame = txb, *got = rxb + 4096;
+	struct fw_eth_stats *st = fw_eth_stats(smx_dev_fw(env.d));
+	uint32_t ft1, fg1, fg_fwd, tir_lb;
+	struct mlx5_cqe64 c;
+	uint64_t drops;
+
+	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_RX, 1, 3, &ft1), 0);
+	CHECK_EQ(t_fg(ft1, 0, 3, C_UDP_DPORT, &fg1), 0);
+	{
+		struct t_fte drop = { .ft = ft1, .fg = fg1, .index = 0,
+				      .action = MLX5_FLOW_CONTEXT_ACTION_DROP,
+				      .udp_dport = 9 };
+		struct t_fte to_tir = { .ft = ft1, .fg = fg1, .index = 1,
+					.action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+					.tag = 0x77, .udp_dport = 4791, .ndest = 1,
+					.dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR,
+						    tirn } } };
+
+		CHECK_EQ(t_fte_set(&drop), 0);
+		CHECK_EQ(t_fte_set(&to_tir), 0);
+	}
+	/* Root index 9 (after the dmac entry at 3): unicast to table 1. */
+	CHECK_EQ(t_fg(ft0, 8, 15, C_ETYPE, &fg_fwd), 0);
+	{
+		struct t_fte fwd = { .ft = ft0, .fg = fg_fwd, .index = 9,
+				     .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				     .etype = 0x0800, .ndest = 1,
+				     .dest = { { MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE,
+						 ft1 } } };
+		struct t_fte up = fwd;
+
+		CHECK_EQ(t_fte_set(&fwd), 0);
+		/* Table 1 cannot forward back up to the root. */
+		up.ft = ft1;
+		up.fg = fg1;
+		up.index = 2;
+		up.udp_dport = 1;
+		up.dest[0].id = ft0;
+		CHECK_EQ(t_fte_set(&up), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		/* Destroying a table another one forwards to: busy. */
+		CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, ft1),
+			 MLX5_CMD_STAT_RES_BUSY);
+	}
+	{
+		static const uint8_t uc[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+
+		t_frame(frame, 90, uc, false, 4791);
+		t_rq_post(&rq, mr.key, got, 256);
+		t_eth_wqe(&sq, frame, 90, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(be32toh(c.byte_cnt), 90);
+		CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0x77);
+		/* Port 9 hits the DROP entry. */
+		drops = st->rx_dropped;
+		t_frame(frame, 90, uc, false, 9);
+		t_eth_wqe(&sq, frame, 90, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(!t_poll(rcq, &c));
+		CHECK_EQ(st->rx_dropped, drops + 1);
+		/* An unknown port misses table 1: no miss table, dropped. */
+		drops = st->rx_no_match;
+		t_frame(frame, 90, uc, false, 1000);
+		t_eth_wqe(&sq, frame, 90, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(!t_poll(rcq, &c));
+		CHECK_EQ(st->rx_no_match, drops + 1);
+	}
+	CHECK_EQ(t_fte_del(ft0, 9), 0);
+	CHECK_EQ(t_fte_del(ft0, 9), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fg_del(ft0, fg_fwd), 0);
+	CHECK_EQ(t_fte_del(ft1, 0), 0);
+	CHECK_EQ(t_fte_del(ft1, 1), 0);
+	CHECK_EQ(t_fg_del(ft1, fg1), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, ft1), 0);
+
+	/* Self loopback: a TIR in the SQ's transport domain that blocks
+	 * multicast does not get the SQ's multicast frame; the other one
+	 * (another domain) still does -- one frame, two destinations. */
+	CHECK_EQ(t_tir(rq.rqn, td, MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST,
+		       MLX5_TIRC_DISP_TYPE_DIRECT, &tir_lb), 0);
+	CHECK_EQ(t_fte_del(ft0, 3), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 3,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0xabc, .dmac = mc_dmac, .etype = 0x0800,
+				   .ndest = 2,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tir_lb },
+					     { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	t_frame(frame, 70, mc_dmac, false, 5678);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_rq_post(&rq, mr.key, got + 1024, 256);
+	t_eth_wqe(&sq, frame, 70, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(be32toh(c.byte_cnt), 70);
+	CHECK(!t_poll(rcq, &c));	/* only once: tir_lb blocked it */
+	rq.pi--;	/* the spare WQE: take it back (still unconsumed) */
+	rq.db[0] = htobe32(rq.pi & 0xffff);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir_lb),
+		 MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_fte_del(ft0, 3), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir_lb), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 3,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0xabc, .dmac = mc_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+}
+
+static void test_errors(void)
+{
+	uint8_t *frame = txb, *got = rxb + 4096;
+	struct mlx5_cqe64 c;
+	uint16_t ctr;
+
+	/* A gather entry with a key that does not exist: LOCAL_PROT_ERR, the
+	 * SQ goes to ERR; a WQE posted after it is flushed. */
+	t_frame(frame, 80, mc_dmac, false, 5678);
+	ctr = (uint16_t)sq.pi;
+	t_eth_wqe(&sq, frame, 80, 18, 0xdead00, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ_ERR);
+	CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+	CHECK_EQ(be16toh(((struct mlx5_err_cqe *)&c)->wqe_counter), ctr);
+	CHECK_EQ(t_obj_state(MLX5_CMD_OP_QUERY_SQ, sq.sqn, true),
+		 MLX5_SQC_STATE_ERR);
+	t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	CHECK(!t_poll(rcq, &c));
+	/* Wrong current state; then ERR -> RST -> RDY, counters restart. */
+	CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_RDY, MLX5_SQC_STATE_RST),
+		 MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+	CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_ERR, MLX5_SQC_STATE_RDY),
+		 MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+	CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_ERR, MLX5_SQC_STATE_RST), 0);
+	sq.pi = 0;
+	sq.db[1] = 0;
+	CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_RST, MLX5_SQC_STATE_RDY), 0);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ);
+	CHECK_EQ(be16toh(c.wqe_counter), 0);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+
+	/* A TSO opcode: not supported, LOCAL_QP_OP_ERR. */
+	{
+		struct t_wqe w;
+		uint64_t v;
+
+		t_wqe_begin(&w, MLX5_OPCODE_TSO, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+		t_wqe_ctrl(&w)->opmod_idx_opcode |= htobe32((sq.pi & 0xffff) << 8);
+		t_wqe_ctrl(&w)->qpn_ds = htobe32(sq.sqn << 8 | 2);
+		memcpy(sq.buf + (size_t)(sq.pi & (sq.cnt - 1)) * 64, w.b, 64);
+		sq.pi++;
+		sq.db[1] = htobe32(sq.pi & 0xffff);
+		memcpy(&v, w.b, 8);
+		smx_dev_mmio_write64(env.d, (uint64_t)env.uar * 4096 + 0x800, v);
+		CHECK(t_poll(scq, &c));
+		CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_ERR,
+				     MLX5_SQC_STATE_RST), 0);
+		sq.pi = 0;
+		sq.db[1] = 0;
+		CHECK_EQ(t_sq_modify(sq.sqn, MLX5_SQC_STATE_RST,
+				     MLX5_SQC_STATE_RDY), 0);
+	}
+
+	/* A receive buffer too small: LOCAL_LENGTH_ERR, the RQ goes to ERR,
+	 * a WQE posted while in ERR is flushed. */
+	t_rq_post(&rq, mr.key, got, 32);
+	t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_ERR);
+	CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	CHECK_EQ(be32toh(((struct mlx5_err_cqe *)&c)->srqn) & 0xffffff, 0x5678);
+	CHECK_EQ(t_obj_state(MLX5_CMD_OP_QUERY_RQ, rq.rqn, false),
+		 MLX5_RQC_STATE_ERR);
+	t_rq_post(&rq, mr.key, got, 256);
+	eng_poll(smx_dev_eng(env.d));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	CHECK_EQ(t_rq_modify(rq.rqn, MLX5_RQC_STATE_ERR, MLX5_RQC_STATE_RST, -1),
+		 0);
+	rq.pi = 0;
+	rq.db[0] = 0;
+	CHECK_EQ(t_rq_modify(rq.rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 80, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+	CHECK_EQ(be16toh(c.wqe_counter), 0);
+}
+
+static void edit_linked_list(uint8_t *in)
+{
+	DEVX_SET(create_sq_in, in, ctx.wq.wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+}
+
+static void edit_stride(uint8_t *in)
+{
+	DEVX_SET(create_sq_in, in, ctx.wq.log_wq_stride, 4);
+}
+
+static void edit_two_tis(uint8_t *in)
+{
+	DEVX_SET(create_sq_in, in, ctx.tis_lst_sz, 2);
+}
+
+static void edit_huge(uint8_t *in)
+{
+	DEVX_SET(create_sq_in, in, ctx.wq.log_wq_sz, 30);
+}
+
+static void edit_bad_dbr(uint8_t *in)
+{
+	DEVX_SET64(create_sq_in, in, ctx.wq.dbr_addr, 0x13);
+}
+
+static void test_bad_mailboxes(void)
+{
+	struct t_sq bad;
+	struct t_rq badrq;
+	uint32_t x, fgx, uid;
+
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, tisn, 4, edit_linked_list),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, tisn, 4, edit_stride),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, tisn, 4, edit_two_tis),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, tisn, 4, edit_bad_dbr),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_sq_create(&bad, 0xabcdef, tisn, 4, NULL),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, 0x7777, 4, NULL),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_sq_create(&bad, scq->cqn, tisn, 4, edit_huge),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rq_create(&badrq, 0xabcdef, 4, true), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_tis(0, 0x9999, &x), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_tir(rq.rqn, td, 0, MLX5_TIRC_DISP_TYPE_INDIRECT, &x),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_tir(0x123456, td, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &x),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_TX, 0, 4, &x),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_RX, 0, 30, &x),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fg(ft0, 4, 9, C_DMAC, &fgx), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fg(ft0, 8, 20, C_DMAC, &fgx), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fg(ft0, 8, 9, C_DMAC | C_MISC, &fgx),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fg(0x4242, 8, 9, C_DMAC, &fgx), MLX5_CMD_STAT_BAD_RES_ERR);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 9,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		/* Outside its group, taken, cut short, no destination,
+		 * an unknown destination type, a missing TIR. */
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		f.index = 3;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		f.index = 4;
+		f.cut = 8;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+		f.cut = 0;
+		f.ndest = 0;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		f.ndest = 1;
+		f.dest[0].type = MLX5_FLOW_DESTINATION_TYPE_VPORT;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		f.dest[0].type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+		f.dest[0].id = 0x31337;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_RES_ERR);
+		f.action |= 0x8;	/* COUNT */
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	}
+	/* In use: busy. */
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rq.rqn), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tirn), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIS, tisn), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_fg_del(ft0, fg0), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, ft0),
+		 MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_SQ, 0x400abc),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	/* A user context: no root for it, and no TIS without RAW_TX. */
+	{
+		TMB(create_uctx_in) = { 0 };
+		TMB(general_obj_out_cmd_hdr) = { 0 };
+		TMB(set_flow_table_root_in) = { 0 };
+		TMB(mbox_out) = { 0 };
+
+		DEVX_SET(create_uctx_in, create_uctx_in, opcode,
+			 MLX5_CMD_OP_CREATE_UCTX);
+		CHECK_EQ(cmd(create_uctx_in, sizeof(create_uctx_in),
+			     general_obj_out_cmd_hdr,
+			     sizeof(general_obj_out_cmd_hdr)), 0);
+		uid = DEVX_GET(general_obj_out_cmd_hdr, general_obj_out_cmd_hdr,
+			       obj_id);
+		CHECK_EQ(t_tis((uint16_t)uid, td, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in, opcode,
+			 MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in, uid, uid);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in, table_id,
+			 ft0);
+		CHECK_EQ(cmd(set_flow_table_root_in, sizeof(set_flow_table_root_in),
+			     mbox_out, sizeof(mbox_out)),
+			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		/* Someone else's SQ is not the uid's to query. */
+		{
+			TMB(eth_obj_cmd_in) = { 0 };
+			TMB(query_sq_out) = { 0 };
+
+			DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, opcode,
+				 MLX5_CMD_OP_QUERY_SQ);
+			DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, uid, uid);
+			DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, obj_num, sq.sqn);
+			CHECK_EQ(cmd(eth_obj_cmd_in, sizeof(eth_obj_cmd_in),
+				     query_sq_out, sizeof(query_sq_out)),
+				 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		}
+		{
+			TMB(destroy_uctx_in) = { 0 };
+
+			DEVX_SET(destroy_uctx_in, destroy_uctx_in, opcode,
+				 MLX5_CMD_OP_DESTROY_UCTX);
+			DEVX_SET(destroy_uctx_in, destroy_uctx_in, uid, uid);
+			CHECK_EQ(cmd(destroy_uctx_in, sizeof(destroy_uctx_in),
+				     mbox_out, sizeof(mbox_out)), 0);
+		}
+	}
+}
+
+static void test_teardown(void)
+{
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, 1, 0), 0);
+	CHECK_EQ(t_fte_del(ft0, 3), 0);
+	CHECK_EQ(t_fg_del(ft0, fg0), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, ft0), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tirn), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rq.rqn), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_SQ, sq.sqn), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIS, tisn), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_SQ, sq.sqn),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+}
+
+int main(void)
+{
+	t_env_open(&env);
+	test_setup();
+	test_traffic();
+	test_vlan_strip();
+	test_steering();
+	test_errors();
+	test_bad_mailboxes();
+	test_teardown();
+	smx_dev_close(env.d);
+	t_free_all();
+	return smx_test_done();
+}
