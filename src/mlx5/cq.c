@@ -19,7 +19,8 @@
 #define CQ_EX_SUPPORTED_WC_FLAGS                                                \
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |  \
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |       \
-	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |   \
+	 IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_FLOW_TAG)
 
 static int cq_destroy_cmd(struct mlx5_context *ctx, uint32_t cqn)
 {

@@ -90,6 +90,18 @@ static struct mlx5_qp *cqe_qp(struct mlx5_cq *cq, uint32_t qpn)
 	return cq->last_qp;
 }
 
+/* A raw packet QP by the user index its CQEs carry (raw.c). */
+static struct mlx5_qp *cqe_raw_qp(struct mlx5_cq *cq, uint32_t uidx)
+{
+	struct mlx5_device *mdev = to_mdev(cq->ibv_cq.context->device);
+
+	if (cq->last_qp && cq->last_qp->qp_type == IBV_QPT_RAW_PACKET &&
+	    cq->last_qp->raw.uidx == uidx)
+		return cq->last_qp;
+	cq->last_qp = mlx5_table_find(&mdev->uidx, uidx);
+	return cq->last_qp;
+}
+
 /* Retire the send WQE at @wqe_counter (and the unsignaled ones before it). */
 static void sq_complete(struct mlx5_qp *qp, uint16_t wqe_counter, struct ibv_wc *wc)
 {
@@ -124,15 +136,80 @@ static int rq_complete(struct mlx5_cq *cq, struct mlx5_qp *qp, struct mlx5_cqe64
 	}
 }
 
+/* A raw packet QP's CQE (raw.c): sends and Ethernet receives, in order. */
+static int cqe_decode_raw(struct mlx5_cq *cq, struct mlx5_qp *qp,
+			  struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
+{
+	uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
+
+	wc->qp_num = qp->qpn;
+	cq->cur_flow_tag = 0;
+	cq->cur_cvlan = 0;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+	case MLX5_CQE_REQ_ERR:
+		if (!qp->sq.wqe_cnt)
+			return EIO;
+		sq_complete(qp, be16toh(cqe->wqe_counter), wc);
+		break;
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_ERR:
+		if (!qp->rq.wqe_cnt)
+			return EIO;
+		wc->wr_id = qp->rq.wrid[qp->rq.tail & (qp->rq.wqe_cnt - 1)];
+		qp->rq.tail++;
+		wc->opcode = IBV_WC_RECV;
+		break;
+	default:
+		return EIO;
+	}
+	if (opcode == MLX5_CQE_REQ_ERR || opcode == MLX5_CQE_RESP_ERR) {
+		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
+
+		wc->status = err_syndrome_to_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			smx_dbg("cq 0x%x: error completion on raw qp 0x%x: %s "
+				"(syndrome 0x%x)", cq->cqn, qp->qpn,
+				ibv_wc_status_str(wc->status), e->syndrome);
+		return 0;
+	}
+	wc->status = IBV_WC_SUCCESS;
+	if (opcode == MLX5_CQE_RESP_SEND) {
+		wc->byte_len = be32toh(cqe->byte_cnt);
+		/* Checksums verified: IPv4 with good L3 and L4 (as rdma-core). */
+		if ((cqe->hds_ip_ext & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK)) ==
+		    (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
+		    ((cqe->l4_hdr_type_etc >> 2) & 3) == MLX5_CQE_L3_HDR_TYPE_IPV4)
+			wc->wc_flags |= IBV_WC_IP_CSUM_OK;
+		cq->cur_flow_tag = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+		if (cqe->l4_hdr_type_etc & 1)
+			cq->cur_cvlan = be16toh(cqe->vlan_info);
+	}
+	return 0;
+}
+
 /* Decodes @cqe into @wc; 0, or EIO for a CQE the driver cannot place. */
 static int cqe_decode(struct mlx5_cq *cq, struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
 	uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
 	uint32_t qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
-	struct mlx5_qp *qp = cqe_qp(cq, qpn);
+	uint32_t uidx = be32toh(cqe->srqn_uidx) & 0xffffff;
+	struct mlx5_qp *qp;
 	uint32_t flags;
 
 	memset(wc, 0, sizeof(*wc));
+	cq->cur_flow_tag = 0;
+	cq->cur_cvlan = 0;
+	/* Raw packet QPs are named by user index: a receive CQE carries the
+	 * steering flow tag where others carry the QP number. */
+	if (uidx & MLX5_RAW_UIDX_BIT) {
+		qp = cqe_raw_qp(cq, uidx);
+		if (!qp)
+			return EIO;
+		return cqe_decode_raw(cq, qp, cqe, wc);
+	}
+	qp = cqe_qp(cq, qpn);
 	wc->qp_num = qpn;
 	switch (opcode) {
 	case MLX5_CQE_REQ:
@@ -316,6 +393,8 @@ static uint32_t ex_slid(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.sli
 static uint8_t ex_sl(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.sl; }
 static uint8_t ex_dlid_path_bits(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.dlid_path_bits; }
 static uint64_t ex_ts(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_ts; }
+static uint32_t ex_flow_tag(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_flow_tag; }
+static uint16_t ex_cvlan(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_cvlan; }
 
 static __be32 ex_imm(struct ibv_cq_ex *ex)
 {
@@ -354,6 +433,10 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
 		ex->read_dlid_path_bits = ex_dlid_path_bits;
 	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		ex->read_completion_ts = ex_ts;
+	if (f & IBV_WC_EX_WITH_FLOW_TAG)
+		ex->read_flow_tag = ex_flow_tag;
+	if (f & IBV_WC_EX_WITH_CVLAN)
+		ex->read_cvlan = ex_cvlan;
 }
 
 /*
@@ -363,7 +446,16 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
  * index advances by the number removed. Receives they held on an SRQ go
  * back to its free list.
  */
-void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq)
+/* The CQEs of one QP: by QP number, or by user index (raw packet QPs). */
+static bool cqe_is_of(const struct mlx5_cqe64 *c, uint32_t qpn, uint32_t uidx)
+{
+	if (uidx)
+		return (be32toh(c->srqn_uidx) & 0xffffff) == uidx;
+	return (be32toh(c->sop_drop_qpn) & 0xffffff) == qpn;
+}
+
+static void cq_clean(struct mlx5_cq *cq, uint32_t qpn, uint32_t uidx,
+		     struct mlx5_srq *srq)
 {
 	uint32_t prod, nfreed = 0;
 
@@ -381,7 +473,7 @@ void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq)
 	while (prod-- != cq->cons_index) {
 		struct mlx5_cqe64 *c = cqe_at(cq, prod);
 
-		if ((be32toh(c->sop_drop_qpn) & 0xffffff) == qpn) {
+		if (cqe_is_of(c, qpn, uidx)) {
 			uint8_t op = mlx5dv_get_cqe_opcode(c);
 
 			if (srq && op != MLX5_CQE_REQ && op != MLX5_CQE_REQ_ERR)
@@ -401,4 +493,14 @@ void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq)
 	}
 	cq->last_qp = NULL;
 	pthread_spin_unlock(&cq->lock);
+}
+
+void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq)
+{
+	cq_clean(cq, qpn, 0, srq);
+}
+
+void mlx5_cq_clean_uidx(struct mlx5_cq *cq, uint32_t uidx)
+{
+	cq_clean(cq, 0, uidx, NULL);
 }

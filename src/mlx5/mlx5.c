@@ -47,6 +47,8 @@ static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 	mlx5_table_init(&mdev->srqs);
 	mlx5_table_init(&mdev->cqs);
 	mlx5_table_init(&mdev->mkeys);
+	mlx5_table_init(&mdev->uidx);
+	pthread_mutex_init(&mdev->steer_lock, NULL);
 	mdev->vdev.device.node_type = IBV_NODE_CA;
 	mdev->vdev.device.transport_type = IBV_TRANSPORT_IB;
 	snprintf(mdev->vdev.device.name, sizeof(mdev->vdev.device.name), "%s",
@@ -66,6 +68,7 @@ static void mlx5_device_uninit(struct verbs_device *vdev)
 	struct mlx5_device *mdev = SMX_CONTAINER_OF(vdev, struct mlx5_device, vdev);
 
 	mlx5_pp_table_free(mdev);
+	mlx5_steer_free(mdev);
 	smx_dev_close(mdev->hca);
 	free(mdev);
 }
@@ -341,6 +344,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.cq_event = mlx5_cq_event,
 	.create_cq = mlx5_create_cq,
 	.create_cq_ex = mlx5_create_cq_ex,
+	.create_flow = mlx5_create_flow,
 	.create_qp = mlx5_create_qp,
 	.create_qp_ex = mlx5_create_qp_ex,
 	.create_srq = mlx5_create_srq,
@@ -351,6 +355,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.dereg_mr = mlx5_dereg_mr,
 	.destroy_ah = mlx5_destroy_ah,
 	.destroy_cq = mlx5_destroy_cq,
+	.destroy_flow = mlx5_destroy_flow,
 	.destroy_qp = mlx5_destroy_qp,
 	.destroy_srq = mlx5_destroy_srq,
 	.free_context = mlx5_free_context,

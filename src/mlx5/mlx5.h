@@ -115,7 +115,20 @@ struct mlx5_device {
 	struct mlx5_table mkeys;	/* mkey index -> signature struct mlx5_mkey */
 	struct mlx5_umr umr;
 	struct mlx5_rl_table *rl;	/* packet-pacing entries (pp.c) */
+	/* Raw packet QPs by user index (raw.c): their CQEs name them so. */
+	struct mlx5_table uidx;
+	atomic_uint next_uidx;
+	/* The kernel half's NIC receive steering root (flow.c). */
+	pthread_mutex_t steer_lock;
+	struct mlx5_steer *steer;
 };
+
+/*
+ * User indexes of raw packet QPs (sqc/rqc.user_index, the CQE's srqn_uidx):
+ * bit 23 set, so they never equal an SRQ number, which is what srqn_uidx
+ * carries for the other QPs' receive completions.
+ */
+#define MLX5_RAW_UIDX_BIT 0x800000u
 
 /* Kinds of object an importing context can look up by handle. */
 enum mlx5_handle_type {
@@ -157,6 +170,8 @@ struct mlx5_caps {
 	uint8_t roce[MLX5_CAP_GENERAL_BYTES];	/* roce_cap (Ethernet only) */
 	uint8_t dm[MLX5_CAP_GENERAL_BYTES];	/* device_mem_cap */
 	uint8_t odp[MLX5_CAP_GENERAL_BYTES];	/* odp_cap */
+	uint8_t eth[MLX5_CAP_GENERAL_BYTES];	/* ETHERNET_OFFLOADS */
+	bool have_eth;
 	bool have_roce;
 	bool have_dm;
 	bool have_odp;
@@ -251,6 +266,8 @@ struct mlx5_cq {
 	struct mlx5_cqe64 *cur_cqe;
 	struct ibv_wc cur_wc;
 	uint64_t cur_ts;
+	uint32_t cur_flow_tag;	/* raw packet receives: steering flow tag */
+	uint16_t cur_cvlan;	/* ... and the stripped C-VLAN tag */
 	bool polling;
 };
 
@@ -275,6 +292,7 @@ struct mlx5_wqe_build {
 	uint8_t *seg;		/* where the next segment goes */
 	uint8_t *dgram;		/* UD: the address vector slot to fill */
 	uint8_t *xrc;		/* XRC: the SRQ number slot to fill */
+	uint8_t *eth;		/* raw packet: the Ethernet segment */
 	uint32_t ds;		/* size so far, 16-byte units */
 	uint8_t mlx5_opcode;
 	uint8_t opmod;		/* bits 31:24 of opmod_idx_opcode */
@@ -379,6 +397,13 @@ struct mlx5_qp {
 	uint32_t rate_limit;
 	/* DC (qp_type IBV_QPT_DRIVER): MLX5DV_DCTYPE_DCI / _DCT, 0 otherwise. */
 	uint32_t dc_type;
+	/* Raw packet QP (raw.c): TIS + SQ + RQ + TIR, one verbs QP. */
+	struct {
+		uint32_t tisn, sqn, rqn, tirn;
+		uint32_t uidx;
+		uint8_t sq_state, rq_state;	/* MLX5_SQC/RQC_STATE_* */
+		bool cvlan_strip;
+	} raw;
 	/* DCT: what CREATE_DCT gets at RTR (verbs attributes gathered by
 	 * RESET->INIT and INIT->RTR); dct_created once it exists. */
 	struct {
@@ -455,6 +480,22 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp);
 uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t);
 void mlx5_srq_free_wqe(struct mlx5_srq *srq, uint32_t idx);
 void mlx5_cq_ex_init(struct mlx5_cq *cq);
+
+/* raw.c: raw packet QPs (IBV_QPT_RAW_PACKET) */
+struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int mlx5_raw_qp_modify(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask);
+int mlx5_raw_qp_query(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask,
+		      struct ibv_qp_init_attr *init_attr);
+int mlx5_raw_qp_destroy(struct mlx5_qp *qp);
+/* Raw packet QPs: the ETHERNET_OFFLOADS bits the verbs caps come from. */
+bool mlx5_raw_csum(const struct mlx5_context *ctx);
+bool mlx5_raw_cvlan(const struct mlx5_context *ctx);
+
+/* flow.c: ibv_create_flow onto the kernel half's NIC receive root */
+struct ibv_flow *mlx5_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
+int mlx5_destroy_flow(struct ibv_flow *flow);
+void mlx5_steer_free(struct mlx5_device *mdev);
 
 /* eq.c */
 int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn);
@@ -542,6 +583,8 @@ int mlx5_cq_poll(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int mlx5_cq_arm(struct ibv_cq *cq, int solicited);
 void mlx5_cq_event(struct ibv_cq *cq);
 void mlx5_cq_clean(struct mlx5_cq *cq, uint32_t qpn, struct mlx5_srq *srq);
+/* The same for a raw packet QP, whose CQEs name it by user index. */
+void mlx5_cq_clean_uidx(struct mlx5_cq *cq, uint32_t uidx);
 int mlx5_resize_cq(struct ibv_cq *cq, int cqe);
 
 struct ibv_srq *mlx5_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

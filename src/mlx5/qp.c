@@ -594,6 +594,13 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	if (attr->qp_type == IBV_QPT_DRIVER &&
 	    dv->dc_init_attr.dc_type == MLX5DV_DCTYPE_DCT)
 		return dct_create(ctx, attr, dv);
+	if (attr->qp_type == IBV_QPT_RAW_PACKET) {
+		if (dv && dv->comp_mask) {
+			errno = EOPNOTSUPP;	/* mlx5dv raw QP flags: not yet */
+			return NULL;
+		}
+		return mlx5_raw_qp_create(ctx, attr);	/* raw.c */
+	}
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
@@ -608,7 +615,7 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	}
 	st = qp_st(attr->qp_type);
 	if (st < 0) {
-		errno = EOPNOTSUPP;	/* raw packet, driver QPs: docs/status.md */
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
@@ -830,6 +837,9 @@ int mlx5_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct mlx5_qp *qp = to_mqp(ibqp);
 	int ret;
+
+	if (qp->qp_type == IBV_QPT_RAW_PACKET)
+		return mlx5_raw_qp_destroy(qp);
 
 	if (qp->dc_type == MLX5DV_DCTYPE_DCT) {
 		if (qp->dct.created) {
@@ -1084,6 +1094,8 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 
 	if (qp->dc_type == MLX5DV_DCTYPE_DCT)
 		return dct_modify(ctx, ibqp, attr, mask);
+	if (qp->qp_type == IBV_QPT_RAW_PACKET)
+		return mlx5_raw_qp_modify(qp, attr, mask);
 	if (mask & IBV_QP_RATE_LIMIT)
 		return EOPNOTSUPP;	/* packet pacing: docs/status.md */
 	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : ibqp->state;
@@ -1296,6 +1308,8 @@ int mlx5_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
 	void *qpc;
 	int ret;
 
+	if (qp->qp_type == IBV_QPT_RAW_PACKET)
+		return mlx5_raw_qp_query(qp, attr, mask, init_attr);
 	if (qp->dc_type == MLX5DV_DCTYPE_DCT) {
 		ret = dct_query(ctx, qp, attr);
 		if (ret)

@@ -76,6 +76,8 @@ static bool op_legal(enum ibv_qp_type t, uint8_t mlx5_op)
 	case IBV_QPT_RC:
 	case IBV_QPT_XRC_SEND:
 		return mlx5_op != MLX5_OPCODE_TSO;
+	case IBV_QPT_RAW_PACKET:	/* Ethernet frames */
+		return mlx5_op == MLX5_OPCODE_SEND;
 	case IBV_QPT_DRIVER:	/* DCI: RC's operations, no memory windows */
 		return mlx5_op == MLX5_OPCODE_SEND || mlx5_op == MLX5_OPCODE_SEND_IMM ||
 		       mlx5_op == MLX5_OPCODE_RDMA_WRITE ||
@@ -115,6 +117,19 @@ static int wqe_begin(struct mlx5_qp *qp, struct mlx5_wqe_build *b, uint8_t mlx5_
 		memset(b->seg, 0, sizeof(struct mlx5_wqe_xrc_seg));
 		b->seg = seg_next(qp, b->seg, sizeof(struct mlx5_wqe_xrc_seg));
 		b->ds++;
+	}
+	if (qp->qp_type == IBV_QPT_RAW_PACKET) {
+		/* The Ethernet segment: checksum flags, and room for the
+		 * frame's L2 header (wqe_raw_data() fills it). It follows
+		 * the control segment inside the first WQEBB. */
+		struct mlx5_wqe_eth_seg *e = (struct mlx5_wqe_eth_seg *)b->seg;
+
+		memset(e, 0, sizeof(*e));
+		if (send_flags & IBV_SEND_IP_CSUM)
+			e->cs_flags = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
+		b->eth = b->seg;
+		b->seg = seg_next(qp, b->seg, sizeof(*e));
+		b->ds += sizeof(*e) / 16;
 	}
 	if (qp->qp_type == IBV_QPT_UD || qp->qp_type == IBV_QPT_DRIVER) {
 		/* ctrl + AV fill exactly one WQEBB: the AV never wraps. A
@@ -193,6 +208,49 @@ static int wqe_inline(struct mlx5_qp *qp, struct mlx5_wqe_build *b,
 	b->seg = seg_next(qp, b->seg, total);
 	b->ds += (uint32_t)(total / 16);
 	return 0;
+}
+
+/*
+ * A raw packet QP's data: the first bytes of the frame, up to the 18-byte
+ * L2 header (MACs, one VLAN tag, ethertype), go inline in the Ethernet
+ * segment as rdma-core puts them; the rest follows as data segments, or
+ * inline with IBV_SEND_INLINE.
+ */
+#define MLX5_ETH_L2_INLINE 18
+
+static int wqe_raw_data(struct mlx5_qp *qp, struct mlx5_wqe_build *b,
+			const struct ibv_sge *sg, size_t n, bool inl)
+{
+	struct mlx5_wqe_eth_seg *e = (struct mlx5_wqe_eth_seg *)b->eth;
+	struct ibv_sge rest[64];
+	struct ibv_data_buf bufs[64];
+	uint32_t hdr = 0;
+	size_t i, nrest = 0;
+
+	if (n > 64)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		uint32_t take = sg[i].length < MLX5_ETH_L2_INLINE - hdr ?
+				sg[i].length : MLX5_ETH_L2_INLINE - hdr;
+
+		memcpy(e->inline_hdr_start + hdr, (const void *)(uintptr_t)sg[i].addr,
+		       take);
+		hdr += take;
+		if (take < sg[i].length) {
+			rest[nrest] = sg[i];
+			rest[nrest].addr += take;
+			rest[nrest].length -= take;
+			nrest++;
+		}
+	}
+	e->inline_hdr_sz = htobe16((uint16_t)hdr);
+	if (!inl)
+		return wqe_sges(qp, b, rest, nrest);
+	for (i = 0; i < nrest; i++) {
+		bufs[i].addr = (void *)(uintptr_t)rest[i].addr;
+		bufs[i].length = rest[i].length;
+	}
+	return wqe_inline(qp, b, bufs, nrest);
 }
 
 /* Closes the WQE: control segment, bookkeeping, ring index advance. */
@@ -399,7 +457,12 @@ static int post_one(struct mlx5_qp *qp, struct ibv_send_wr *wr, struct mlx5_wqe_
 	default:
 		break;
 	}
-	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ &&
+	if (qp->qp_type == IBV_QPT_RAW_PACKET) {
+		if (wr->num_sge < 0)
+			return EINVAL;
+		ret = wqe_raw_data(qp, b, wr->sg_list, (size_t)wr->num_sge,
+				   wr->send_flags & IBV_SEND_INLINE);
+	} else if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ &&
 	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
 	    wr->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		struct ibv_data_buf bufs[64];
@@ -782,7 +845,9 @@ static void ex_set_sge(struct ibv_qp_ex *ex, uint32_t lkey, uint64_t addr, uint3
 		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
 		return;
 	}
-	ex_data_done(qp, wqe_sges(qp, &qp->bld, &sge, 1));
+	ex_data_done(qp, qp->qp_type == IBV_QPT_RAW_PACKET ?
+		     wqe_raw_data(qp, &qp->bld, &sge, 1, false) :
+		     wqe_sges(qp, &qp->bld, &sge, 1));
 }
 
 static void ex_set_sge_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_sge *sg)
@@ -793,7 +858,9 @@ static void ex_set_sge_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_sge
 		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
 		return;
 	}
-	ex_data_done(qp, wqe_sges(qp, &qp->bld, sg, n));
+	ex_data_done(qp, qp->qp_type == IBV_QPT_RAW_PACKET ?
+		     wqe_raw_data(qp, &qp->bld, sg, n, false) :
+		     wqe_sges(qp, &qp->bld, sg, n));
 }
 
 static bool ex_inline_ok(struct mlx5_qp *qp)
@@ -813,6 +880,13 @@ static void ex_set_inline(struct ibv_qp_ex *ex, void *addr, size_t len)
 		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
 		return;
 	}
+	if (qp->qp_type == IBV_QPT_RAW_PACKET) {
+		struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = (uint32_t)len };
+
+		ex_data_done(qp, len > UINT32_MAX ? EINVAL :
+			     wqe_raw_data(qp, &qp->bld, &sge, 1, true));
+		return;
+	}
 	ex_data_done(qp, wqe_inline(qp, &qp->bld, &b, 1));
 }
 
@@ -822,6 +896,22 @@ static void ex_set_inline_list(struct ibv_qp_ex *ex, size_t n, const struct ibv_
 
 	if (qp->ex_err || !qp->bld.needs_data || !ex_inline_ok(qp)) {
 		qp->ex_err = qp->ex_err ? qp->ex_err : EINVAL;
+		return;
+	}
+	if (qp->qp_type == IBV_QPT_RAW_PACKET) {
+		struct ibv_sge sg[64];
+		size_t i;
+
+		if (n > 64) {
+			qp->ex_err = EINVAL;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			sg[i].addr = (uintptr_t)b[i].addr;
+			sg[i].length = (uint32_t)b[i].length;
+			sg[i].lkey = 0;
+		}
+		ex_data_done(qp, wqe_raw_data(qp, &qp->bld, sg, n, true));
 		return;
 	}
 	ex_data_done(qp, wqe_inline(qp, &qp->bld, b, n));
@@ -1523,6 +1613,8 @@ uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t)
 		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |
 		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+	case IBV_QPT_RAW_PACKET:
+		return IBV_QP_EX_WITH_SEND;
 	case IBV_QPT_DRIVER:	/* DCI */
 		return sends | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |

@@ -38,6 +38,10 @@ int mlx5_context_caps_load(struct mlx5_context *ctx)
 		ctx->caps.have_odp = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_ODP,
 							 ctx->caps.odp,
 							 sizeof(ctx->caps.odp));
+	if (CAP_GEN(ctx, eth_net_offloads))
+		ctx->caps.have_eth = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_ETHERNET_OFFLOADS,
+							 ctx->caps.eth,
+							 sizeof(ctx->caps.eth));
 	if (CAP_GEN(ctx, device_memory))
 		ctx->caps.have_dm = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_DEV_MEM,
 							ctx->caps.dm,
@@ -171,6 +175,14 @@ int mlx5_query_device_ex(struct ibv_context *context,
 		a.xrc_odp_caps =
 			odp_transport_caps(DEVX_ADDR_OF(odp_cap, ctx->caps.odp, xrc_odp_caps));
 	}
+	/* Raw packet QPs (raw.c): checksums inserted on send (IBV_SEND_IP_CSUM)
+	 * and verified on receive (IBV_WC_IP_CSUM_OK); C-VLAN stripping. */
+	if (mlx5_raw_csum(ctx)) {
+		o->device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
+		a.raw_packet_caps |= IBV_RAW_PACKET_CAP_IP_CSUM;
+	}
+	if (mlx5_raw_cvlan(ctx))
+		a.raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
 	a.phys_port_cnt_ex = ctx->num_ports;
 	a.max_dm_size = ctx->caps.have_dm ?
 				DEVX_GET(device_mem_cap, ctx->caps.dm, max_memic_size) : 0;

@@ -98,6 +98,7 @@ struct eth_parse {
 	uint32_t l3_off, l3_len;	/* IP header start, bytes from it on */
 	uint32_t l4_off, l4_len;
 	uint8_t ipver;		/* 4, 6 or 0 */
+	bool len_ok;		/* the IP length fits the frame */
 	uint8_t proto;		/* TCP/UDP when l4_off is set */
 	bool frag;
 	bool cvlan;		/* first tag is 802.1Q */
@@ -123,35 +124,38 @@ static void eth_parse(const uint8_t *f, uint32_t len, struct eth_parse *p)
 		p->ethertype = get16(f + off);
 	}
 	off += 2;
+	/* Headers are parsed for steering even when the IP length field
+	 * disagrees with the frame (a parser does not check it); only
+	 * len_ok frames get L3_OK / L4_OK and checksum offloads. */
 	if (p->ethertype == ENG_ETHERTYPE_IPV4 && off + 20 <= len &&
 	    (f[off] >> 4) == 4) {
 		uint32_t ihl = (f[off] & 0xf) * 4u;
 		uint32_t tot = get16(f + off + 2);
 
-		if (ihl < 20 || tot < ihl || off + tot > len)
+		if (ihl < 20 || off + ihl > len)
 			return;
 		p->ipver = 4;
 		p->l3_off = off;
-		p->l3_len = tot;
+		p->len_ok = tot >= ihl && off + tot <= len;
+		p->l3_len = p->len_ok ? tot : len - off;
 		p->proto = f[off + 9];
 		p->frag = (get16(f + off + 6) & 0x3fff) != 0;
 		if (!p->frag) {
 			p->l4_off = off + ihl;
-			p->l4_len = tot - ihl;
+			p->l4_len = p->l3_len - ihl;
 		}
 	} else if (p->ethertype == ENG_ETHERTYPE_IPV6 && off + 40 <= len &&
 		   (f[off] >> 4) == 6) {
 		uint32_t pl = get16(f + off + 4);
 
-		if (off + 40 + pl > len)
-			return;
 		p->ipver = 6;
 		p->l3_off = off;
-		p->l3_len = 40 + pl;
+		p->len_ok = off + 40 + pl <= len;
+		p->l3_len = p->len_ok ? 40 + pl : len - off;
 		p->proto = f[off + 6];
 		p->frag = p->proto == 44;	/* fragment header */
 		p->l4_off = off + 40;
-		p->l4_len = pl;
+		p->l4_len = p->l3_len - 40;
 	}
 	if (p->l4_off && ((p->proto == ENG_IPPROTO_TCP && p->l4_len < 20) ||
 			  (p->proto == ENG_IPPROTO_UDP && p->l4_len < 8) ||
@@ -182,6 +186,8 @@ static void eth_tx_csum(uint8_t *f, uint32_t len, uint8_t cs_flags)
 	struct eth_parse p;
 
 	eth_parse(f, len, &p);
+	if (!p.len_ok)
+		return;	/* nothing sensible to checksum */
 	if ((cs_flags & MLX5_ETH_WQE_L3_CSUM) && p.ipver == 4) {
 		uint8_t *ip = f + p.l3_off;
 		uint32_t ihl = (ip[0] & 0xf) * 4u;
@@ -258,7 +264,7 @@ static void eth_rx_classify(struct eth_rx *r)
 		M_SET(ipv4_ihl, ip[0] & 0xf);
 		M_SET(src_ipv4_src_ipv6.ipv4_layout.ipv4, get32(ip + 12));
 		M_SET(dst_ipv4_dst_ipv6.ipv4_layout.ipv4, get32(ip + 16));
-		if (csum_fold(csum_add(0, ip, ihl)) == 0xffff)
+		if (p->len_ok && csum_fold(csum_add(0, ip, ihl)) == 0xffff)
 			r->hds_ip_ext |= MLX5_CQE_L3_OK;
 	} else if (p->ipver == 6) {
 		const uint8_t *ip = f + p->l3_off;
@@ -275,7 +281,8 @@ static void eth_rx_classify(struct eth_rx *r)
 				    src_ipv4_src_ipv6.ipv6_layout.ipv6), ip + 8, 16);
 		memcpy(DEVX_ADDR_OF(fte_match_set_lyr_2_4, r->match,
 				    dst_ipv4_dst_ipv6.ipv6_layout.ipv6), ip + 24, 16);
-		r->hds_ip_ext |= MLX5_CQE_L3_OK;
+		if (p->len_ok)
+			r->hds_ip_ext |= MLX5_CQE_L3_OK;
 	}
 	if (p->l4_off) {
 		const uint8_t *l4 = f + p->l4_off;
@@ -297,8 +304,9 @@ static void eth_rx_classify(struct eth_rx *r)
 			M_SET(udp_dport, get16(l4 + 2));
 			r->l4_type = ENG_CQE_L4_UDP;
 		}
-		if ((p->proto == ENG_IPPROTO_UDP && p->ipver == 4 && !stored) ||
-		    eth_l4_sum(f, p) == 0xffff)
+		if (p->len_ok &&
+		    ((p->proto == ENG_IPPROTO_UDP && p->ipver == 4 && !stored) ||
+		     eth_l4_sum(f, p) == 0xffff))
 			r->hds_ip_ext |= MLX5_CQE_L4_OK;
 	}
 }
@@ -834,6 +842,8 @@ void eng_eth_sq_changed(void *arg, struct fw_sq *sq, uint32_t old_state)
 
 	if (!s)
 		return;
+	if (old_state == FW_WQ_NEW)
+		eng_cq_of(e, sq->cq);	/* as a QP's CQs are taken up */
 	switch (sq->state) {
 	case MLX5_SQC_STATE_RST:
 		/* The driver starts its counters over (and zeroes the
@@ -856,9 +866,10 @@ void eng_eth_rq_changed(void *arg, struct fw_rq *rq, uint32_t old_state)
 	struct eng *e = arg;
 	struct eng_rq *s = eng_eth_rq_of(e, rq);
 
-	(void)old_state;
 	if (!s)
 		return;
+	if (old_state == FW_WQ_NEW)
+		eng_cq_of(e, rq->cq);
 	if (rq->state == MLX5_RQC_STATE_RST)
 		s->ci = 0;
 	else if (rq->state == MLX5_RQC_STATE_ERR)

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibv_create_flow / ibv_destroy_flow for raw packet QPs, done as the kernel
+ * half of mlx5_ib would: with uid 0, one NIC receive flow table per device
+ * instance made the steering root (SET_FLOW_TABLE_ROOT) on first use; each
+ * flow becomes a flow table entry forwarding to the QP's TIR, in a flow
+ * group holding the flows that share its match criteria (groups of 64
+ * indexes, created and destroyed as flows come and go).
+ *
+ * Specs: Ethernet (MACs, ethertype, VLAN tag), IPv4 and IPv4-ext (addresses,
+ * protocol, TOS, TTL), IPv6 (addresses, next header, traffic class, hop
+ * limit), TCP and UDP ports; action tag (the CQE's flow tag) and drop.
+ * Not supported (EOPNOTSUPP): inner / tunnel / ESP / MPLS specs, IPv4 flags
+ * and IPv6 flow label matches, counters, flow actions, non-NORMAL flow
+ * types, DONT_TRAP / EGRESS. The priority is not honoured: flows are tried
+ * in the order of their group's index range, then their index.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "prm/prm.h"
+#include "util/log.h"
+
+#define STEER_LOG_SIZE 16
+#define STEER_FG_SIZE 64
+#define STEER_NRANGES ((1u << STEER_LOG_SIZE) / STEER_FG_SIZE)
+#define MATCH_BYTES 64		/* fte_match_set_lyr_2_4 */
+
+struct mlx5_steer_fg {
+	struct mlx5_steer_fg *next;
+	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
+	uint32_t id, range;
+	uint32_t used;
+	uint64_t map;		/* STEER_FG_SIZE indexes in use */
+};
+
+struct mlx5_steer {
+	uint32_t ft;
+	struct mlx5_steer_fg *groups;
+	uint8_t range_used[STEER_NRANGES];
+};
+
+struct mlx5_flow {
+	struct ibv_flow ibv_flow;
+	struct mlx5_device *mdev;
+	struct mlx5_steer_fg *fg;
+	uint32_t index;
+};
+
+_Static_assert(STEER_FG_SIZE == 64, "one 64-bit map per group");
+
+static int steer_cmd(struct mlx5_device *mdev, void *in, size_t inlen, void *out,
+		     size_t outlen)
+{
+	return mlx5_cmd_exec_hca(mdev->hca, 0, in, inlen, out, outlen);
+}
+
+/* The root table, made on first use. */
+static int steer_init(struct mlx5_device *mdev)
+{
+	uint32_t in[DEVX_ST_SZ_DW(create_flow_table_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_flow_table_out)] = {};
+	uint32_t rin[DEVX_ST_SZ_DW(set_flow_table_root_in)] = {};
+	uint32_t rout[DEVX_ST_SZ_DW(mbox_out)] = {};
+	uint32_t din[DEVX_ST_SZ_DW(destroy_flow_table_in)] = {};
+	struct mlx5_steer *st;
+	int ret;
+
+	if (mdev->steer)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return ENOMEM;
+	DEVX_SET(create_flow_table_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+	DEVX_SET(create_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_table_in, in, flow_table_context.level, 0);
+	DEVX_SET(create_flow_table_in, in, flow_table_context.log_size,
+		 STEER_LOG_SIZE);
+	ret = steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+	if (ret) {
+		free(st);
+		return ret;
+	}
+	st->ft = DEVX_GET(create_flow_table_out, out, table_id);
+	DEVX_SET(set_flow_table_root_in, rin, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+	DEVX_SET(set_flow_table_root_in, rin, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_flow_table_root_in, rin, table_id, st->ft);
+	ret = steer_cmd(mdev, rin, sizeof(rin), rout, sizeof(rout));
+	if (ret) {
+		DEVX_SET(destroy_flow_table_in, din, opcode,
+			 MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+		DEVX_SET(destroy_flow_table_in, din, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+		DEVX_SET(destroy_flow_table_in, din, table_id, st->ft);
+		steer_cmd(mdev, din, sizeof(din), rout, sizeof(rout));
+		free(st);
+		return ret;
+	}
+	mdev->steer = st;
+	return 0;
+}
+
+static int steer_fg_destroy(struct mlx5_device *mdev, struct mlx5_steer_fg *g)
+{
+	uint32_t in[DEVX_ST_SZ_DW(destroy_flow_group_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(destroy_flow_group_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_GROUP);
+	DEVX_SET(destroy_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_group_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(destroy_flow_group_in, in, group_id, g->id);
+	return steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* A group with these criteria and a free index, made when there is none. */
+static struct mlx5_steer_fg *steer_fg_get(struct mlx5_device *mdev,
+					  const uint8_t *crit, int *err)
+{
+	struct mlx5_steer *st = mdev->steer;
+	uint8_t *in;
+	uint32_t out[DEVX_ST_SZ_DW(create_flow_group_out)] = {};
+	struct mlx5_steer_fg *g;
+	uint32_t r;
+
+	for (g = st->groups; g; g = g->next)
+		if (g->used < STEER_FG_SIZE && !memcmp(g->crit, crit, MATCH_BYTES))
+			return g;
+	for (r = 0; r < STEER_NRANGES && st->range_used[r]; r++)
+		;
+	if (r == STEER_NRANGES) {
+		*err = ENOSPC;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+	if (!g || !in) {
+		free(g);
+		free(in);
+		*err = ENOMEM;
+		return NULL;
+	}
+	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_group_in, in, table_id, st->ft);
+	DEVX_SET(create_flow_group_in, in, start_flow_index, r * STEER_FG_SIZE);
+	DEVX_SET(create_flow_group_in, in, end_flow_index,
+		 r * STEER_FG_SIZE + STEER_FG_SIZE - 1);
+	DEVX_SET(create_flow_group_in, in, match_criteria_enable,
+		 MLX5_MATCH_OUTER_HEADERS);
+	memcpy(DEVX_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers),
+	       crit, MATCH_BYTES);
+	*err = steer_cmd(mdev, in, DEVX_ST_SZ_BYTES(create_flow_group_in), out,
+			 sizeof(out));
+	free(in);
+	if (*err) {
+		free(g);
+		return NULL;
+	}
+	memcpy(g->crit, crit, MATCH_BYTES);
+	g->id = DEVX_GET(create_flow_group_out, out, group_id);
+	g->range = r;
+	st->range_used[r] = 1;
+	g->next = st->groups;
+	st->groups = g;
+	return g;
+}
+
+static void steer_fg_put(struct mlx5_device *mdev, struct mlx5_steer_fg *g)
+{
+	struct mlx5_steer_fg **pp;
+
+	if (g->used)
+		return;
+	if (steer_fg_destroy(mdev, g)) {
+		smx_dbg("flow: group 0x%x could not be destroyed", g->id);
+		return;
+	}
+	for (pp = &mdev->steer->groups; *pp != g; pp = &(*pp)->next)
+		;
+	*pp = g->next;
+	mdev->steer->range_used[g->range] = 0;
+	free(g);
+}
+
+static int steer_fte_delete(struct mlx5_device *mdev, uint32_t index)
+{
+	uint32_t in[DEVX_ST_SZ_DW(delete_fte_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(delete_fte_in, in, opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+	DEVX_SET(delete_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(delete_fte_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(delete_fte_in, in, flow_index, index);
+	return steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* ---- specs -> match criteria and value ---- */
+
+struct flow_match {
+	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
+	uint8_t val[MATCH_BYTES] __attribute__((aligned(8)));
+	bool drop;
+	uint32_t tag;
+};
+
+#define F_SET(m, fld, c, v)                                                    \
+	do {                                                                   \
+		DEVX_SET(fte_match_set_lyr_2_4, (m)->crit, fld, (c));          \
+		DEVX_SET(fte_match_set_lyr_2_4, (m)->val, fld, (v) & (c));     \
+	} while (0)
+
+static void f_mac(struct flow_match *m, bool dst, const uint8_t *v,
+		  const uint8_t *k)
+{
+	uint32_t c_hi = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 |
+			(uint32_t)k[2] << 8 | k[3];
+	uint32_t v_hi = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 |
+			(uint32_t)v[2] << 8 | v[3];
+	uint32_t c_lo = (uint32_t)k[4] << 8 | k[5], v_lo = (uint32_t)v[4] << 8 | v[5];
+
+	if (dst) {
+		F_SET(m, dmac_47_16, c_hi, v_hi);
+		F_SET(m, dmac_15_0, c_lo, v_lo);
+	} else {
+		F_SET(m, smac_47_16, c_hi, v_hi);
+		F_SET(m, smac_15_0, c_lo, v_lo);
+	}
+}
+
+static void f_ip_proto(struct flow_match *m, uint8_t proto)
+{
+	F_SET(m, ip_protocol, 0xff, proto);
+}
+
+static void f_bytes(struct flow_match *m, size_t off, const uint8_t *v,
+		    const uint8_t *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		m->crit[off + i] = k[i];
+		m->val[off + i] = v[i] & k[i];
+	}
+}
+
+static int flow_spec(struct flow_match *m, const void *spec, uint16_t size,
+		     uint32_t type)
+{
+	switch (type) {
+	case IBV_FLOW_SPEC_ETH: {
+		const struct ibv_flow_spec_eth *s = spec;
+		uint16_t vt = be16toh(s->mask.vlan_tag), vv = be16toh(s->val.vlan_tag);
+
+		if (size != sizeof(*s))
+			return EINVAL;
+		f_mac(m, true, s->val.dst_mac, s->mask.dst_mac);
+		f_mac(m, false, s->val.src_mac, s->mask.src_mac);
+		F_SET(m, ethertype, be16toh(s->mask.ether_type),
+		      be16toh(s->val.ether_type));
+		if (vt) {
+			F_SET(m, cvlan_tag, 1, 1);
+			F_SET(m, first_prio, vt >> 13, vv >> 13);
+			F_SET(m, first_cfi, (vt >> 12) & 1, (vv >> 12) & 1);
+			F_SET(m, first_vid, vt & 0xfff, vv & 0xfff);
+		}
+		return 0;
+	}
+	case IBV_FLOW_SPEC_IPV4:
+	case IBV_FLOW_SPEC_IPV4_EXT: {
+		const struct ibv_flow_spec_ipv4_ext *s = spec;
+
+		if (size != (type == IBV_FLOW_SPEC_IPV4 ?
+			     sizeof(struct ibv_flow_spec_ipv4) : sizeof(*s)))
+			return EINVAL;
+		F_SET(m, ip_version, 0xf, 4);
+		F_SET(m, src_ipv4_src_ipv6.ipv4_layout.ipv4, be32toh(s->mask.src_ip),
+		      be32toh(s->val.src_ip));
+		F_SET(m, dst_ipv4_dst_ipv6.ipv4_layout.ipv4, be32toh(s->mask.dst_ip),
+		      be32toh(s->val.dst_ip));
+		if (type == IBV_FLOW_SPEC_IPV4)
+			return 0;
+		if (s->mask.flags)
+			return EOPNOTSUPP;	/* IPv4 flags */
+		F_SET(m, ip_protocol, s->mask.proto, s->val.proto);
+		F_SET(m, ip_dscp, s->mask.tos >> 2, s->val.tos >> 2);
+		F_SET(m, ip_ecn, s->mask.tos & 3, s->val.tos & 3);
+		F_SET(m, ttl_hoplimit, s->mask.ttl, s->val.ttl);
+		return 0;
+	}
+	case IBV_FLOW_SPEC_IPV6: {
+		const struct ibv_flow_spec_ipv6 *s = spec;
+
+		if (size != sizeof(*s))
+			return EINVAL;
+		if (s->mask.flow_label)
+			return EOPNOTSUPP;	/* a misc parameter */
+		F_SET(m, ip_version, 0xf, 6);
+		f_bytes(m, DEVX_BYTE_OFF(fte_match_set_lyr_2_4,
+					 src_ipv4_src_ipv6.ipv6_layout.ipv6),
+			s->val.src_ip, s->mask.src_ip, 16);
+		f_bytes(m, DEVX_BYTE_OFF(fte_match_set_lyr_2_4,
+					 dst_ipv4_dst_ipv6.ipv6_layout.ipv6),
+			s->val.dst_ip, s->mask.dst_ip, 16);
+		F_SET(m, ip_protocol, s->mask.next_hdr, s->val.next_hdr);
+		F_SET(m, ip_dscp, s->mask.traffic_class >> 2, s->val.traffic_class >> 2);
+		F_SET(m, ip_ecn, s->mask.traffic_class & 3, s->val.traffic_class & 3);
+		F_SET(m, ttl_hoplimit, s->mask.hop_limit, s->val.hop_limit);
+		return 0;
+	}
+	case IBV_FLOW_SPEC_TCP:
+	case IBV_FLOW_SPEC_UDP: {
+		const struct ibv_flow_spec_tcp_udp *s = spec;
+
+		if (size != sizeof(*s))
+			return EINVAL;
+		/* As mlx5_ib: the port match implies the protocol. */
+		if (type == IBV_FLOW_SPEC_TCP) {
+			f_ip_proto(m, 6);
+			F_SET(m, tcp_sport, be16toh(s->mask.src_port),
+			      be16toh(s->val.src_port));
+			F_SET(m, tcp_dport, be16toh(s->mask.dst_port),
+			      be16toh(s->val.dst_port));
+		} else {
+			f_ip_proto(m, 17);
+			F_SET(m, udp_sport, be16toh(s->mask.src_port),
+			      be16toh(s->val.src_port));
+			F_SET(m, udp_dport, be16toh(s->mask.dst_port),
+			      be16toh(s->val.dst_port));
+		}
+		return 0;
+	}
+	case IBV_FLOW_SPEC_ACTION_TAG: {
+		const struct ibv_flow_spec_action_tag *s = spec;
+
+		if (size != sizeof(*s) || s->tag_id > 0xffffff)
+			return EINVAL;
+		m->tag = s->tag_id;
+		return 0;
+	}
+	case IBV_FLOW_SPEC_ACTION_DROP:
+		if (size != sizeof(struct ibv_flow_spec_action_drop))
+			return EINVAL;
+		m->drop = true;
+		return 0;
+	default:
+		return EOPNOTSUPP;	/* inner, tunnels, ESP, MPLS, counters */
+	}
+}
+
+static int flow_parse(const struct ibv_flow_attr *attr, struct flow_match *m)
+{
+	const uint8_t *p = (const uint8_t *)(attr + 1);
+	unsigned int i;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < attr->num_of_specs; i++) {
+		const struct ibv_flow_spec *s = (const void *)p;
+
+		if (s->hdr.size < sizeof(s->hdr))
+			return EINVAL;
+		ret = flow_spec(m, s, s->hdr.size, s->hdr.type);
+		if (ret)
+			return ret;
+		p += s->hdr.size;
+	}
+	return 0;
+}
+
+struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
+{
+	struct mlx5_device *mdev = to_mdev(ibqp->context->device);
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8;
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+	struct mlx5_steer_fg *g;
+	struct flow_match m;
+	struct mlx5_flow *f;
+	uint32_t slot;
+	uint8_t *in;
+	void *fc, *d;
+	int ret;
+
+	if (!attr || attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (qp->qp_type != IBV_QPT_RAW_PACKET || attr->type != IBV_FLOW_ATTR_NORMAL ||
+	    attr->flags) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!qp->raw.tirn || attr->port < 1 ||
+	    attr->port > to_mctx(ibqp->context)->num_ports) {
+		errno = EINVAL;	/* no receive queue to steer to, or no port */
+		return NULL;
+	}
+	ret = flow_parse(attr, &m);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	in = calloc(1, inlen);
+	if (!f || !in) {
+		free(f);
+		free(in);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&mdev->steer_lock);
+	ret = steer_init(mdev);
+	if (ret)
+		goto out;
+	g = steer_fg_get(mdev, m.crit, &ret);
+	if (!g)
+		goto out;
+	for (slot = 0; g->map & (1ull << slot); slot++)
+		;
+	f->index = g->range * STEER_FG_SIZE + slot;
+	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(set_fte_in, in, flow_index, f->index);
+	DEVX_SET(flow_context, fc, group_id, g->id);
+	DEVX_SET(flow_context, fc, flow_tag, m.tag);
+	memcpy(DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers), m.val,
+	       MATCH_BYTES);
+	if (m.drop) {
+		DEVX_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_DROP);
+		inlen -= 8;
+	} else {
+		DEVX_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+		DEVX_SET(flow_context, fc, destination_list_size, 1);
+		d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
+		DEVX_SET(dest_format, d, destination_type,
+			 MLX5_FLOW_DESTINATION_TYPE_TIR);
+		DEVX_SET(dest_format, d, destination_id, qp->raw.tirn);
+	}
+	ret = steer_cmd(mdev, in, inlen, out, sizeof(out));
+	if (ret) {
+		steer_fg_put(mdev, g);
+		goto out;
+	}
+	g->map |= 1ull << slot;
+	g->used++;
+	f->fg = g;
+	f->mdev = mdev;
+	f->ibv_flow.context = ibqp->context;
+	f->ibv_flow.handle = f->index;
+out:
+	pthread_mutex_unlock(&mdev->steer_lock);
+	free(in);
+	if (ret) {
+		free(f);
+		errno = ret;
+		return NULL;
+	}
+	return &f->ibv_flow;
+}
+
+int mlx5_destroy_flow(struct ibv_flow *flow)
+{
+	struct mlx5_flow *f = SMX_CONTAINER_OF(flow, struct mlx5_flow, ibv_flow);
+	struct mlx5_device *mdev = f->mdev;
+	int ret;
+
+	pthread_mutex_lock(&mdev->steer_lock);
+	ret = steer_fte_delete(mdev, f->index);
+	if (!ret) {
+		f->fg->map &= ~(1ull << (f->index % STEER_FG_SIZE));
+		f->fg->used--;
+		steer_fg_put(mdev, f->fg);
+	}
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (!ret)
+		free(f);
+	return ret;
+}
+
+/* Device release: whatever flows are left go, then the root. */
+void mlx5_steer_free(struct mlx5_device *mdev)
+{
+	struct mlx5_steer *st = mdev->steer;
+	uint32_t rin[DEVX_ST_SZ_DW(set_flow_table_root_in)] = {};
+	uint32_t din[DEVX_ST_SZ_DW(destroy_flow_table_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	if (!st)
+		return;
+	while (st->groups) {
+		struct mlx5_steer_fg *g = st->groups;
+		uint32_t i;
+
+		for (i = 0; i < STEER_FG_SIZE; i++)
+			if (g->map & (1ull << i))
+				steer_fte_delete(mdev, g->range * STEER_FG_SIZE + i);
+		steer_fg_destroy(mdev, g);
+		st->groups = g->next;
+		free(g);
+	}
+	DEVX_SET(set_flow_table_root_in, rin, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+	DEVX_SET(set_flow_table_root_in, rin, op_mod, 1);	/* disconnect */
+	DEVX_SET(set_flow_table_root_in, rin, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	steer_cmd(mdev, rin, sizeof(rin), out, sizeof(out));
+	DEVX_SET(destroy_flow_table_in, din, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+	DEVX_SET(destroy_flow_table_in, din, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_table_in, din, table_id, st->ft);
+	steer_cmd(mdev, din, sizeof(din), out, sizeof(out));
+	free(st);
+	mdev->steer = NULL;
+}

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw packet QPs and ibv_create_flow through the public verbs API on the
+ * software device's Ethernet port: caps, the RESET->INIT->RTR->RTS steps
+ * and their attribute rules, frames sent with ibv_post_send (gather,
+ * inline, checksum offload) and the ibv_wr_* API, received byte for byte
+ * through an Ethernet flow with a tag (extended CQ: flow tag, C-VLAN,
+ * timestamp), frames no flow matches and a drop flow, ERR flushing, RESET
+ * and reuse, a QP that flows still use, and refused attributes.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "smx_test.h"
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;
+static uint8_t *mem;		/* [0, 8K): frames to send; [8K, 16K): receives */
+static struct ibv_cq *scq;
+static struct ibv_cq_ex *rcq;
+
+static const uint8_t dmac[6] = { 0x01, 0x50, 0x56, 0x19, 0x20, 0xa7 };
+static const uint8_t smac[6] = { 0x24, 0x8a, 0x07, 0xa5, 0x28, 0xc8 };
+
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *c;
+	int n = -1;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n < 1) {
+		fprintf(stderr, "no device\n");
+		exit(1);
+	}
+	c = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!c) {
+		fprintf(stderr, "open: %s\n", strerror(errno));
+		exit(1);
+	}
+	return c;
+}
+
+/* Eth [VLAN] | IPv4 | UDP | payload, @len bytes, IP/UDP checksums 0. */
+static void frame(uint8_t *f, size_t len, const uint8_t *dst, bool vlan)
+{
+	size_t o = 12, ip;
+
+	memset(f, 0, len);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, smac, 6);
+	if (vlan) {
+		f[o++] = 0x81; f[o++] = 0x00;
+		f[o++] = 0xac; f[o++] = 0x0c;
+	}
+	f[o++] = 0x08; f[o++] = 0x00;
+	ip = o;
+	f[ip] = 0x45;
+	f[ip + 2] = (uint8_t)((len - ip) >> 8);
+	f[ip + 3] = (uint8_t)(len - ip);
+	f[ip + 8] = 64;
+	f[ip + 9] = 17;
+	f[ip + 12] = 1; f[ip + 15] = 1;
+	f[ip + 16] = 2; f[ip + 19] = 2;
+	f[ip + 20] = 0x04; f[ip + 21] = 0xd2;
+	f[ip + 22] = 0x16; f[ip + 23] = 0x2e;
+	f[ip + 24] = (uint8_t)((len - ip - 20) >> 8);
+	f[ip + 25] = (uint8_t)(len - ip - 20);
+	for (o = ip + 28; o < len; o++)
+		f[o] = (uint8_t)(o * 7);
+}
+
+static struct ibv_qp *raw_qp(bool ex, uint32_t flags, struct ibv_cq *send_cq)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.send_cq = send_cq,
+		.recv_cq = ibv_cq_ex_to_cq(rcq),
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 4,
+			 .max_recv_sge = 2, .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+
+	if (flags) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		a.create_flags = flags;
+	}
+	if (ex) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	}
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+static int to_state(struct ibv_qp *qp, enum ibv_qp_state s, int extra)
+{
+	struct ibv_qp_attr a = { .qp_state = s, .port_num = 1 };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | extra);
+}
+
+static int to_rts(struct ibv_qp *qp)
+{
+	int ret = to_state(qp, IBV_QPS_INIT, IBV_QP_PORT);
+
+	if (!ret)
+		ret = to_state(qp, IBV_QPS_RTR, 0);
+	if (!ret)
+		ret = to_state(qp, IBV_QPS_RTS, 0);
+	return ret;
+}
+
+static void post_recv(struct ibv_qp *qp, uint64_t id, size_t off, uint32_t len)
+{
+	struct ibv_sge s = { (uintptr_t)(mem + 8192 + off), len, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	CHECK_EQ(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static int send_frame(struct ibv_qp *qp, uint64_t id, size_t len, int flags)
+{
+	struct ibv_sge s[2] = {
+		{ (uintptr_t)mem, 7, mr->lkey },	/* splits the L2 header */
+		{ (uintptr_t)mem + 7, (uint32_t)len - 7, mr->lkey },
+	};
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = s, .num_sge = 2,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED | flags }, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int poll_send(uint64_t *id)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(scq, 1, &wc);
+
+	if (n == 1 && id)
+		*id = wc.wr_id;
+	return n == 1 ? (int)wc.status : -1;
+}
+
+struct rx {
+	int got;
+	enum ibv_wc_status status;
+	uint64_t wr_id;
+	uint32_t len, qpn, tag, flags;
+	uint16_t cvlan;
+	uint64_t ts;
+};
+
+static struct rx poll_recv(void)
+{
+	struct ibv_poll_cq_attr pa = {};
+	struct rx r = { 0 };
+
+	if (ibv_start_poll(rcq, &pa))
+		return r;
+	r.got = 1;
+	r.status = rcq->status;
+	r.wr_id = rcq->wr_id;
+	r.len = ibv_wc_read_byte_len(rcq);
+	r.qpn = ibv_wc_read_qp_num(rcq);
+	r.tag = ibv_wc_read_flow_tag(rcq);
+	r.flags = ibv_wc_read_wc_flags(rcq);
+	r.cvlan = ibv_wc_read_cvlan(rcq);
+	r.ts = ibv_wc_read_completion_ts(rcq);
+	ibv_end_poll(rcq);
+	return r;
+}
+
+static struct ibv_flow *eth_flow(struct ibv_qp *qp, const uint8_t *mac,
+				 uint32_t tag, bool drop)
+{
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth;
+		union {
+			struct ibv_flow_spec_action_tag tag;
+			struct ibv_flow_spec_action_drop drop;
+		} act;
+	} f = {
+		.attr = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof(f),
+			  .num_of_specs = 2, .port = 1 },
+		.eth = { .type = IBV_FLOW_SPEC_ETH, .size = sizeof(f.eth) },
+	};
+
+	memcpy(f.eth.val.dst_mac, mac, 6);
+	memset(f.eth.mask.dst_mac, 0xff, 6);
+	f.eth.val.ether_type = htobe16(0x0800);
+	f.eth.mask.ether_type = 0xffff;
+	if (drop) {
+		f.act.drop.type = IBV_FLOW_SPEC_ACTION_DROP;
+		f.act.drop.size = sizeof(f.act.drop);
+	} else {
+		f.act.tag.type = IBV_FLOW_SPEC_ACTION_TAG;
+		f.act.tag.size = sizeof(f.act.tag);
+		f.act.tag.tag_id = tag;
+	}
+	return ibv_create_flow(qp, &f.attr);
+}
+
+static void test_caps(void)
+{
+	struct ibv_device_attr_ex a;
+	struct ibv_port_attr p;
+
+	CHECK_EQ(ibv_query_device_ex(ctx, NULL, &a), 0);
+	CHECK(a.raw_packet_caps & IBV_RAW_PACKET_CAP_CVLAN_STRIPPING);
+	CHECK(a.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM);
+	CHECK(a.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);
+	CHECK_EQ(a.tso_caps.max_tso, 0);
+	CHECK_EQ(ibv_query_port(ctx, 1, &p), 0);
+	CHECK_EQ(p.link_layer, IBV_LINK_LAYER_ETHERNET);
+}
+
+static void test_traffic(void)
+{
+	struct ibv_qp *tx = raw_qp(true, 0, scq), *rx = raw_qp(false, 0, scq);
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_flow *fl, *fdrop;
+	struct ibv_qp_ex *qx;
+	uint64_t id = 0;
+	struct rx r;
+
+	CHECK(tx && rx);
+	if (!tx || !rx)
+		return;
+	CHECK(tx->qp_num != rx->qp_num);
+	/* Receives need INIT, sends RTS; RESET->INIT needs the port. */
+	{
+		struct ibv_sge s = { (uintptr_t)(mem + 8192), 64, mr->lkey };
+		struct ibv_recv_wr wr = { .sg_list = &s, .num_sge = 1 }, *bad;
+
+		CHECK_EQ(ibv_post_recv(rx, &wr, &bad), EINVAL);
+	}
+	CHECK_EQ(to_state(rx, IBV_QPS_INIT, 0), EINVAL);
+	CHECK_EQ(to_state(rx, IBV_QPS_RTR, 0), EINVAL);
+	CHECK_EQ(to_state(rx, IBV_QPS_INIT, IBV_QP_PORT | IBV_QP_QKEY), EINVAL);
+	CHECK_EQ(to_state(rx, IBV_QPS_INIT, IBV_QP_PORT), 0);
+	CHECK_EQ(to_state(tx, IBV_QPS_INIT, IBV_QP_PORT), 0);
+	frame(mem, 100, dmac, false);
+	CHECK_EQ(send_frame(tx, 1, 100, 0), EINVAL);	/* INIT: no sends */
+	CHECK_EQ(to_state(tx, IBV_QPS_RTR, 0), 0);
+	CHECK_EQ(to_state(tx, IBV_QPS_RTS, 0), 0);
+	CHECK_EQ(to_state(rx, IBV_QPS_RTR, 0), 0);
+	CHECK_EQ(to_state(rx, IBV_QPS_RTS, 0), 0);
+	CHECK_EQ(ibv_query_qp(rx, &qa, IBV_QP_STATE | IBV_QP_CAP, &qi), 0);
+	CHECK_EQ(qa.qp_state, IBV_QPS_RTS);
+	CHECK(qi.cap.max_recv_wr >= 16 && qi.cap.max_send_sge >= 4);
+	CHECK(qi.cap.max_inline_data >= 64);
+
+	fl = eth_flow(rx, dmac, 0x42, false);
+	CHECK(fl != NULL);
+	/* Gathered from two entries, checksums offloaded. */
+	post_recv(rx, 100, 0, 256);
+	CHECK_EQ(send_frame(tx, 11, 100, IBV_SEND_IP_CSUM), 0);
+	CHECK_EQ(poll_send(&id), IBV_WC_SUCCESS);
+	CHECK_EQ(id, 11);
+	r = poll_recv();
+	CHECK(r.got);
+	CHECK_EQ(r.status, IBV_WC_SUCCESS);
+	CHECK_EQ(r.wr_id, 100);
+	CHECK_EQ(r.len, 100);
+	CHECK_EQ(r.qpn, rx->qp_num);
+	CHECK_EQ(r.tag, 0x42);
+	CHECK(r.flags & IBV_WC_IP_CSUM_OK);
+	CHECK(r.ts != 0);
+	CHECK(memcmp(mem + 8192, mem, 24) == 0);	/* up to the IP checksum */
+	CHECK(memcmp(mem + 8192 + 44, mem + 44, 56) == 0);	/* the payload */
+	CHECK(mem[8192 + 24] | mem[8192 + 25]);	/* IP checksum filled */
+
+	/* Inline; then the QP-ex API with an inline list and a gather list. */
+	frame(mem, 80, dmac, false);
+	post_recv(rx, 101, 0, 256);
+	CHECK_EQ(send_frame(tx, 12, 80, IBV_SEND_INLINE), 0);
+	CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.len == 80 && r.wr_id == 101);
+	CHECK(!(r.flags & IBV_WC_IP_CSUM_OK));	/* checksums 0: not OK */
+	CHECK(memcmp(mem + 8192, mem, 80) == 0);
+
+	qx = ibv_qp_to_qp_ex(tx);
+	CHECK(qx != NULL);
+	if (qx) {
+		struct ibv_data_buf b[2] = { { mem, 10 }, { mem + 10, 60 } };
+		struct ibv_sge g[3] = {
+			{ (uintptr_t)mem, 20, mr->lkey },
+			{ (uintptr_t)mem + 20, 30, mr->lkey },
+			{ (uintptr_t)mem + 50, 20, mr->lkey },
+		};
+
+		frame(mem, 70, dmac, false);
+		post_recv(rx, 102, 0, 256);
+		post_recv(rx, 103, 256, 256);
+		ibv_wr_start(qx);
+		qx->wr_id = 21;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qx);
+		ibv_wr_set_inline_data_list(qx, 2, b);
+		qx->wr_id = 22;
+		ibv_wr_send(qx);
+		ibv_wr_set_sge_list(qx, 3, g);
+		CHECK_EQ(ibv_wr_complete(qx), 0);
+		CHECK_EQ(poll_send(&id), IBV_WC_SUCCESS);
+		CHECK_EQ(id, 21);
+		CHECK_EQ(poll_send(&id), IBV_WC_SUCCESS);
+		CHECK_EQ(id, 22);
+		r = poll_recv();
+		CHECK(r.got && r.len == 70 && r.wr_id == 102);
+		r = poll_recv();
+		CHECK(r.got && r.len == 70 && r.wr_id == 103);
+		CHECK(memcmp(mem + 8192, mem, 70) == 0);
+		CHECK(memcmp(mem + 8192 + 256, mem, 70) == 0);
+		/* A RECV-only opcode on a raw QP-ex fails the batch. */
+		ibv_wr_start(qx);
+		ibv_wr_send_imm(qx, 0);
+		CHECK(ibv_wr_complete(qx) != 0);
+	}
+
+	/* No flow for this destination: sent, never received. */
+	{
+		static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 1 };
+
+		frame(mem, 64, other, false);
+		post_recv(rx, 104, 0, 256);
+		CHECK_EQ(send_frame(tx, 13, 64, 0), 0);
+		CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+		r = poll_recv();
+		CHECK(!r.got);
+		/* A drop flow for it: dropped as well. */
+		fdrop = eth_flow(rx, other, 0, true);
+		CHECK(fdrop != NULL);
+		CHECK_EQ(send_frame(tx, 14, 64, 0), 0);
+		CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+		r = poll_recv();
+		CHECK(!r.got);
+		if (fdrop)
+			CHECK_EQ(ibv_destroy_flow(fdrop), 0);
+	}
+	/* A frame larger than the posted receive: the receive completes in
+	 * error and the QP's receive side is in error. */
+	frame(mem, 100, dmac, false);
+	CHECK_EQ(send_frame(tx, 15, 100, 0), 0);	/* takes WQE 104 (256) */
+	CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.wr_id == 104 && r.status == IBV_WC_SUCCESS);
+	post_recv(rx, 105, 0, 32);
+	CHECK_EQ(send_frame(tx, 16, 100, 0), 0);
+	CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.wr_id == 105);
+	CHECK_EQ(r.status, IBV_WC_LOC_LEN_ERR);
+	CHECK_EQ(ibv_query_qp(rx, &qa, IBV_QP_STATE, &qi), 0);
+	CHECK_EQ(qa.qp_state, IBV_QPS_ERR);
+	/* ERR: posted receives come back flushed; RESET and back. */
+	post_recv(rx, 106, 0, 256);
+	CHECK_EQ(to_state(rx, IBV_QPS_ERR, 0), 0);
+	CHECK_EQ(to_state(rx, IBV_QPS_RESET, 0), 0);	/* cleans the CQ */
+	r = poll_recv();
+	CHECK(!r.got);
+	CHECK_EQ(to_rts(rx), 0);
+	post_recv(rx, 107, 0, 256);
+	CHECK_EQ(send_frame(tx, 17, 100, 0), 0);
+	CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.wr_id == 107 && r.status == IBV_WC_SUCCESS);
+	post_recv(rx, 108, 0, 256);
+	CHECK_EQ(to_state(rx, IBV_QPS_ERR, 0), 0);
+	r = poll_recv();
+	CHECK(r.got && r.wr_id == 108 && r.status == IBV_WC_WR_FLUSH_ERR);
+
+	/* Flows keep their QP. */
+	CHECK_EQ(ibv_destroy_qp(rx), EBUSY);
+	if (fl)
+		CHECK_EQ(ibv_destroy_flow(fl), 0);
+	CHECK_EQ(ibv_destroy_qp(rx), 0);
+	CHECK_EQ(ibv_destroy_qp(tx), 0);
+}
+
+static void test_vlan_strip(void)
+{
+	struct ibv_qp *tx = raw_qp(false, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, scq);
+	struct ibv_qp *rx = raw_qp(false, IBV_QP_CREATE_CVLAN_STRIPPING, scq);
+	struct ibv_flow *fl;
+	struct rx r;
+
+	CHECK(tx && rx);
+	if (!tx || !rx)
+		return;
+	CHECK_EQ(to_rts(tx), 0);
+	CHECK_EQ(to_rts(rx), 0);
+	fl = eth_flow(rx, dmac, 7, false);
+	CHECK(fl != NULL);
+	frame(mem, 104, dmac, true);
+	post_recv(rx, 200, 0, 256);
+	CHECK_EQ(send_frame(tx, 31, 104, 0), 0);
+	CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.status == IBV_WC_SUCCESS);
+	CHECK_EQ(r.len, 100);
+	CHECK_EQ(r.cvlan, 0xac0c);
+	CHECK(memcmp(mem + 8192, mem, 12) == 0);
+	CHECK(memcmp(mem + 8192 + 12, mem + 16, 88) == 0);
+	if (fl)
+		CHECK_EQ(ibv_destroy_flow(fl), 0);
+
+	/* A QP blocking multicast loopback does not get this context's own
+	 * multicast frames; unicast ones still arrive. */
+	{
+		static const uint8_t uc[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+		struct ibv_qp *blk = raw_qp(false, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+					    scq);
+		struct ibv_flow *fm = NULL, *fu = NULL;
+
+		CHECK(blk != NULL);
+		if (blk) {
+			CHECK_EQ(to_rts(blk), 0);
+			fm = eth_flow(blk, dmac, 1, false);
+			fu = eth_flow(blk, uc, 2, false);
+			CHECK(fm && fu);
+			post_recv(blk, 300, 0, 256);
+			frame(mem, 90, dmac, false);
+			CHECK_EQ(send_frame(tx, 32, 90, 0), 0);
+			CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+			r = poll_recv();
+			CHECK(!r.got);
+			frame(mem, 90, uc, false);
+			CHECK_EQ(send_frame(tx, 33, 90, 0), 0);
+			CHECK_EQ(poll_send(NULL), IBV_WC_SUCCESS);
+			r = poll_recv();
+			CHECK(r.got && r.wr_id == 300 && r.tag == 2);
+			if (fm)
+				CHECK_EQ(ibv_destroy_flow(fm), 0);
+			if (fu)
+				CHECK_EQ(ibv_destroy_flow(fu), 0);
+			CHECK_EQ(ibv_destroy_qp(blk), 0);
+		}
+	}
+	CHECK_EQ(ibv_destroy_qp(rx), 0);
+	CHECK_EQ(ibv_destroy_qp(tx), 0);
+}
+
+static void test_refused(void)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_RAW_PACKET, .send_cq = scq,
+		.recv_cq = ibv_cq_ex_to_cq(rcq),
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
+	};
+	struct ibv_qp_init_attr_ex b;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+	struct ibv_qp *qp;
+
+	b = a;
+	b.comp_mask |= IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	b.max_tso_header = 64;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EOPNOTSUPP);
+	b = a;
+	b.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	b.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EOPNOTSUPP);
+	b = a;
+	b.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	b.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EOPNOTSUPP);
+	b = a;
+	b.srq = srq;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EOPNOTSUPP);
+	b = a;
+	b.cap.max_send_wr = 0xffffffff;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EINVAL);
+	b = a;
+	b.cap.max_recv_sge = 0xffff;
+	CHECK(!ibv_create_qp_ex(ctx, &b) && errno == EINVAL);
+	if (srq)
+		ibv_destroy_srq(srq);
+
+	/* Flows: on an RC QP, of another type, with unsupported specs. */
+	qp = ibv_create_qp_ex(ctx, &a);
+	CHECK(qp != NULL);
+	if (qp) {
+		struct {
+			struct ibv_flow_attr attr;
+			struct ibv_flow_spec_ipv6 ip6;
+		} f = {
+			.attr = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof(f),
+				  .num_of_specs = 1, .port = 1 },
+			.ip6 = { .type = IBV_FLOW_SPEC_IPV6, .size = sizeof(f.ip6) },
+		};
+
+		f.ip6.mask.flow_label = 0xffffffff;
+		CHECK(!ibv_create_flow(qp, &f.attr) && errno == EOPNOTSUPP);
+		f.ip6.mask.flow_label = 0;
+		f.ip6.size = 8;
+		CHECK(!ibv_create_flow(qp, &f.attr) && errno == EINVAL);
+		f.ip6.size = sizeof(f.ip6);
+		f.attr.type = IBV_FLOW_ATTR_SNIFFER;
+		CHECK(!ibv_create_flow(qp, &f.attr) && errno == EOPNOTSUPP);
+		f.attr.type = IBV_FLOW_ATTR_NORMAL;
+		f.attr.port = 2;
+		CHECK(!ibv_create_flow(qp, &f.attr) && errno == EINVAL);
+		f.attr.port = 1;
+		f.ip6.type = IBV_FLOW_SPEC_IPV6 | IBV_FLOW_SPEC_INNER;
+		CHECK(!ibv_create_flow(qp, &f.attr) && errno == EOPNOTSUPP);
+		CHECK_EQ(ibv_destroy_qp(qp), 0);
+	}
+	{
+		struct ibv_qp_init_attr rc = {
+			.send_cq = scq, .recv_cq = scq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_flow_attr fa = { .type = IBV_FLOW_ATTR_NORMAL,
+					    .size = sizeof(fa), .port = 1 };
+
+		qp = ibv_create_qp(pd, &rc);
+		CHECK(qp != NULL);
+		if (qp) {
+			CHECK(!ibv_create_flow(qp, &fa) && errno == EOPNOTSUPP);
+			CHECK_EQ(ibv_destroy_qp(qp), 0);
+		}
+	}
+}
+
+int main(void)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64,
+		.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG |
+			    IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	};
+
+	ctx = open_dev();
+	pd = ibv_alloc_pd(ctx);
+	mem = aligned_alloc(4096, 16384);
+	memset(mem, 0, 16384);
+	mr = ibv_reg_mr(pd, mem, 16384, IBV_ACCESS_LOCAL_WRITE);
+	scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	rcq = ibv_create_cq_ex(ctx, &ca);
+	CHECK(pd && mr && scq && rcq);
+	if (!pd || !mr || !scq || !rcq)
+		return smx_test_done();
+	test_caps();
+	test_traffic();
+	test_vlan_strip();
+	test_refused();
+	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
+	ibv_destroy_cq(scq);
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	free(mem);
+	return smx_test_done();
+}
