@@ -18,8 +18,9 @@
  *   0x20), SXD_DB the send doorbell (send counter in the doorbell record +
  *   UAR store at 0x800), EQ_DB the EQ doorbell (UAR 0x40/0x48).
  *
- * Ethernet SQ/RQ/RMP objects (CREATE_SQ/RQ/RMP/TIR) are not in softmlx5's
- * firmware: flexio_sq/rq/rmp_create fail with a log line (docs/flexio.md).
+ * Ethernet queues: flexio_sq_create / flexio_rq_create make SQ (+TIS) and
+ * RQ (+TIR) objects; RMP-backed DPA queues fail with a log line
+ * (docs/flexio.md).
  */
 #include <errno.h>
 #include <poll.h>
@@ -515,47 +516,267 @@ flexio_status flexio_cq_modify_moderation(struct flexio_cq *cq, uint16_t max_cou
 	return FLEXIO_STATUS_SUCCESS;
 }
 
-/* ---- Ethernet WQs: not in the firmware ------------------------------------------------ */
-#define FX_NO_WQ(name, obj)                                                             \
-	fx_err("%s: softmlx5's firmware has no %s objects (Ethernet queues); use "         \
-	       "flexio_qp_create for DPA queues", name, obj)
+static void rearm_attached(struct flexio_process *p, uint32_t cqn)
+{
+	struct flexio_cq *c;
+
+	pthread_mutex_lock(&p->lock);
+	c = cq_find_locked(p, cqn);
+	if (c && !c->arm_at_attach)
+		c = NULL;
+	if (c)
+		c->arm_at_attach = false;
+	pthread_mutex_unlock(&p->lock);
+	if (c)
+		cq_arm(c, 0);
+}
+
+/* ---- Ethernet WQs: SQ, RQ (+TIR); RMPs are not in the firmware ------------------------- */
+/*
+ * flexio_sq_create / flexio_rq_create: PRM objects on the process's DEVX
+ * context with their rings and doorbell records in the DPA heap (or a host
+ * umem), moved to RDY at creation. Each queue has its own transport domain;
+ * an SQ transmits through its own TIS, an RQ is reached through its own
+ * direct TIR (flexio_rq_get_tir), which steering must name (the device has
+ * no mlx5dv_dr: only the kernel half's flow tables steer). SQs are kept in
+ * a list of this file so that the outbox send doorbell finds them.
+ */
+struct flexio_sq {
+	struct flexio_process *proc;
+	struct mlx5dv_devx_obj *td, *tis, *obj;
+	uint32_t sqn;
+	volatile uint32_t *dbr;		/* [1] send counter; NULL for host qmem */
+	uint8_t *uar;
+	struct flexio_sq *next;
+};
+
+struct flexio_rq {
+	struct flexio_process *proc;
+	struct mlx5dv_devx_obj *td, *obj, *tir;
+	uint32_t rqn;
+};
+
+static pthread_mutex_t fx_sqs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct flexio_sq *fx_sqs;
+
+static struct flexio_sq *sq_find(struct flexio_process *p, uint32_t sqn)
+{
+	struct flexio_sq *q;
+
+	pthread_mutex_lock(&fx_sqs_lock);
+	for (q = fx_sqs; q && (q->proc != p || q->sqn != sqn); q = q->next)
+		;
+	pthread_mutex_unlock(&fx_sqs_lock);
+	return q;
+}
+
+/* A transport domain for one queue (ALLOC_TRANSPORT_DOMAIN). */
+static struct mlx5dv_devx_obj *wq_td(struct flexio_process *p, const char *who,
+				     uint32_t *tdn)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_transport_domain_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(alloc_transport_domain_out)] = {};
+	struct mlx5dv_devx_obj *o;
+
+	DEVX_SET(alloc_transport_domain_in, in, opcode, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
+	o = mlx5dv_devx_obj_create(p->devx_ctx, in, sizeof(in), out, sizeof(out));
+	if (!o)
+		fx_err("%s: ALLOC_TRANSPORT_DOMAIN: %s (status 0x%x syndrome 0x%x)", who,
+		       strerror(errno), cmd_status(out), cmd_syndrome(out));
+	else
+		*tdn = DEVX_GET(alloc_transport_domain_out, out, transport_domain);
+	return o;
+}
+
+/* Common checks and memory of a WQ of 2^depth entries of 2^stride bytes. */
+static int wq_mem(struct flexio_process *p, struct ibv_context *ctx,
+		  const struct flexio_wq_attr *a, uint32_t log_stride, const char *who,
+		  uint32_t *pdn, uint32_t *wq_umem, uint64_t *wq_off, uint32_t *dbr_umem,
+		  uint64_t *dbr_off, void **dbr_host)
+{
+	void *wq_host;
+
+	if (!ctx_ok(p, ctx, who))
+		return -1;
+	if (a->log_wq_depth > 15) {
+		fx_err("%s: log_wq_depth %u: depths up to 2^15", who, a->log_wq_depth);
+		return -1;
+	}
+	if (!pd_of(p, a->pd, pdn)) {
+		fx_err("%s: not an mlx5 PD", who);
+		return -1;
+	}
+	if (qmem_resolve(p, &a->wq_dbr_qmem, 8, who, "doorbell record", dbr_umem, dbr_off,
+			 dbr_host) ||
+	    qmem_resolve(p, &a->wq_ring_qmem, (size_t)1 << (log_stride + a->log_wq_depth),
+			 who, "WQ ring", wq_umem, wq_off, &wq_host))
+		return -1;
+	return 0;
+}
+
+static void wq_set(void *wq, uint32_t pdn, uint32_t uar, uint32_t log_stride,
+		   uint32_t log_depth, uint32_t wq_umem, uint64_t wq_off, uint32_t dbr_umem,
+		   uint64_t dbr_off)
+{
+	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+	DEVX_SET(wq, wq, pd, pdn);
+	DEVX_SET(wq, wq, uar_page, uar);
+	DEVX_SET(wq, wq, log_wq_stride, log_stride);
+	DEVX_SET(wq, wq, log_wq_sz, log_depth);
+	DEVX_SET(wq, wq, wq_umem_valid, 1);
+	DEVX_SET(wq, wq, wq_umem_id, wq_umem);
+	DEVX_SET64(wq, wq, wq_umem_offset, wq_off);
+	DEVX_SET(wq, wq, dbr_umem_valid, 1);
+	DEVX_SET(wq, wq, dbr_umem_id, dbr_umem);
+	DEVX_SET64(wq, wq, dbr_addr, dbr_off);
+}
+
+static int rq_move(struct flexio_rq *rq, uint32_t cur, uint32_t next, const char *who)
+{
+	uint32_t in[DEVX_ST_SZ_DW(modify_rq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(modify_rq_in, in, opcode, MLX5_CMD_OP_MODIFY_RQ);
+	DEVX_SET(modify_rq_in, in, rqn, rq->rqn);
+	DEVX_SET(modify_rq_in, in, rq_state, cur);
+	DEVX_SET(modify_rq_in, in, ctx.state, next);
+	if (mlx5dv_devx_obj_modify(rq->obj, in, sizeof(in), out, sizeof(out))) {
+		fx_err("%s: MODIFY_RQ 0x%x %u -> %u: %s (status 0x%x syndrome 0x%x)", who,
+		       rq->rqn, cur, next, strerror(errno), cmd_status(out),
+		       cmd_syndrome(out));
+		return -1;
+	}
+	return 0;
+}
+
+static void rq_free(struct flexio_rq *rq)
+{
+	if (rq->tir)
+		mlx5dv_devx_obj_destroy(rq->tir);
+	if (rq->obj)
+		mlx5dv_devx_obj_destroy(rq->obj);
+	if (rq->td)
+		mlx5dv_devx_obj_destroy(rq->td);
+	free(rq);
+}
 
 flexio_status flexio_rq_create(struct flexio_process *process, struct ibv_context *ibv_ctx,
 			       uint32_t cq_num, const struct flexio_wq_attr *fattr,
 			       struct flexio_rq **flexio_rq_ptr)
 {
-	(void)process; (void)ibv_ctx; (void)cq_num; (void)fattr;
+	uint32_t in[DEVX_ST_SZ_DW(create_rq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_rq_out)] = {};
+	uint32_t tin[DEVX_ST_SZ_DW(create_tir_in)] = {};
+	uint32_t tout[DEVX_ST_SZ_DW(create_tir_out)] = {};
+	void *rqc = DEVX_ADDR_OF(create_rq_in, in, ctx);
+	uint32_t pdn, wq_umem, dbr_umem, tdn = 0, log_stride;
+	uint64_t wq_off, dbr_off;
+	struct flexio_rq *rq;
+	void *dbr_host;
+
 	if (flexio_rq_ptr)
 		*flexio_rq_ptr = NULL;
-	FX_NO_WQ("flexio_rq_create", "RQ/TIR");
+	if (!process || !fattr || !flexio_rq_ptr) {
+		fx_err("flexio_rq_create: process, attributes and output are required");
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (fattr->rq.wq_type != FLEXIO_WQ_TYPE_CYCLIC) {
+		fx_err("flexio_rq_create: wq_type %d: only cyclic RQs (linked lists are RMPs)",
+		       (int)fattr->rq.wq_type);
+		return FLEXIO_STATUS_FAILED;
+	}
+	log_stride = fattr->log_wq_stride ? fattr->log_wq_stride : 4;
+	if (log_stride < 4 || log_stride > 10) {
+		fx_err("flexio_rq_create: log_wq_stride %u: 16 to 1024-byte receive WQEs",
+		       log_stride);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (wq_mem(process, ibv_ctx, fattr, log_stride, "flexio_rq_create", &pdn, &wq_umem,
+		   &wq_off, &dbr_umem, &dbr_off, &dbr_host))
+		return FLEXIO_STATUS_FAILED;
+	rq = calloc(1, sizeof(*rq));
+	if (!rq) {
+		fx_err("flexio_rq_create: out of memory");
+		return FLEXIO_STATUS_FAILED;
+	}
+	rq->proc = process;
+	rq->td = wq_td(process, "flexio_rq_create", &tdn);
+	if (!rq->td)
+		goto err;
+	DEVX_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
+	DEVX_SET(rqc, rqc, vsd, 1);
+	DEVX_SET(rqc, rqc, flush_in_error_en, 1);
+	DEVX_SET(rqc, rqc, user_index, fattr->user_index);
+	DEVX_SET(rqc, rqc, cqn, cq_num);
+	wq_set(DEVX_ADDR_OF(rqc, rqc, wq), pdn, 0, log_stride, fattr->log_wq_depth, wq_umem,
+	       wq_off, dbr_umem, dbr_off);
+	rq->obj = mlx5dv_devx_obj_create(process->devx_ctx, in, sizeof(in), out, sizeof(out));
+	if (!rq->obj) {
+		fx_err("flexio_rq_create: CREATE_RQ: %s (status 0x%x syndrome 0x%x)",
+		       strerror(errno), cmd_status(out), cmd_syndrome(out));
+		goto err;
+	}
+	rq->rqn = DEVX_GET(create_rq_out, out, rqn);
+	if (rq_move(rq, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, "flexio_rq_create"))
+		goto err;
+	DEVX_SET(create_tir_in, tin, opcode, MLX5_CMD_OP_CREATE_TIR);
+	DEVX_SET(create_tir_in, tin, ctx.disp_type, MLX5_TIRC_DISP_TYPE_DIRECT);
+	DEVX_SET(create_tir_in, tin, ctx.inline_rqn, rq->rqn);
+	DEVX_SET(create_tir_in, tin, ctx.transport_domain, tdn);
+	rq->tir = mlx5dv_devx_obj_create(process->devx_ctx, tin, sizeof(tin), tout,
+					 sizeof(tout));
+	if (!rq->tir) {
+		fx_err("flexio_rq_create: CREATE_TIR: %s (status 0x%x syndrome 0x%x)",
+		       strerror(errno), cmd_status(tout), cmd_syndrome(tout));
+		goto err;
+	}
+	rearm_attached(process, cq_num);
+	*flexio_rq_ptr = rq;
+	return FLEXIO_STATUS_SUCCESS;
+err:
+	rq_free(rq);
 	return FLEXIO_STATUS_FAILED;
 }
 
 flexio_status flexio_rq_destroy(struct flexio_rq *flexio_rq)
 {
-	if (flexio_rq)
-		fx_err("flexio_rq_destroy: not an RQ of this library");
-	return flexio_rq ? FLEXIO_STATUS_FAILED : FLEXIO_STATUS_SUCCESS;
+	struct flexio_rq *rq = flexio_rq;
+
+	if (!rq)
+		return FLEXIO_STATUS_SUCCESS;
+	if (mlx5dv_devx_obj_destroy(rq->tir)) {
+		fx_err("flexio_rq_destroy: DESTROY_TIR of RQ 0x%x: %s (still steered to?)",
+		       rq->rqn, strerror(errno));
+		return FLEXIO_STATUS_FAILED;
+	}
+	rq->tir = NULL;
+	rq_free(rq);
+	return FLEXIO_STATUS_SUCCESS;
 }
 
 flexio_status flexio_rq_set_err_state(struct flexio_rq *rq)
 {
-	(void)rq;
-	FX_NO_WQ("flexio_rq_set_err_state", "RQ");
-	return FLEXIO_STATUS_FAILED;
+	if (!rq) {
+		fx_err("flexio_rq_set_err_state: NULL RQ");
+		return FLEXIO_STATUS_FAILED;
+	}
+	return rq_move(rq, MLX5_RQC_STATE_RDY, MLX5_RQC_STATE_ERR, "flexio_rq_set_err_state") ?
+	       FLEXIO_STATUS_FAILED : FLEXIO_STATUS_SUCCESS;
 }
 
 uint32_t flexio_rq_get_wq_num(struct flexio_rq *rq)
 {
-	(void)rq;
-	return UINT32_MAX;
+	return rq ? rq->rqn : UINT32_MAX;
 }
 
 struct mlx5dv_devx_obj *flexio_rq_get_tir(struct flexio_rq *rq)
 {
-	(void)rq;
-	return NULL;
+	return rq ? rq->tir : NULL;
 }
+
+#define FX_NO_RMP(name)                                                                 \
+	fx_err("%s: softmlx5's firmware has no RMP-backed DPA queues; use flexio_rq_create", \
+	       name)
 
 flexio_status flexio_rmp_create(struct flexio_process *process, struct ibv_context *ibv_ctx,
 				const struct flexio_wq_attr *fattr,
@@ -564,7 +785,7 @@ flexio_status flexio_rmp_create(struct flexio_process *process, struct ibv_conte
 	(void)process; (void)ibv_ctx; (void)fattr;
 	if (flexio_rmp_ptr)
 		*flexio_rmp_ptr = NULL;
-	FX_NO_WQ("flexio_rmp_create", "RMP-for-DPA");
+	FX_NO_RMP("flexio_rmp_create");
 	return FLEXIO_STATUS_FAILED;
 }
 
@@ -581,43 +802,126 @@ uint32_t flexio_rmp_get_wq_num(struct flexio_rmp *rmp)
 	return UINT32_MAX;
 }
 
+static void sq_free(struct flexio_sq *sq)
+{
+	if (sq->obj)
+		mlx5dv_devx_obj_destroy(sq->obj);
+	if (sq->tis)
+		mlx5dv_devx_obj_destroy(sq->tis);
+	if (sq->td)
+		mlx5dv_devx_obj_destroy(sq->td);
+	free(sq);
+}
+
 flexio_status flexio_sq_create(struct flexio_process *process, struct ibv_context *ibv_ctx,
 			       uint32_t cq_num, const struct flexio_wq_attr *fattr,
 			       struct flexio_sq **flexio_sq_ptr)
 {
-	(void)process; (void)ibv_ctx; (void)cq_num; (void)fattr;
+	uint32_t in[DEVX_ST_SZ_DW(create_sq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_sq_out)] = {};
+	uint32_t tin[DEVX_ST_SZ_DW(create_tis_in)] = {};
+	uint32_t tout[DEVX_ST_SZ_DW(create_tis_out)] = {};
+	uint32_t min[DEVX_ST_SZ_DW(modify_sq_in)] = {};
+	uint32_t mout[DEVX_ST_SZ_DW(mbox_out)] = {};
+	void *sqc = DEVX_ADDR_OF(create_sq_in, in, ctx);
+	uint32_t pdn, wq_umem, dbr_umem, tdn = 0;
+	uint64_t wq_off, dbr_off;
+	struct flexio_sq *sq;
+	void *dbr_host;
+
 	if (flexio_sq_ptr)
 		*flexio_sq_ptr = NULL;
-	FX_NO_WQ("flexio_sq_create", "SQ");
+	if (!process || !fattr || !flexio_sq_ptr) {
+		fx_err("flexio_sq_create: process, attributes and output are required");
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (fattr->sq.allow_multi_pkt_send_wqe) {
+		fx_err("flexio_sq_create: multi-packet send WQEs are not supported");
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (fattr->log_wq_stride && fattr->log_wq_stride != 6) {
+		fx_err("flexio_sq_create: log_wq_stride %u: send WQEs are 64-byte blocks",
+		       fattr->log_wq_stride);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (wq_mem(process, ibv_ctx, fattr, 6, "flexio_sq_create", &pdn, &wq_umem, &wq_off,
+		   &dbr_umem, &dbr_off, &dbr_host))
+		return FLEXIO_STATUS_FAILED;
+	sq = calloc(1, sizeof(*sq));
+	if (!sq) {
+		fx_err("flexio_sq_create: out of memory");
+		return FLEXIO_STATUS_FAILED;
+	}
+	sq->proc = process;
+	sq->td = wq_td(process, "flexio_sq_create", &tdn);
+	if (!sq->td)
+		goto err;
+	DEVX_SET(create_tis_in, tin, opcode, MLX5_CMD_OP_CREATE_TIS);
+	DEVX_SET(create_tis_in, tin, ctx.transport_domain, tdn);
+	sq->tis = mlx5dv_devx_obj_create(process->devx_ctx, tin, sizeof(tin), tout,
+					 sizeof(tout));
+	if (!sq->tis) {
+		fx_err("flexio_sq_create: CREATE_TIS: %s (status 0x%x syndrome 0x%x)",
+		       strerror(errno), cmd_status(tout), cmd_syndrome(tout));
+		goto err;
+	}
+	DEVX_SET(create_sq_in, in, opcode, MLX5_CMD_OP_CREATE_SQ);
+	DEVX_SET(sqc, sqc, flush_in_error_en, 1);
+	DEVX_SET(sqc, sqc, user_index, fattr->user_index);
+	DEVX_SET(sqc, sqc, cqn, cq_num);
+	DEVX_SET(sqc, sqc, tis_lst_sz, 1);
+	DEVX_SET(sqc, sqc, tis_num_0, DEVX_GET(create_tis_out, tout, tisn));
+	wq_set(DEVX_ADDR_OF(sqc, sqc, wq), pdn, fattr->uar_id ? fattr->uar_id : process->uar->id,
+	       6, fattr->log_wq_depth, wq_umem, wq_off, dbr_umem, dbr_off);
+	sq->obj = mlx5dv_devx_obj_create(process->devx_ctx, in, sizeof(in), out, sizeof(out));
+	if (!sq->obj) {
+		fx_err("flexio_sq_create: CREATE_SQ: %s (status 0x%x syndrome 0x%x)",
+		       strerror(errno), cmd_status(out), cmd_syndrome(out));
+		goto err;
+	}
+	sq->sqn = DEVX_GET(create_sq_out, out, sqn);
+	DEVX_SET(modify_sq_in, min, opcode, MLX5_CMD_OP_MODIFY_SQ);
+	DEVX_SET(modify_sq_in, min, sqn, sq->sqn);
+	DEVX_SET(modify_sq_in, min, sq_state, MLX5_SQC_STATE_RST);
+	DEVX_SET(modify_sq_in, min, ctx.state, MLX5_SQC_STATE_RDY);
+	if (mlx5dv_devx_obj_modify(sq->obj, min, sizeof(min), mout, sizeof(mout))) {
+		fx_err("flexio_sq_create: MODIFY_SQ 0x%x RST -> RDY: %s (status 0x%x syndrome "
+		       "0x%x)", sq->sqn, strerror(errno), cmd_status(mout), cmd_syndrome(mout));
+		goto err;
+	}
+	sq->dbr = dbr_host;
+	sq->uar = uar_base(process);
+	pthread_mutex_lock(&fx_sqs_lock);
+	sq->next = fx_sqs;
+	fx_sqs = sq;
+	pthread_mutex_unlock(&fx_sqs_lock);
+	rearm_attached(process, cq_num);
+	*flexio_sq_ptr = sq;
+	return FLEXIO_STATUS_SUCCESS;
+err:
+	sq_free(sq);
 	return FLEXIO_STATUS_FAILED;
 }
 
 flexio_status flexio_sq_destroy(struct flexio_sq *flexio_sq)
 {
-	if (flexio_sq)
-		fx_err("flexio_sq_destroy: not an SQ of this library");
-	return flexio_sq ? FLEXIO_STATUS_FAILED : FLEXIO_STATUS_SUCCESS;
+	struct flexio_sq *sq = flexio_sq, **pp;
+
+	if (!sq)
+		return FLEXIO_STATUS_SUCCESS;
+	pthread_mutex_lock(&fx_sqs_lock);
+	for (pp = &fx_sqs; *pp && *pp != sq; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = sq->next;
+	pthread_mutex_unlock(&fx_sqs_lock);
+	sq_free(sq);
+	return FLEXIO_STATUS_SUCCESS;
 }
 
 uint32_t flexio_sq_get_wq_num(struct flexio_sq *sq)
 {
-	(void)sq;
-	return UINT32_MAX;
-}
-
-static void rearm_attached(struct flexio_process *p, uint32_t cqn)
-{
-	struct flexio_cq *c;
-
-	pthread_mutex_lock(&p->lock);
-	c = cq_find_locked(p, cqn);
-	if (c && !c->arm_at_attach)
-		c = NULL;
-	if (c)
-		c->arm_at_attach = false;
-	pthread_mutex_unlock(&p->lock);
-	if (c)
-		cq_arm(c, 0);
+	return sq ? sq->sqn : UINT32_MAX;
 }
 
 /* ---- QP ------------------------------------------------------------------------------- */
@@ -1037,19 +1341,27 @@ void fx_outbox_doorbell(struct flexio_process *p, uint16_t outbox_id, uint32_t r
 		uint16_t pi = (uint16_t)value;
 		struct flexio_qp *q;
 
+		volatile uint32_t *dbr;
+		uint8_t *uar;
+		struct flexio_sq *sq = NULL;
+
 		pthread_mutex_lock(&p->lock);
 		q = qp_find_locked(p, qpn);
 		pthread_mutex_unlock(&p->lock);
-		if (!q) {
+		if (!q)
+			sq = sq_find(p, qpn);
+		if (!q && !sq) {
 			fx_err("outbox %u: send doorbell for QP/SQ 0x%x, not a queue of this process",
 			       outbox_id, qpn);
 			return;
 		}
+		dbr = q ? q->dbr : sq->dbr;
+		uar = q ? q->uar : sq->uar;
 		/* The DPA's doorbell carries the producer index; our device reads it
 		 * from the send counter of the doorbell record. */
-		if (q->dbr)
-			__atomic_store_n(&q->dbr[1], htobe32(pi), __ATOMIC_RELEASE);
-		uar_store64(q->uar, FX_UAR_SQ_DB, htobe32((uint32_t)pi << 8), htobe32(qpn << 8));
+		if (dbr)
+			__atomic_store_n(&dbr[1], htobe32(pi), __ATOMIC_RELEASE);
+		uar_store64(uar, FX_UAR_SQ_DB, htobe32((uint32_t)pi << 8), htobe32(qpn << 8));
 		return;
 	}
 	case FLEXIO_OUTBOX_EQ_DB_REARM:
