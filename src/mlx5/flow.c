@@ -357,14 +357,23 @@ static int flow_parse(const struct ibv_flow_attr *attr, struct flow_match *m)
 
 	memset(m, 0, sizeof(*m));
 	for (i = 0; i < attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *s = (const void *)p;
+		/* Specs follow each other at the caller's sizes: copied out to
+		 * an aligned buffer before they are read. */
+		union {
+			struct ibv_flow_spec s;
+			uint8_t raw[256];
+		} u;
+		uint16_t size;
 
-		if (s->hdr.size < sizeof(s->hdr))
+		memcpy(&u.s.hdr, p, sizeof(u.s.hdr));
+		size = u.s.hdr.size;
+		if (size < sizeof(u.s.hdr) || size > sizeof(u))
 			return EINVAL;
-		ret = flow_spec(m, s, s->hdr.size, s->hdr.type);
+		memcpy(&u, p, size);
+		ret = flow_spec(m, &u, size, u.s.hdr.type);
 		if (ret)
 			return ret;
-		p += s->hdr.size;
+		p += size;
 	}
 	return 0;
 }

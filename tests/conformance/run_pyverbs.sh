@@ -33,6 +33,8 @@ set -euo pipefail
 # signature mkeys and SIG_PIPELINING QPs answer EOPNOTSUPP): 161 pass.
 # DEVX, UDP sport, packet pacing, AH-to-QP mapping, scheduling elements and
 # padded CQEs: 169 pass, 31 skip (var: VAR pages are not offered).
+# Ethernet: raw packet QPs and ibv_create_flow (test_qp's 5 raw tests, the
+# raw timestamp tests, test_flow 5/5).
 # The floor (PYVERBS_MIN_PASS, 160) leaves room for environment-dependent
 # tests only; a module that fails or errors fails the run regardless.
 DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
@@ -42,7 +44,7 @@ DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
 		 test_mlx5_query_port test_mlx5_huge_page test_mlx5_timestamp
 		 test_mlx5_rdmacm test_mlx5_dc test_mlx5_mkey
 		 test_mlx5_devx test_mlx5_var test_mlx5_pp test_mlx5_sched
-		 test_mlx5_udp_sport)
+		 test_mlx5_udp_sport test_flow)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -574,6 +574,36 @@ static void test_traffic(void)
 	CHECK_EQ(c.hds_ip_ext, MLX5_CQE_L2_OK | MLX5_CQE_L4_OK);
 	CHECK(memcmp(got, frame, 100) == 0);
 
+	/* IPv6 whose payload length counts its own header too (as
+	 * pyverbs' frames do): still parsed and steered, L3/L4 not OK. */
+	{
+		struct t_fte f6 = { .ft = ft0, .fg = fg0, .index = 5,
+				    .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				    .tag = 0x66, .dmac = mc_dmac, .etype = 0x86dd,
+				    .ndest = 1,
+				    .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		CHECK_EQ(t_fte_set(&f6), 0);
+		memset(frame, 0, 100);
+		memcpy(frame, mc_dmac, 6);
+		memcpy(frame + 6, smac, 6);
+		frame[12] = 0x86;
+		frame[13] = 0xdd;
+		frame[14] = 0x60;
+		frame[18] = 0;
+		frame[19] = 100 - 14;	/* 40 too many */
+		frame[20] = 17;
+		frame[21] = 64;
+		t_rq_post(&rq, mr.key, got, 256);
+		t_eth_wqe(&sq, frame, 100, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0x66);
+		CHECK_EQ(c.hds_ip_ext, MLX5_CQE_L2_OK);
+		CHECK_EQ(c.l4_hdr_type_etc, 2 << 4 | MLX5_CQE_L3_HDR_TYPE_IPV6 << 2);
+		CHECK_EQ(t_fte_del(ft0, 5), 0);
+	}
+
 	/* No entry matches: dropped and counted. */
 	{
 		static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 9 };
