@@ -337,7 +337,8 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_2e0[0x7];
 	uint8_t max_qp_mcg[0x19];
 
-	uint8_t reserved_at_300[0x18];
+	uint8_t reserved_at_300[0x10];
+	uint8_t flow_counter_bulk_alloc[0x8];
 	uint8_t log_max_mcg[0x8];
 
 	uint8_t reserved_at_320[0x3];
@@ -347,7 +348,9 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_330[0xb];
 	uint8_t log_max_xrcd[0x5];
 
-	uint8_t reserved_at_340[0x20];
+	uint8_t reserved_at_340[0x8];
+	uint8_t log_max_flow_counter_bulk[0x8];
+	uint8_t max_flow_counter_15_0[0x10];
 
 	uint8_t reserved_at_360[0x3];
 	uint8_t log_max_rq[0x5];
@@ -3600,6 +3603,88 @@ struct mlx5_ifc_delete_fte_in_bits {
 	uint8_t reserved_at_120[0xe0];
 };
 
+/* Flow counters: an entry with action COUNT lists them after its
+ * destinations, one flow_counter_list entry (0x40 bits) each. */
+struct mlx5_ifc_flow_counter_list_bits {
+	uint8_t flow_counter_id[0x20];
+
+	uint8_t reserved_at_20[0x20];
+};
+
+struct mlx5_ifc_traffic_counter_bits {
+	uint8_t packets[0x40];
+
+	uint8_t octets[0x40];
+};
+
+struct mlx5_ifc_alloc_flow_counter_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t flow_counter_id[0x20];
+
+	uint8_t reserved_at_60[0x18];
+	uint8_t flow_counter_bulk[0x8];
+};
+
+struct mlx5_ifc_alloc_flow_counter_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t flow_counter_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_flow_counter_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t flow_counter_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_query_flow_counter_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t mkey[0x20];
+
+	uint8_t address[0x40];
+
+	uint8_t clear[0x1];
+	uint8_t dump_to_memory[0x1];
+	uint8_t num_of_counters[0x1e];
+
+	uint8_t flow_counter_id[0x20];
+};
+
+/* Followed by num_of_counters traffic_counter entries (one when 0). */
+struct mlx5_ifc_query_flow_counter_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	struct mlx5_ifc_traffic_counter_bits flow_statistics;
+};
+
 /* ------------------------------------------------------------------ */
 /* Sizes (bits) -- the PRM's                                          */
 /* ------------------------------------------------------------------ */
@@ -3793,5 +3878,12 @@ SMX_IFC_SIZE(dest_format, 0x40);
 SMX_IFC_SIZE(flow_context, 0x1800);
 SMX_IFC_SIZE(set_fte_in, 0x1a00);
 SMX_IFC_SIZE(delete_fte_in, 0x200);
+SMX_IFC_SIZE(flow_counter_list, 0x40);
+SMX_IFC_SIZE(traffic_counter, 0x80);
+SMX_IFC_SIZE(alloc_flow_counter_in, 0x80);
+SMX_IFC_SIZE(alloc_flow_counter_out, 0x80);
+SMX_IFC_SIZE(dealloc_flow_counter_in, 0x80);
+SMX_IFC_SIZE(query_flow_counter_in, 0x100);
+SMX_IFC_SIZE(query_flow_counter_out, 0x100);
 
 #endif

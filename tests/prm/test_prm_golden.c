@@ -629,6 +629,72 @@ static void golden_eth(void)
 	FRESH();
 	DEVX_SET(delete_fte_in, buf, flow_index, 7);
 	CHECK_EQ(buf[0x23], 0x07);
+	/* Flow counters: flow_counter_list_size the low 24 bits of flow
+	 * context dword 5 (set_fte_in 0x54); a flow_counter_list entry is
+	 * the id in its first dword. alloc_flow_counter_in: id dword 2,
+	 * flow_counter_bulk byte 0xf; out: id dword 2. query_flow_counter_in:
+	 * clear bit 31 / dump_to_memory bit 30 / num_of_counters of dword 6,
+	 * id dword 7; out: packets at 0x10, octets at 0x18 (64-bit each). */
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.flow_counter_list_size, 2);
+	CHECK_EQ(buf[0x57], 0x02);
+	CHECK_EQ(buf[0x53], 0x00);
+	FRESH();
+	DEVX_SET(flow_counter_list, buf, flow_counter_id, 0x1020304);
+	CHECK_EQ(buf[0], 0x01);
+	CHECK_EQ(buf[3], 0x04);
+	FRESH();
+	DEVX_SET(alloc_flow_counter_in, buf, flow_counter_bulk, 0x80);
+	CHECK_EQ(buf[0xf], 0x80);
+	FRESH();
+	DEVX_SET(alloc_flow_counter_out, buf, flow_counter_id, 0x11);
+	CHECK_EQ(buf[0xb], 0x11);
+	FRESH();
+	DEVX_SET(dealloc_flow_counter_in, buf, flow_counter_id, 0x12);
+	CHECK_EQ(buf[0xb], 0x12);
+	FRESH();
+	DEVX_SET(query_flow_counter_in, buf, clear, 1);
+	CHECK_EQ(buf[0x18], 0x80);
+	FRESH();
+	DEVX_SET(query_flow_counter_in, buf, dump_to_memory, 1);
+	CHECK_EQ(buf[0x18], 0x40);
+	FRESH();
+	DEVX_SET(query_flow_counter_in, buf, num_of_counters, 0x3000001);
+	CHECK_EQ(buf[0x18], 0x03);
+	CHECK_EQ(buf[0x1b], 0x01);
+	FRESH();
+	DEVX_SET(query_flow_counter_in, buf, flow_counter_id, 0x13);
+	CHECK_EQ(buf[0x1f], 0x13);
+	FRESH();
+	DEVX_SET64(query_flow_counter_out, buf, flow_statistics.packets, 5);
+	DEVX_SET64(query_flow_counter_out, buf, flow_statistics.octets,
+		   0x0102030405060708ull);
+	CHECK_EQ(buf[0x17], 0x05);
+	CHECK_EQ(buf[0x18], 0x01);
+	CHECK_EQ(buf[0x1f], 0x08);
+	/* cmd_hca_cap: flow_counter_bulk_alloc byte 0x62,
+	 * log_max_flow_counter_bulk 0x69, max_flow_counter_15_0 0x6a-0x6b,
+	 * max_flow_counter_31_16 0x58-0x59; flow_table_prop_layout:
+	 * flow_counter bit 2 of byte 0, log_max_flow_counter byte 0x12 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, flow_counter_bulk_alloc, 0x81);
+	CHECK_EQ(buf[0x62], 0x81);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, log_max_flow_counter_bulk, 0x17);
+	CHECK_EQ(buf[0x69], 0x17);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, max_flow_counter_15_0, 0xfffe);
+	CHECK_EQ(buf[0x6a], 0xff);
+	CHECK_EQ(buf[0x6b], 0xfe);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, max_flow_counter_31_16, 0x1234);
+	CHECK_EQ(buf[0x58], 0x12);
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, flow_counter, 1);
+	CHECK_EQ(buf[0], 0x20);
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, log_max_flow_counter, 4);
+	CHECK_EQ(buf[0x12], 0x04);
 	/* ETHERNET_OFFLOADS: csum_cap bit 0, vlan_cap bit 1, wqe_inline_mode
 	 * bits 0x12-0x13; FLOW_TABLE: NIC receive properties at 0x40 */
 	FRESH();
@@ -686,6 +752,8 @@ static void golden_mailboxes(struct smx_dev *d)
 	CHECK_EQ(out[16 + 67] & 0x04, 0x04);	/* roce */
 	CHECK_EQ(out[16 + 71] & 0x0f, 0x0f);	/* xrc ud uc rc */
 	CHECK_EQ(out[16 + 0x100], 0);		/* past the cap: zeroes */
+	CHECK_EQ(out[16 + 0x6a], 0xff);		/* max_flow_counter_15_0 */
+	CHECK_EQ(out[16 + 0x62], 0);		/* no bulk allocation */
 
 	/* op_mod 3: ETHERNET_OFFLOADS, current: csum and VLAN caps, no
 	 * inline header required; op_mod 0xf: FLOW_TABLE, NIC receive */
@@ -701,7 +769,7 @@ static void golden_mailboxes(struct smx_dev *d)
 		memset(out, 0xee, sizeof(out));
 		CHECK_EQ(smx_dev_cmd(d, q_ft, 16, out, 0x1010), 0);
 		CHECK_EQ(out[0], 0x00);
-		CHECK_EQ(out[16 + 0x40] & 0x80, 0x80);	/* ft_support */
+		CHECK_EQ(out[16 + 0x40] & 0xa0, 0xa0);	/* ft_support, flow_counter */
 		CHECK_EQ(out[16 + 0x60] & 0xe0, 0xe0);	/* dmac smac ethertype */
 	}
 

@@ -300,12 +300,13 @@ struct t_fte {
 	uint16_t etype, udp_dport;
 	uint32_t ndest;
 	struct { uint32_t type, id; } dest[4];
+	uint32_t nfc, fc[2];	/* flow counters (action COUNT) */
 	size_t cut;		/* bytes cut off the mailbox */
 };
 
 static unsigned int t_fte_set(const struct t_fte *f)
 {
-	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * f->ndest;
+	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (f->ndest + f->nfc);
 	uint8_t *in = calloc(1, inlen);
 	TMB(mbox_out) = { 0 };
 	void *fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
@@ -338,6 +339,14 @@ static unsigned int t_fte_set(const struct t_fte *f)
 
 		DEVX_SET(dest_format, d, destination_type, f->dest[i].type);
 		DEVX_SET(dest_format, d, destination_id, f->dest[i].id);
+	}
+	/* Counters follow the destinations. */
+	DEVX_SET(flow_context, fc, flow_counter_list_size, f->nfc);
+	for (i = 0; i < f->nfc; i++) {
+		void *l = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination) +
+			  8 * (f->ndest + i);
+
+		DEVX_SET(flow_counter_list, l, flow_counter_id, f->fc[i]);
 	}
 	st = cmd(in, inlen - f->cut, mbox_out, sizeof(mbox_out));
 	free(in);
@@ -786,6 +795,158 @@ static void test_steering(void)
 	}
 }
 
+static unsigned int t_fc_alloc(uint32_t bulk, uint32_t *id)
+{
+	TMB(alloc_flow_counter_in) = { 0 };
+	TMB(alloc_flow_counter_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(alloc_flow_counter_in, alloc_flow_counter_in, opcode,
+		 MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+	DEVX_SET(alloc_flow_counter_in, alloc_flow_counter_in,
+		 flow_counter_bulk, bulk);
+	st = cmd(alloc_flow_counter_in, sizeof(alloc_flow_counter_in),
+		 alloc_flow_counter_out, sizeof(alloc_flow_counter_out));
+	*id = DEVX_GET(alloc_flow_counter_out, alloc_flow_counter_out,
+		       flow_counter_id);
+	return st;
+}
+
+static unsigned int t_fc_dealloc(uint32_t id)
+{
+	TMB(dealloc_flow_counter_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(dealloc_flow_counter_in, dealloc_flow_counter_in, opcode,
+		 MLX5_CMD_OP_DEALLOC_FLOW_COUNTER);
+	DEVX_SET(dealloc_flow_counter_in, dealloc_flow_counter_in,
+		 flow_counter_id, id);
+	return cmd(dealloc_flow_counter_in, sizeof(dealloc_flow_counter_in),
+		   mbox_out, sizeof(mbox_out));
+}
+
+/* Queries @n counters from @id (num_of_counters @n; 0 means one) into
+ * pk/oc; @outlen bytes of output mailbox. */
+static unsigned int t_fc_query(uint32_t id, uint32_t n, bool clear,
+			       bool dump, size_t outlen, uint64_t *pk,
+			       uint64_t *oc)
+{
+	TMB(query_flow_counter_in) = { 0 };
+	uint8_t out[0x40] __attribute__((aligned(8))) = { 0 };
+	unsigned int st, i;
+
+	DEVX_SET(query_flow_counter_in, query_flow_counter_in, opcode,
+		 MLX5_CMD_OP_QUERY_FLOW_COUNTER);
+	DEVX_SET(query_flow_counter_in, query_flow_counter_in, flow_counter_id,
+		 id);
+	DEVX_SET(query_flow_counter_in, query_flow_counter_in, num_of_counters,
+		 n);
+	DEVX_SET(query_flow_counter_in, query_flow_counter_in, clear, clear);
+	DEVX_SET(query_flow_counter_in, query_flow_counter_in, dump_to_memory,
+		 dump);
+	st = cmd(query_flow_counter_in, sizeof(query_flow_counter_in), out,
+		 outlen);
+	for (i = 0; !st && i < (n ? n : 1); i++) {
+		uint8_t *t = out + 0x10 + 0x10 * i;
+
+		pk[i] = DEVX_GET64(traffic_counter, t, packets);
+		oc[i] = DEVX_GET64(traffic_counter, t, octets);
+	}
+	return st;
+}
+
+/* Flow counters: an entry forwarding to the TIR counts every frame it
+ * matches (packets and bytes), a second counter on the same entry too;
+ * QUERY with clear resets; bad requests are refused. */
+static void test_counters(void)
+{
+	uint8_t *frame = txb, *got = rxb + 4096;
+	uint32_t fc1, fc2, nofc;
+	uint64_t pk[2] = { 0 }, oc[2] = { 0 };
+	struct mlx5_cqe64 c;
+	unsigned int i;
+
+	CHECK_EQ(t_fc_alloc(0, &fc1), 0);
+	CHECK_EQ(t_fc_alloc(0, &fc2), 0);
+	CHECK_EQ(fc2, fc1 + 1);
+	CHECK_EQ(t_fc_alloc(1, &nofc), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fte_del(ft0, 3), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 3,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+					     MLX5_FLOW_CONTEXT_ACTION_COUNT,
+				   .dmac = mc_dmac, .etype = 0x0800, .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } },
+				   .nfc = 2, .fc = { fc1, fc2 } };
+		struct t_fte bad = f;
+
+		/* COUNT without counters, counters without COUNT, a
+		 * counter that does not exist, a list cut short. */
+		bad.nfc = 0;
+		CHECK_EQ(t_fte_set(&bad), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		bad = f;
+		bad.action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
+		CHECK_EQ(t_fte_set(&bad), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		bad = f;
+		bad.action = MLX5_FLOW_CONTEXT_ACTION_COUNT;
+		CHECK_EQ(t_fte_set(&bad), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		bad = f;
+		bad.fc[1] = fc2 + 100;
+		CHECK_EQ(t_fte_set(&bad), MLX5_CMD_STAT_BAD_RES_ERR);
+		bad = f;
+		bad.cut = 8;
+		CHECK_EQ(t_fte_set(&bad), MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	for (i = 0; i < 3; i++) {
+		t_frame(frame, 70 + 10 * i, mc_dmac, false, 5678);
+		t_rq_post(&rq, mr.key, got, 256);
+		t_eth_wqe(&sq, frame, 70 + 10 * i, 18, mr.key, 0, true);
+		CHECK(t_poll(scq, &c));
+		CHECK(t_poll(rcq, &c));
+	}
+	CHECK_EQ(t_fc_query(fc1, 2, false, false, 0x30, pk, oc), 0);
+	CHECK_EQ(pk[0], 3);
+	CHECK_EQ(oc[0], 70 + 80 + 90);
+	CHECK_EQ(pk[1], 3);
+	CHECK_EQ(oc[1], 240);
+	/* Clear, then one more frame counts from zero. */
+	CHECK_EQ(t_fc_query(fc2, 0, true, false, 0x20, pk, oc), 0);
+	CHECK_EQ(pk[0], 3);
+	t_rq_post(&rq, mr.key, got, 256);
+	t_eth_wqe(&sq, frame, 64, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_fc_query(fc2, 1, false, false, 0x20, pk, oc), 0);
+	CHECK_EQ(pk[0], 1);
+	CHECK_EQ(oc[0], 64);
+	CHECK_EQ(t_fc_query(fc1, 0, false, false, 0x20, pk, oc), 0);
+	CHECK_EQ(pk[0], 4);
+	/* Two counters do not fit 0x20 bytes; no dump; fc2 + 1 is free;
+	 * a listed counter cannot go. */
+	CHECK_EQ(t_fc_query(fc1, 2, false, false, 0x20, pk, oc),
+		 MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);
+	CHECK_EQ(t_fc_query(fc1, 0, false, true, 0x20, pk, oc),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_fc_query(fc1, 3, false, false, 0x40, pk, oc),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_fc_dealloc(fc1), MLX5_CMD_STAT_RES_BUSY);
+	/* Back to the plain entry; the counters go. */
+	CHECK_EQ(t_fte_del(ft0, 3), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 3,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0xabc, .dmac = mc_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	CHECK_EQ(t_fc_dealloc(fc1), 0);
+	CHECK_EQ(t_fc_dealloc(fc2), 0);
+	CHECK_EQ(t_fc_dealloc(fc2), MLX5_CMD_STAT_BAD_RES_ERR);
+}
+
 static void test_errors(void)
 {
 	uint8_t *frame = txb, *got = rxb + 4096;
@@ -1040,6 +1201,7 @@ int main(void)
 	test_traffic();
 	test_vlan_strip();
 	test_steering();
+	test_counters();
 	test_errors();
 	test_bad_mailboxes();
 	test_teardown();

@@ -534,7 +534,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		return;
 	}
 	eth_rx_classify(&r);
-	fw_flow_steer(e->fw, r.match, &st);
+	fw_flow_steer(e->fw, r.match, len, &st);
 	if (!st.ntir)
 		smx_dbg("engine: NIC receive: %u-byte frame (ethertype 0x%04x) "
 			"%s", len, r.p.ethertype, st.dropped ? "dropped by a "

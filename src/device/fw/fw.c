@@ -107,6 +107,9 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(DESTROY_FLOW_GROUP, "DESTROY_FLOW_GROUP", destroy_flow_group_in, mbox_out, fw_fg_destroy),
 	CMD(SET_FLOW_TABLE_ENTRY, "SET_FLOW_TABLE_ENTRY", set_fte_in, mbox_out, fw_fte_set),
 	CMD(DELETE_FLOW_TABLE_ENTRY, "DELETE_FLOW_TABLE_ENTRY", delete_fte_in, mbox_out, fw_fte_delete),
+	CMD(ALLOC_FLOW_COUNTER, "ALLOC_FLOW_COUNTER", alloc_flow_counter_in, alloc_flow_counter_out, fw_fc_alloc),
+	CMD(DEALLOC_FLOW_COUNTER, "DEALLOC_FLOW_COUNTER", dealloc_flow_counter_in, mbox_out, fw_fc_dealloc),
+	CMD(QUERY_FLOW_COUNTER, "QUERY_FLOW_COUNTER", query_flow_counter_in, query_flow_counter_out, fw_fc_query),
 	CMD(CREATE_GENERAL_OBJECT, "CREATE_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_create),
 	CMD(MODIFY_GENERAL_OBJECT, "MODIFY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_modify),
 	CMD(QUERY_GENERAL_OBJECT, "QUERY_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_query),
@@ -753,6 +756,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->tir, "tir", 1, 1u << 16);
 	fw_table_init(&fw->ft, "flow_table", 1, 1u << 16);
 	fw_table_init(&fw->fg, "flow_group", 1, 1u << 20);
+	fw_table_init(&fw->fc, "flow_counter", 1, 1u << 16);
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);
@@ -812,6 +816,7 @@ void fw_destroy(struct fw *fw)
 	 * with their tables. */
 	fw_table_fini(&fw->fg);
 	FW_FREE_TABLE(fw->ft, struct fw_ft, fw_ft_free);
+	FW_FREE_TABLE(fw->fc, void, fw_free_plain);
 	FW_FREE_TABLE(fw->tir, void, fw_free_plain);
 	FW_FREE_TABLE(fw->sq, struct fw_sq, fw_sq_free);
 	FW_FREE_TABLE(fw->rq, struct fw_rq, fw_rq_free);

@@ -450,6 +450,12 @@ struct fw_fte_dest {
 	struct fw_ft *ft;
 };
 
+/* Flow counter (fw_fc.c): what entries with action COUNT saw. */
+struct fw_fc {
+	struct fw_obj obj;
+	uint64_t packets, octets;
+};
+
 struct fw_fte {
 	uint32_t index;
 	uint16_t uid;
@@ -458,6 +464,8 @@ struct fw_fte {
 	uint32_t flow_tag;
 	uint8_t val[FW_MATCH_BYTES];	/* outer headers, masked by the group */
 	uint64_t hits;
+	uint32_t nfc;		/* flow counters (action COUNT) */
+	struct fw_fc **fc;
 	uint32_t ndest;
 	struct fw_fte_dest dest[];
 };
@@ -503,10 +511,11 @@ struct fw_rq *fw_rq_lookup(struct fw *fw, uint32_t rqn);
  * SET_FLOW_TABLE_ROOT, each table's entries in flow index order, the first
  * entry whose group criteria match; FWD_DEST to TIRs (each gets the frame)
  * or to a deeper table (followed), DROP, or a table miss (miss table, or
- * dropped). Counts into fw_eth_stats().
+ * dropped). Counts into fw_eth_stats() and into the flow counters of
+ * every matching entry with action COUNT (@len bytes, the frame's length).
  */
 void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
-		   struct fw_steer *out);
+		   uint32_t len, struct fw_steer *out);
 struct fw_eth_stats *fw_eth_stats(struct fw *fw);
 
 /*

@@ -127,6 +127,12 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, log_max_rq, 16);
 	CAP_SET(cmd_hca_cap, log_max_rqt, 0);	/* no RSS */
 	CAP_SET(cmd_hca_cap, log_max_tis_per_sq, 0);
+	/* Flow counters (fw_fc.c), one per ALLOC_FLOW_COUNTER: no bulk
+	 * allocation, no dump to memory. */
+	CAP_SET(cmd_hca_cap, max_flow_counter_15_0, 0xffff);
+	CAP_SET(cmd_hca_cap, max_flow_counter_31_16, 0);
+	CAP_SET(cmd_hca_cap, flow_counter_bulk_alloc, 0);
+	CAP_SET(cmd_hca_cap, log_max_flow_counter_bulk, 0);
 }
 
 /* What an Ethernet SQ / RQ offloads (eng_eth.c): IPv4 header and TCP/UDP
@@ -158,6 +164,8 @@ static void fw_caps_flow_table(void *cap)
 	DEVX_SET(flow_table_prop_layout, rx, log_max_ft_num, 16);
 	DEVX_SET(flow_table_prop_layout, rx, log_max_destination, 4);
 	DEVX_SET(flow_table_prop_layout, rx, log_max_flow, 16);
+	DEVX_SET(flow_table_prop_layout, rx, flow_counter, 1);
+	DEVX_SET(flow_table_prop_layout, rx, log_max_flow_counter, 4);
 	for (unsigned int i = 0; i < 2; i++) {
 		DEVX_SET(flow_table_fields_supported, f[i], outer_dmac, 1);
 		DEVX_SET(flow_table_fields_supported, f[i], outer_smac, 1);

@@ -19,8 +19,10 @@
  * Matching: the outer L2-L4 headers (fte_match_set_lyr_2_4: MACs,
  * ethertype, first VLAN, IP version/protocol/DSCP/ECN/TTL/fragment/IHL,
  * addresses, TCP/UDP ports, TCP flags, L4 type). Misc parameters and inner
- * headers are refused at CREATE_FLOW_GROUP; so are flow counters, header
- * rewrites and packet reformats in entries. Modifying an entry in place
+ * headers are refused at CREATE_FLOW_GROUP; so are header rewrites and
+ * packet reformats in entries. An entry may add action COUNT to forward or
+ * drop: its flow counters (fw_fc.c), listed after the destinations, count
+ * every frame it matches. Modifying an entry in place
  * (SET_FLOW_TABLE_ENTRY op_mod 1) is not supported: delete and set again.
  */
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #define FW_FT_LOG_MAX_SIZE 16
 #define FW_FT_MAX_LEVEL 63
 #define FW_FTE_MAX_DEST 16
+#define FW_FTE_MAX_FC 16
 
 #define FG_CRIT_OFF (DEVX_BYTE_OFF(create_flow_group_in, match_criteria) + \
 		     DEVX_BYTE_OFF(fte_match_param, outer_headers))
@@ -88,6 +91,9 @@ static void fw_fte_free(struct fw_fte *e)
 		if (e->dest[i].ft)
 			fw_unref(&e->dest[i].ft->obj);
 	}
+	for (i = 0; i < e->nfc; i++)
+		fw_unref(&e->fc[i]->obj);
+	free(e->fc);
 	free(e);
 }
 
@@ -400,6 +406,32 @@ static int fw_fte_dests(struct fw_cmd *c, struct fw_ft *ft,
 	return 0;
 }
 
+/* The flow_counter_list entries that follow the destinations. */
+static int fw_fte_counters(struct fw_cmd *c, const uint8_t *fc, uint32_t nfc,
+			   struct fw_fte *e)
+{
+	uint32_t i;
+
+	if (!nfc)
+		return 0;
+	e->fc = calloc(nfc, sizeof(e->fc[0]));
+	if (!e->fc)
+		return FW_FAIL(c, NO_RES_ERR, "flow entry: out of memory");
+	for (i = 0; i < nfc; i++) {
+		const uint8_t *l = fc + DEVX_BYTE_OFF(flow_context, destination) +
+				   (size_t)(e->ndest + i) * 8;
+		struct fw_fc *cnt = FW_REF(c, fc, DEVX_GET(flow_counter_list, l,
+							   flow_counter_id),
+					   "flow entry counter");
+
+		if (!cnt)
+			return -1;
+		fw_ref(&cnt->obj);
+		e->fc[e->nfc++] = cnt;
+	}
+	return 0;
+}
+
 int fw_fte_set(struct fw_cmd *c)
 {
 	struct fw_ft *ft;
@@ -409,6 +441,8 @@ int fw_fte_set(struct fw_cmd *c)
 	uint32_t index = IN_GET(set_fte_in, flow_index);
 	uint32_t action = DEVX_GET(flow_context, fc, action);
 	uint32_t ndest = DEVX_GET(flow_context, fc, destination_list_size);
+	uint32_t nfc = DEVX_GET(flow_context, fc, flow_counter_list_size);
+	uint32_t fwd_drop;
 	struct fw_fte *e, **nf;
 	struct fw_fg *g;
 	uint32_t pos, i;
@@ -441,28 +475,35 @@ int fw_fte_set(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: index %u of table "
 			       "0x%x is already set", index, ft->obj.id);
 	if (action & ~(uint32_t)(MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-				 MLX5_FLOW_CONTEXT_ACTION_DROP))
+				 MLX5_FLOW_CONTEXT_ACTION_DROP |
+				 MLX5_FLOW_CONTEXT_ACTION_COUNT))
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: only "
-			       "forward (0x4) and drop (0x2) are supported",
-			       action);
-	if (action == (MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-		       MLX5_FLOW_CONTEXT_ACTION_DROP) || !action)
+			       "forward (0x4), drop (0x2) and count (0x8) are "
+			       "supported", action);
+	fwd_drop = action & (MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+			     MLX5_FLOW_CONTEXT_ACTION_DROP);
+	if (fwd_drop == (MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+			 MLX5_FLOW_CONTEXT_ACTION_DROP) || !fwd_drop)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: "
 			       "exactly one of forward and drop", action);
-	if (DEVX_GET(flow_context, fc, flow_counter_list_size) ||
-	    DEVX_GET(flow_context, fc, extended_destination))
-		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: flow counters and "
-			       "extended destinations are not supported");
+	if (DEVX_GET(flow_context, fc, extended_destination))
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: extended "
+			       "destinations are not supported");
+	if ((action & MLX5_FLOW_CONTEXT_ACTION_COUNT) ?
+	    (!nfc || nfc > FW_FTE_MAX_FC) : nfc != 0)
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: %u flow counters "
+			       "for action 0x%x (count takes 1 to %u)", nfc,
+			       action, FW_FTE_MAX_FC);
 	if ((action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) ?
 	    (!ndest || ndest > FW_FTE_MAX_DEST) : ndest != 0)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: %u destinations "
 			       "for action 0x%x (forward takes 1 to %u)", ndest,
 			       action, FW_FTE_MAX_DEST);
 	if ((c->inlen - FTE_CTX_OFF - DEVX_BYTE_OFF(flow_context, destination)) / 8 <
-	    ndest)
+	    ndest + nfc)
 		return FW_FAIL(c, BAD_INP_LEN_ERR, "flow entry: %u destinations "
-			       "do not fit the %zu-byte input mailbox", ndest,
-			       c->inlen);
+			       "and %u flow counters do not fit the %zu-byte "
+			       "input mailbox", ndest, nfc, c->inlen);
 	e = calloc(1, sizeof(*e) + (size_t)ndest * sizeof(e->dest[0]));
 	if (!e)
 		return FW_FAIL(c, NO_RES_ERR, "flow entry: out of memory");
@@ -474,7 +515,7 @@ int fw_fte_set(struct fw_cmd *c)
 	for (i = 0; i < FW_MATCH_BYTES; i++)
 		e->val[i] = val[i] & g->crit[i];
 	e->ndest = ndest;
-	if (fw_fte_dests(c, ft, fc, e))
+	if (fw_fte_dests(c, ft, fc, e) || fw_fte_counters(c, fc, nfc, e))
 		goto err;
 	if (ft->nfte == ft->capfte) {
 		uint32_t ncap = ft->capfte ? ft->capfte * 2 : 16;
@@ -535,7 +576,7 @@ static bool fw_fte_match(const struct fw_fte *e, const uint8_t *hdr)
 }
 
 void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
-		   struct fw_steer *out)
+		   uint32_t len, struct fw_steer *out)
 {
 	struct fw_ft *ft = fw->nic_rx_root;
 	unsigned int depth;
@@ -562,6 +603,10 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 			break;	/* a miss with nowhere to go */
 		}
 		e->hits++;
+		for (i = 0; i < e->nfc; i++) {
+			e->fc[i]->packets++;
+			e->fc[i]->octets += len;
+		}
 		out->flow_tag = e->flow_tag;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
 			fw->eth.rx_dropped++;

@@ -41,8 +41,8 @@ struct fw {
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
 	struct fw_table psv;	/* signature PSVs (fw_psv.c) */
 	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
-	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c) */
-	struct fw_table tis, sq, rq, tir, ft, fg;
+	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c, fw_fc.c) */
+	struct fw_table tis, sq, rq, tir, ft, fg, fc;
 	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT */
 	struct fw_eth_stats eth;
 
@@ -314,6 +314,11 @@ int fw_fg_destroy(struct fw_cmd *c);
 int fw_fte_set(struct fw_cmd *c);
 int fw_fte_delete(struct fw_cmd *c);
 void fw_ft_free(struct fw_ft *ft);
+
+/* fw_fc.c */
+int fw_fc_alloc(struct fw_cmd *c);
+int fw_fc_dealloc(struct fw_cmd *c);
+int fw_fc_query(struct fw_cmd *c);
 
 /* fw_vport.c helpers */
 void fw_ipv4_gid(const struct smx_config *cfg, uint8_t gid[16]);
