@@ -717,6 +717,13 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	 * terminator of receive WQEs, and must never name a real mkey. */
 	fw_table_init(&fw->mkey, "mkey", 2, lim(cfg->log_max_mkey) - 1);
 	fw_table_init(&fw->genobj, "general_object", 1, 1u << 20);
+	if (cfg->crypto_mode != SMX_CRYPTO_OFF) {
+		fw->crypto.failed_selftests = fw_crypto_selftest();
+		if (fw->crypto.failed_selftests)
+			smx_err("fw: crypto self-test failed (0x%x): DEKs and "
+				"logins are refused",
+				fw->crypto.failed_selftests);
+	}
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);
