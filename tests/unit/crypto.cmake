@@ -4,3 +4,12 @@ smx_unit_test(test_crypto ${CMAKE_CURRENT_LIST_DIR}/test_crypto.c LIBS smx_devic
 target_include_directories(test_crypto PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 smx_unit_test(test_fw_crypto ${CMAKE_CURRENT_LIST_DIR}/test_fw_crypto.c LIBS smx_device)
 target_include_directories(test_fw_crypto PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# The provider's API in both DEK import modes (a device configuration).
+add_executable(test_mlx5dv_crypto ${CMAKE_CURRENT_LIST_DIR}/test_mlx5dv_crypto.c)
+target_link_libraries(test_mlx5dv_crypto PRIVATE ibverbs mlx5 OpenSSL::Crypto)
+target_include_directories(test_mlx5dv_crypto PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+foreach(mode wrapped plaintext)
+  add_test(NAME test_mlx5dv_crypto_${mode} COMMAND test_mlx5dv_crypto)
+  set_tests_properties(test_mlx5dv_crypto_${mode} PROPERTIES LABELS unit TIMEOUT 120
+                       ENVIRONMENT SOFTMLX5_CRYPTO_MODE=${mode})
+endforeach()
