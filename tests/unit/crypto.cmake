@@ -13,3 +13,9 @@ foreach(mode wrapped plaintext)
   set_tests_properties(test_mlx5dv_crypto_${mode} PROPERTIES LABELS unit TIMEOUT 120
                        ENVIRONMENT SOFTMLX5_CRYPTO_MODE=${mode})
 endforeach()
+# softmlx5 crypto-test-data's JSON against the device (firmware + engine).
+add_executable(test_crypto_tool ${CMAKE_CURRENT_LIST_DIR}/test_crypto_tool.c)
+target_link_libraries(test_crypto_tool PRIVATE smx_device)
+target_include_directories(test_crypto_tool PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_test(NAME test_crypto_tool COMMAND test_crypto_tool $<TARGET_FILE:softmlx5>)
+set_tests_properties(test_crypto_tool PROPERTIES LABELS unit TIMEOUT 120)
