@@ -166,7 +166,7 @@ int fw_crypto_login_create(struct fw_cmd *c, struct fw_genobj **o)
 	uint32_t cred_id = LOGIN_GET(credential_pointer);
 	uint32_t kek_id = LOGIN_GET(session_import_kek_ptr);
 	uint8_t cred[DEVX_FLD_SZ_BYTES(crypto_login_obj, credential) - 8];
-	struct fw_crypto_login *l;
+	struct fw_crypto_login *l = fw_crypto_login_of(c->fw, c->uid);
 	int r;
 
 	if (cfg->crypto_mode != SMX_CRYPTO_WRAPPED)
@@ -178,10 +178,10 @@ int fw_crypto_login_create(struct fw_cmd *c, struct fw_genobj **o)
 		return FW_FAIL(c, BAD_SYS_STATE_ERR, "crypto login: the crypto "
 			       "self-test failed (0x%x)",
 			       c->fw->crypto.failed_selftests);
-	if (fw_crypto_login_of(c->fw, c->uid))
+	if (l)
 		return FW_FAIL(c, BAD_RES_STATE_ERR, "crypto login: uid %u "
 			       "already has login 0x%x (one per user context)",
-			       c->uid, fw_crypto_login_of(c->fw, c->uid)->g.obj.id);
+			       c->uid, l->g.obj.id);
 	if (kek_id != cfg->crypto_import_kek_id)
 		return FW_FAIL(c, BAD_PARAM_ERR, "crypto login: import KEK "
 			       "0x%x does not exist (the device holds 0x%x)",
@@ -244,7 +244,6 @@ int fw_crypto_login_destroy(struct fw_cmd *c, struct fw_genobj *o)
 {
 	struct fw_crypto_login **pp;
 
-	(void)c;
 	for (pp = &c->fw->crypto.logins; *pp; pp = &(*pp)->next)
 		if (&(*pp)->g == o) {
 			*pp = (*pp)->next;
