@@ -317,6 +317,21 @@ static uint8_t ex_sl(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.sl; }
 static uint8_t ex_dlid_path_bits(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.dlid_path_bits; }
 static uint64_t ex_ts(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_ts; }
 
+/*
+ * Wall-clock completion time, the way rdma-core does it without real-time
+ * CQE timestamps: the free-running device clock of the CQE (CLOCK_MONOTONIC
+ * ns here, see dv_misc.c) carried onto the wall clock by a fresh pairing of
+ * the two clocks (what mlx5dv_get_clock_info + mlx5dv_ts_to_ns compute).
+ */
+static uint64_t ex_wallclock_ns(struct ibv_cq_ex *ex)
+{
+	struct mlx5dv_clock_info ci;
+
+	if (mlx5dv_get_clock_info(ex->context, &ci))
+		return 0;
+	return ci.nsec + (ex_to_mcq(ex)->cur_ts - ci.last_cycles);
+}
+
 static __be32 ex_imm(struct ibv_cq_ex *ex)
 {
 	struct mlx5_cq *cq = ex_to_mcq(ex);
@@ -354,6 +369,8 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
 		ex->read_dlid_path_bits = ex_dlid_path_bits;
 	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		ex->read_completion_ts = ex_ts;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns = ex_wallclock_ns;
 }
 
 /*
