@@ -16,7 +16,9 @@
  * ci): cmd 0 requests an event for the next CQE, 1 for the next solicited or
  * error CQE. Like the hardware, arming when CQEs beyond the given consumer
  * index already exist fires at once (cmd 0; for cmd 1 only new solicited CQEs
- * count). An event disarms the CQ.
+ * count). An event disarms the CQ. Every CQE write first looks at the arm
+ * record, so an arm written before the CQE counts even if its UAR store went
+ * to plain memory (DEVX) and the watcher has not passed yet.
  *
  * EQE (64 bytes): type at byte 1, sub_type at 3, 28 bytes of data at 32,
  * owner at 63 = (pi >> log_size) & 1 (the driver initialises owner = 1).
@@ -62,6 +64,20 @@ static void eng_cq_error(struct eng *e, struct fw_cq *cq, uint8_t syndrome)
 				cq->obj.uid);
 }
 
+/*
+ * An arm request the client wrote to the arm record (and rang at UAR 0x20,
+ * which lands in plain memory for DEVX clients) before this CQE: take it now,
+ * as the hardware would have processed that doorbell already, instead of at
+ * the watcher's next pass.
+ */
+static void eng_cq_arm_sync(struct eng *e, struct eng_cq *ec)
+{
+	uint32_t w = be32toh(__atomic_load_n(&ec->cq->dbrec[1], __ATOMIC_ACQUIRE));
+
+	if (w != ec->arm_word)
+		eng_cq_arm(e, ec->cq, w);
+}
+
 bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 {
 	struct eng_cq *ec = eng_cq_of(e, cq);
@@ -73,6 +89,7 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 
 	if (!ec)
 		return false;
+	eng_cq_arm_sync(e, ec);
 	pi = ec->pi;
 	ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) &
 	     0xffffff;
