@@ -24,6 +24,9 @@
  * owner at 63 = (pi >> log_size) & 1 (the driver initialises owner = 1).
  * Completion event data: cqn at data + 24. An armed EQ that gets an EQE calls
  * the interrupt handler of eqc.intr and disarms until the next doorbell 0x40.
+ * Doorbells stored in the EQ's UAR page are taken before each EQE is written
+ * (eng_mmio.c), so the overrun check sees the consumer index of every store
+ * made so far. An EQE that finds the EQ full is dropped.
  * The device's internal EQs (no ring) just raise their vector.
  */
 #include <string.h>
@@ -207,6 +210,8 @@ void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
 		eng_irq_fire(e, eq->intr);
 		return;
 	}
+	/* consumer-index (and arm) stores made before this EQE count */
+	eng_eq_uar_take(e, eq->uar);
 	size = 1u << eq->log_size;
 	if (((q->pi - q->ci) & 0xffffff) >= size) {
 		smx_dbg("engine: eq %u overrun, event type 0x%x dropped",
