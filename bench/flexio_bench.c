@@ -502,8 +502,8 @@ int main(int argc, char **argv)
 		}
 	fprintf(stderr, "flexio_bench: %u rounds: %u SENDs in %" PRIu64 " activations, "
 		"%u RPCs\n", total, total, (uint64_t)h->activations, total);
-	row("flexio_trigger_p50", pct_us(lat, iters, 50), "us", pct_us(wake1 + WARMUP, iters, 50));
-	row("flexio_trigger_p99", pct_us(lat, iters, 99), "us", pct_us(wake1 + WARMUP, iters, 99));
+	row("flexio_trig_p50", pct_us(lat, iters, 50), "us", pct_us(wake1 + WARMUP, iters, 50));
+	row("flexio_trig_p99", pct_us(lat, iters, 99), "us", pct_us(wake1 + WARMUP, iters, 99));
 	row("flexio_rpc_p50", pct_us(rpc + WARMUP, iters, 50), "us",
 	    pct_us(wake2 + WARMUP, iters, 50));
 	row("flexio_rpc_p99", pct_us(rpc + WARMUP, iters, 99), "us",
