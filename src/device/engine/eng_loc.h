@@ -327,6 +327,10 @@ const char *eng_synd_str(uint8_t syndrome);
 /* eng_mmio.c */
 void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf,
 	      size_t len);
+/* Takes the EQ doorbells stored in @uar's page (true if there were any). */
+bool eng_eq_uar_take(struct eng *e, struct fw_uar *uar);
+/* The same for the pages of every EQ the engine knows (watcher). */
+bool eng_eq_uar_scan(struct eng *e);
 
 /* eng_sq.c: the requester */
 /* Executes posted send WQEs of @q (or flushes them in ERR). */
