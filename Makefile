@@ -59,8 +59,8 @@ check: deps
 	$(call banner,"ASan+UBSan build ($(ASAN_BUILD)/) and unit tests")
 	@$(MAKE) --no-print-directory build-asan
 	cd $(ASAN_BUILD) && $(SAN_ENV) $(CTEST) -LE 'conformance|abi|fuzz' --output-on-failure -j $(JOBS)
-	# -- fuzz (tests/fuzz): clang libFuzzer+ASan+UBSan on the PRM command interpreter, ~70 s; skipped without clang
-	$(call banner,"fuzz: PRM command interpreter (libFuzzer, ASan+UBSan)")
+	# -- fuzz (tests/fuzz): clang libFuzzer+ASan+UBSan on the PRM command interpreter (60 s) and the WQE parsers (30 s); skipped without clang
+	$(call banner,"fuzz: PRM command interpreter and WQE parsers (libFuzzer, ASan+UBSan)")
 	cd $(BUILD) && $(CTEST) -L fuzz --output-on-failure
 	$(call banner,"ABI: exports and SONAMEs vs Debian 12 rdma-core 44")
 	tests/abi/compare_exports.sh $(BUILD)/lib

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mlx5/mlx5.h"
+#include "prm/prm.h"
 #include "util/log.h"
 
 #define CQE_G_BITS(f) ((be32toh(f) >> 28) & 3)
@@ -29,6 +30,33 @@ static inline struct mlx5_cqe64 *cqe_next_sw(struct mlx5_cq *cq)
 	if ((own >> 4) == MLX5_CQE_INVALID ||
 	    ((own & MLX5_CQE_OWNER_MASK) ^ !!(cq->cons_index & cq->cqe_cnt)))
 		return NULL;
+	return cqe;
+}
+
+static inline void cq_update_ci(struct mlx5_cq *cq);
+
+/*
+ * The next CQE for the application: signature error CQEs (opcode 12, which
+ * the device writes before the completion of the transfer that found the
+ * error) are filed with their mkey for mlx5dv_mkey_check() and consumed
+ * here, as rdma-core does.
+ */
+static struct mlx5_cqe64 *cqe_next_user(struct mlx5_cq *cq)
+{
+	struct mlx5_cqe64 *cqe;
+	bool consumed = false;
+
+	while ((cqe = cqe_next_sw(cq)) && mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_SIG_ERR) {
+		if (mlx5_mkey_sig_error(to_mdev(cq->ibv_cq.context->device),
+					(const struct smx_sigerr_cqe *)cqe))
+			smx_dbg("cq 0x%x: signature error CQE for unknown mkey 0x%x",
+				cq->cqn,
+				be32toh(((const struct smx_sigerr_cqe *)cqe)->mkey));
+		cq->cons_index++;
+		consumed = true;
+	}
+	if (consumed)
+		cq_update_ci(cq);
 	return cqe;
 }
 
@@ -181,7 +209,7 @@ int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	int n = 0, err = 0;
 
 	pthread_spin_lock(&cq->lock);
-	while (n < ne && (cqe = cqe_next_sw(cq))) {
+	while (n < ne && (cqe = cqe_next_user(cq))) {
 		err = cqe_decode(cq, cqe, &wc[n]);
 		cq->cons_index++;
 		if (err)
@@ -230,7 +258,7 @@ static inline struct mlx5_cq *ex_to_mcq(struct ibv_cq_ex *ex)
 
 static int ex_read_next(struct mlx5_cq *cq)
 {
-	struct mlx5_cqe64 *cqe = cqe_next_sw(cq);
+	struct mlx5_cqe64 *cqe = cqe_next_user(cq);
 	int err;
 
 	if (!cqe)
@@ -289,6 +317,21 @@ static uint8_t ex_sl(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.sl; }
 static uint8_t ex_dlid_path_bits(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_wc.dlid_path_bits; }
 static uint64_t ex_ts(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_ts; }
 
+/*
+ * Wall-clock completion time, the way rdma-core does it without real-time
+ * CQE timestamps: the free-running device clock of the CQE (CLOCK_MONOTONIC
+ * ns here, see dv_misc.c) carried onto the wall clock by a fresh pairing of
+ * the two clocks (what mlx5dv_get_clock_info + mlx5dv_ts_to_ns compute).
+ */
+static uint64_t ex_wallclock_ns(struct ibv_cq_ex *ex)
+{
+	struct mlx5dv_clock_info ci;
+
+	if (mlx5dv_get_clock_info(ex->context, &ci))
+		return 0;
+	return ci.nsec + (ex_to_mcq(ex)->cur_ts - ci.last_cycles);
+}
+
 static __be32 ex_imm(struct ibv_cq_ex *ex)
 {
 	struct mlx5_cq *cq = ex_to_mcq(ex);
@@ -326,6 +369,8 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
 		ex->read_dlid_path_bits = ex_dlid_path_bits;
 	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		ex->read_completion_ts = ex_ts;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns = ex_wallclock_ns;
 }
 
 /*

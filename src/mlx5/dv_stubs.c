@@ -72,17 +72,6 @@ mlx5dv_create_wq(struct ibv_context *context,
 		 struct ibv_wq_init_attr *wq_init_attr,
 		 struct mlx5dv_wq_init_attr *mlx5_wq_attr) STUB_PTR
 
-/* signature mkeys, posted-WR cancel -- issue: mlx5dv extensions
- * (mlx5dv_create_mkey/destroy_mkey: mkey.c) */
-
-SMX_EXPORT int _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey,
-				  struct mlx5dv_mkey_err *err_info,
-				  size_t err_info_size) STUB_INT
-
-/* Returns the number of cancelled WRs, or -errno (see its man page). */
-SMX_EXPORT int mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp,
-						uint64_t wr_id) STUB_NEG
-
 /* context attributes -- issue: mlx5dv extensions */
 
 SMX_EXPORT int mlx5dv_set_context_attr(struct ibv_context *context,

@@ -46,6 +46,7 @@ static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 	mlx5_table_init(&mdev->qps);
 	mlx5_table_init(&mdev->srqs);
 	mlx5_table_init(&mdev->cqs);
+	mlx5_table_init(&mdev->mkeys);
 	mdev->vdev.device.node_type = IBV_NODE_CA;
 	mdev->vdev.device.transport_type = IBV_TRANSPORT_IB;
 	snprintf(mdev->vdev.device.name, sizeof(mdev->vdev.device.name), "%s",

@@ -112,6 +112,7 @@ struct mlx5_device {
 	struct mlx5_table qps;		/* qpn -> struct mlx5_qp */
 	struct mlx5_table srqs;		/* srqn -> struct mlx5_srq */
 	struct mlx5_table cqs;		/* cqn -> struct mlx5_cq (completion events) */
+	struct mlx5_table mkeys;	/* mkey index -> signature struct mlx5_mkey */
 	struct mlx5_umr umr;
 	struct mlx5_rl_table *rl;	/* packet-pacing entries (pp.c) */
 };
@@ -324,12 +325,43 @@ struct mlx5_srq {
 	pthread_spinlock_t lock;
 };
 
+/* One domain of a signature mkey as the application configured it. */
+struct mlx5_sig_dom {
+	enum mlx5_sig_dom_type { MLX5_SIG_NONE, MLX5_SIG_T10DIF, MLX5_SIG_CRC } type;
+	struct mlx5dv_sig_t10dif dif;
+	struct mlx5dv_sig_crc crc;
+	enum mlx5dv_block_size block_size;
+};
+
+/*
+ * Signature state of a BLOCK_SIGNATURE mkey: its two PSVs, the block
+ * configuration (UPDATED by a setter in the UMR being built, SET once
+ * posted, RESET by MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR) and the first
+ * signature error the CQ reported for it, kept until mlx5dv_mkey_check().
+ */
+struct mlx5_mkey_sig {
+	uint32_t mem_psv, wire_psv;
+	enum { MLX5_SIG_ST_NONE, MLX5_SIG_ST_UPDATED, MLX5_SIG_ST_SET,
+	       MLX5_SIG_ST_RESET } state;
+	struct mlx5_sig_dom mem, wire;
+	uint32_t flags;			/* MLX5DV_SIG_BLOCK_ATTR_FLAG_* */
+	uint8_t check_mask, copy_mask;
+	pthread_mutex_t lock;		/* the error record below */
+	bool err_exists;
+	uint32_t err_count;
+	bool err_count_updated;		/* the next UMR tells the device */
+	uint16_t err_syndrome;
+	uint8_t err_sig_type, err_domain;
+	uint64_t err_expected, err_actual, err_offset;
+};
+
 /* mlx5dv_create_mkey(): an indirect KLM mkey (mkey.c). */
 struct mlx5_mkey {
 	struct mlx5dv_mkey dv;
 	struct mlx5_context *ctx;
 	uint32_t num_desc;		/* translation entries (max_entries, x4) */
 	uint64_t length;		/* bytes of the last layout posted */
+	struct mlx5_mkey_sig *sig;	/* BLOCK_SIGNATURE mkeys */
 };
 
 struct mlx5_qp {
@@ -436,6 +468,10 @@ int mlx5_cmd_exec(struct mlx5_context *ctx, void *in, size_t inlen, void *out,
 int mlx5_cmd_exec_hca(struct smx_dev *hca, uint16_t uid, void *in, size_t inlen,
 		      void *out, size_t outlen);
 /* DESTROY_GENERAL_OBJECT of @obj_type @obj_id under the context's uid. */
+struct smx_sigerr_cqe;
+int mlx5_mkey_sig_error(struct mlx5_device *mdev, const struct smx_sigerr_cqe *c);
+/* Signature offload: the general caps' sho and sigerr_domain_and_sig_type. */
+bool mlx5_sig_supported(const struct mlx5_context *ctx);
 int mlx5_genobj_destroy(struct mlx5_context *ctx, uint16_t obj_type,
 			uint32_t obj_id);
 int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,

@@ -380,8 +380,10 @@ static const uint32_t qp_supported_create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST
 /*
  * Checks the mlx5dv part of a QP creation the way rdma-core 44 orders
  * them: malformed requests are EINVAL, well-formed ones that softmlx5 does
- * not implement yet (tunnel/TIR/credit flags, signature pipelining, mkey
- * WRs on other QP types than RC) EOPNOTSUPP. Scatter-to-CQE is not implemented,
+ * not implement yet (tunnel/TIR/credit flags, mkey WRs on other QP types
+ * than RC) EOPNOTSUPP. Signature pipelining is the QP context's
+ * drain_sigerr, set at creation (the device stops the SQ in SQD on a
+ * signature error). Scatter-to-CQE is not implemented,
  * so asking for it or against it changes nothing and is accepted.
  */
 static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_ex *attr,
@@ -403,8 +405,12 @@ static int qp_dv_check(struct mlx5_context *ctx, const struct ibv_qp_init_attr_e
 		if ((f & MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE) &&
 		    (f & MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
 			return EINVAL;
+		if ((f & MLX5DV_QP_CREATE_SIG_PIPELINING) &&
+		    !DEVX_GET(cmd_hca_cap, ctx->caps.gen, drain_sigerr))
+			return EOPNOTSUPP;
 		if (f & ~(uint32_t)(MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
-				    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
+				    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |
+				    MLX5DV_QP_CREATE_SIG_PIPELINING))
 			return EOPNOTSUPP;
 	}
 	if (attr->qp_type == IBV_QPT_DRIVER) {
@@ -678,6 +684,8 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 	qpc = DEVX_ADDR_OF(create_qp_in, in, qpc);
 	DEVX_SET(qpc, qpc, st, (uint32_t)st);
 	DEVX_SET(qpc, qpc, pm_state, MLX5_QP_PM_MIGRATED);
+	if (qp->dv_create_flags & MLX5DV_QP_CREATE_SIG_PIPELINING)
+		DEVX_SET(qpc, qpc, drain_sigerr, 1);
 	if (pd) {
 		DEVX_SET(qpc, qpc, pd, to_mpd(pd)->pdn);
 	} else {
@@ -1082,8 +1090,11 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR)
 		return EINVAL;
+	/* The device leaves RTS on its own for SQE (send error on UC/UD) and
+	 * SQD (signature error with drain_sigerr); the caller says so. */
 	if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != ibqp->state &&
-	    !(ibqp->state == IBV_QPS_RTS && attr->cur_qp_state == IBV_QPS_SQE))
+	    !(ibqp->state == IBV_QPS_RTS && (attr->cur_qp_state == IBV_QPS_SQE ||
+					     attr->cur_qp_state == IBV_QPS_SQD)))
 		return EINVAL;
 	tr = &qp_table[cur][next];
 	/* A DCI: the kernel checks no attribute mask (its peer is per WQE). */

@@ -1000,10 +1000,218 @@ enum { MK_SET_ACCESS = 1, MK_SET_LAYOUT = 2, MK_SET_SIG = 4, MK_SET_CRYPTO = 8 }
 	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                       \
 	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
 
+static uint8_t mk_bs_selector(enum mlx5dv_block_size bs)
+{
+	switch (bs) {
+	case MLX5DV_BLOCK_SIZE_512: return SMX_BS_SEL_512;
+	case MLX5DV_BLOCK_SIZE_520: return SMX_BS_SEL_520;
+	case MLX5DV_BLOCK_SIZE_4048: return SMX_BS_SEL_4048;
+	case MLX5DV_BLOCK_SIZE_4096: return SMX_BS_SEL_4096;
+	case MLX5DV_BLOCK_SIZE_4160: return SMX_BS_SEL_4160;
+	default: return 0;
+	}
+}
+
+/* Block format selector of a CRC domain, shifted into *_bfs_psv. */
+static uint32_t mk_crc_bfs(const struct mlx5dv_sig_crc *crc)
+{
+	uint32_t bfs = crc->type == MLX5DV_SIG_CRC_TYPE_CRC32C ? SMX_BFS_CRC32C_BASE :
+		       crc->type == MLX5DV_SIG_CRC_TYPE_CRC64_XP10 ?
+		       SMX_BFS_CRC64_XP10_BASE : SMX_BFS_CRC32_BASE;
+
+	if (!crc->seed)
+		bfs |= SMX_BFS_CRC_SEED_BIT;
+	return (bfs | SMX_BFS_CRC_REPEAT_BIT) << SMX_BFS_SHIFT;
+}
+
+static void mk_t10dif_inl(const struct mlx5dv_sig_t10dif *dif, struct smx_bsf_inl *inl)
+{
+	inl->vld_refresh = htobe16(SMX_BSF_INL_VALID | SMX_BSF_REFRESH_DIF);
+	inl->dif_apptag = htobe16(dif->app_tag);
+	inl->dif_reftag = htobe32(dif->ref_tag);
+	inl->rp_inv_seed = SMX_BSF_REPEAT_BLOCK | (dif->bg ? SMX_BSF_SEED : 0);
+	inl->sig_type = dif->bg_type == MLX5DV_SIG_T10DIF_CRC ? SMX_T10DIF_CRC :
+								SMX_T10DIF_IPCS;
+	if (dif->flags & MLX5DV_SIG_T10DIF_FLAG_REF_REMAP)
+		inl->dif_inc_ref_guard_check |= SMX_BSF_INC_REFTAG;
+	if (dif->flags & MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE)
+		inl->dif_inc_ref_guard_check |= SMX_BSF_APPREF_ESCAPE;
+	else if (dif->flags & MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE)
+		inl->dif_inc_ref_guard_check |= SMX_BSF_APPTAG_ESCAPE;
+	inl->dif_app_bitmask_check = htobe16(0xffff);
+}
+
+/*
+ * Same block structure: both domains sign the same way, so the wire may
+ * copy the memory signature's bytes (the default copy mask: all of those
+ * that agree) instead of computing them.
+ */
+static bool mk_sbs(const struct mlx5_mkey_sig *sig, uint8_t *copy)
+{
+	const struct mlx5_sig_dom *m = &sig->mem, *w = &sig->wire;
+
+	*copy = 0;
+	if (m->type != w->type || m->block_size != w->block_size)
+		return false;
+	if (m->type == MLX5_SIG_CRC) {
+		if (m->crc.type != w->crc.type)
+			return false;
+		*copy = m->crc.type == MLX5DV_SIG_CRC_TYPE_CRC64_XP10 ?
+			MLX5DV_SIG_MASK_CRC64_XP10 : MLX5DV_SIG_MASK_CRC32;
+		return true;
+	}
+	if (m->dif.bg_type == w->dif.bg_type && m->dif.bg == w->dif.bg)
+		*copy |= MLX5DV_SIG_MASK_T10DIF_GUARD;
+	if (m->dif.app_tag == w->dif.app_tag)
+		*copy |= MLX5DV_SIG_MASK_T10DIF_APPTAG;
+	if (m->dif.ref_tag == w->dif.ref_tag)
+		*copy |= MLX5DV_SIG_MASK_T10DIF_REFTAG;
+	return true;
+}
+
+/* The signature BSF of @sig (4 octowords, PRM layout). */
+static int mk_fill_bsf(const struct mlx5_mkey_sig *sig, struct smx_bsf *b)
+{
+	uint8_t copy = 0;
+	bool sbs = false;
+
+	memset(b, 0, sizeof(*b));
+	b->basic.bsf_size_sbs = SMX_BSF_SIZE_WITH_INLINE << SMX_BSF_SIZE_SHIFT;
+	b->basic.raw_data_size = htobe32(UINT32_MAX);
+	b->basic.check_byte_mask = sig->check_mask;
+	if (sig->mem.type != MLX5_SIG_NONE) {
+		uint32_t bfs = 0;
+
+		if (sig->mem.type == MLX5_SIG_CRC)
+			bfs = mk_crc_bfs(&sig->mem.crc);
+		else
+			mk_t10dif_inl(&sig->mem.dif, &b->m_inl);
+		b->basic.m_bfs_psv = htobe32(bfs | (sig->mem_psv & SMX_BSF_PSV_INDEX_MASK));
+		b->basic.mem_sel = mk_bs_selector(sig->mem.block_size);
+	}
+	if (sig->wire.type != MLX5_SIG_NONE) {
+		uint32_t bfs = 0;
+
+		if (sig->wire.type == MLX5_SIG_CRC)
+			bfs = mk_crc_bfs(&sig->wire.crc);
+		else
+			mk_t10dif_inl(&sig->wire.dif, &b->w_inl);
+		sbs = mk_sbs(sig, &copy);
+		if (sig->flags & MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK) {
+			if (!sbs)
+				return EINVAL;
+			copy = sig->copy_mask;
+		}
+		b->basic.w_bfs_psv = htobe32(bfs | (sig->wire_psv & SMX_BSF_PSV_INDEX_MASK));
+		if (sbs) {
+			b->basic.bsf_size_sbs |= 1 << SMX_BSF_SBS_SHIFT;
+			b->basic.wire_sel = copy;
+		} else {
+			b->basic.wire_sel = mk_bs_selector(sig->wire.block_size);
+		}
+	}
+	return 0;
+}
+
+/* What SET_PSV loads: T10-DIF bg << 48 | app tag << 32 | ref tag; CRC the
+ * seed (CRC32/C in the upper half). */
+static uint64_t mk_psv_value(const struct mlx5_sig_dom *d)
+{
+	if (d->type == MLX5_SIG_T10DIF)
+		return (uint64_t)d->dif.bg << 48 | (uint64_t)d->dif.app_tag << 32 |
+		       d->dif.ref_tag;
+	return d->crc.type == MLX5DV_SIG_CRC_TYPE_CRC64_XP10 ? d->crc.seed :
+							       d->crc.seed << 32;
+}
+
+/* A SET_PSV WQE after the UMR; @signal: whether it may complete. */
+static void mk_set_psv(struct mlx5_qp *qp, uint32_t psv, uint64_t value, bool signal)
+{
+	struct ibv_qp_ex *ex = &qp->vqp.qp_ex;
+	unsigned int flags = ex->wr_flags;
+	struct smx_set_psv_seg *ps;
+
+	if (!signal)
+		ex->wr_flags &= ~IBV_SEND_SIGNALED;
+	qp = ex_op(ex, MLX5_OPCODE_SET_PSV, IBV_WC_DRIVER1, 0, true);
+	ex->wr_flags = flags;
+	if (!qp)
+		return;
+	if (!signal)
+		qp->bld.fm_ce_se &= ~MLX5_WQE_CTRL_CQ_UPDATE;
+	ps = (struct smx_set_psv_seg *)qp->bld.seg;
+	memset(ps, 0, sizeof(*ps));
+	ps->psv_index = htobe32(psv);
+	ps->transient_signature = htobe64(value);
+	qp->bld.seg = seg_next(qp, qp->bld.seg, sizeof(*ps));
+	qp->bld.ds += sizeof(*ps) / 16;
+	/* The next WQE waits for the key to be ready. */
+	qp->bld.fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	ex_data_done(qp, 0);
+}
+
+/*
+ * Closes the mkey WQE. For a signature mkey, as rdma-core 44 does: a BSF
+ * (after the layout) when a sig_block setter ran, the BSF disabled when
+ * none is configured, the error count the CQ saw acknowledged; then one
+ * SET_PSV per signed domain, the UMR's own completion suppressed so that
+ * only the last WQE completes.
+ */
 static void mk_close(struct mlx5_qp *qp)
 {
+	struct mlx5_mkey *mk = qp->mk_cur;
+	struct mlx5_mkey_sig *sig = mk->sig;
+	bool set_psv = false;
+
+	if (sig) {
+		if (sig->state != MLX5_SIG_ST_UPDATED && sig->state != MLX5_SIG_ST_SET)
+			qp->mk_uc->mkey_mask |=
+				htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
+		pthread_mutex_lock(&sig->lock);
+		if (sig->err_count_updated) {
+			qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
+			qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
+							SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
+			sig->err_count_updated = false;
+			set_psv = sig->state == MLX5_SIG_ST_SET;
+		}
+		pthread_mutex_unlock(&sig->lock);
+		if (sig->state == MLX5_SIG_ST_UPDATED) {
+			uint32_t wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post *
+					     MLX5_SEND_WQE_BB;
+			uint32_t used = 128 + be16toh(qp->mk_uc->klm_octowords) * 16u;
+			struct smx_bsf bsf;
+			int ret;
+
+			if (used + sizeof(bsf) > wqe_bytes) {
+				qp->ex_err = ENOMEM;	/* layout + BSF too large */
+				return;
+			}
+			ret = mk_fill_bsf(sig, &bsf);
+			if (ret) {
+				qp->ex_err = ret;
+				return;
+			}
+			qp->bld.seg = ring_copy(qp, qp->bld.seg, &bsf, sizeof(bsf));
+			qp->bld.ds += sizeof(bsf) / 16;
+			qp->mk_uc->bsf_octowords = htobe16(sizeof(bsf) / 16);
+			qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
+			qp->mk_mkc->flags_pd |= htobe32(SMX_MKC_SEG_FLAGS_BSF_ENABLE);
+			set_psv = true;
+		}
+	}
+	if (set_psv)
+		qp->bld.fm_ce_se &= ~MLX5_WQE_CTRL_CQ_UPDATE;
 	qp->mk_cur = NULL;
 	ex_data_done(qp, 0);
+	if (set_psv) {
+		bool wire = sig->wire.type != MLX5_SIG_NONE;
+
+		if (sig->mem.type != MLX5_SIG_NONE)
+			mk_set_psv(qp, sig->mem_psv, mk_psv_value(&sig->mem), !wire);
+		if (wire)
+			mk_set_psv(qp, sig->wire_psv, mk_psv_value(&sig->wire), true);
+	}
 }
 
 /* The next setter of the mkey WQE being built, each kind once. */
@@ -1048,6 +1256,19 @@ static void dv_mkey_configure(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey,
 	}
 	if (!ex_op(&qp->vqp.qp_ex, MLX5_OPCODE_UMR, IBV_WC_DRIVER1, htobe32(mkey->lkey), true))
 		return;
+	{
+		struct mlx5_mkey_sig *sig = SMX_CONTAINER_OF(mkey, struct mlx5_mkey, dv)->sig;
+
+		/* The last configuration is in force now; a reset drops it. */
+		if (sig && attr && (attr->conf_flags & MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR)) {
+			sig->mem.type = sig->wire.type = MLX5_SIG_NONE;
+			sig->state = MLX5_SIG_ST_RESET;
+		} else if (sig && sig->state == MLX5_SIG_ST_UPDATED) {
+			sig->state = MLX5_SIG_ST_SET;
+		} else if (sig && sig->state == MLX5_SIG_ST_RESET) {
+			sig->state = MLX5_SIG_ST_NONE;
+		}
+	}
 	/* Later WQEs wait for the key (initiator small fence). */
 	qp->bld.fm_ce_se |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 	uc = (struct mlx5_wqe_umr_ctrl_seg *)qp->bld.seg;
@@ -1179,15 +1400,72 @@ static void dv_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *dv, uint32_t rep
 	mk_layout(dv, repeat, n, data, NULL);
 }
 
-/* Signature and crypto mkeys: not implemented yet. */
+/* A signature domain as rdma-core 44 accepts it, within the device's caps. */
+static bool mk_sig_dom_ok(const struct mlx5dv_sig_block_domain *d)
+{
+	if (d->comp_mask || mk_bs_selector(d->block_size) == 0)
+		return false;
+	switch (d->sig_type) {
+	case MLX5DV_SIG_TYPE_T10DIF:
+		return d->sig.dif && (d->sig.dif->bg == 0 || d->sig.dif->bg == 0xffff) &&
+		       (d->sig.dif->bg_type == MLX5DV_SIG_T10DIF_CRC ||
+			d->sig.dif->bg_type == MLX5DV_SIG_T10DIF_CSUM) &&
+		       !(d->sig.dif->flags & ~(uint16_t)(MLX5DV_SIG_T10DIF_FLAG_REF_REMAP |
+							 MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE |
+							 MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE));
+	case MLX5DV_SIG_TYPE_CRC:
+		if (!d->sig.crc)
+			return false;
+		if (d->sig.crc->type == MLX5DV_SIG_CRC_TYPE_CRC32 ||
+		    d->sig.crc->type == MLX5DV_SIG_CRC_TYPE_CRC32C)
+			return d->sig.crc->seed == 0 || d->sig.crc->seed == UINT32_MAX;
+		return false;	/* CRC64_XP10: not offered by the device */
+	default:
+		return false;
+	}
+}
+
+static void mk_sig_dom_copy(const struct mlx5dv_sig_block_domain *src,
+			    struct mlx5_sig_dom *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src)
+		return;
+	if (src->sig_type == MLX5DV_SIG_TYPE_CRC) {
+		dst->type = MLX5_SIG_CRC;
+		dst->crc = *src->sig.crc;
+	} else {
+		dst->type = MLX5_SIG_T10DIF;
+		dst->dif = *src->sig.dif;
+	}
+	dst->block_size = src->block_size;
+}
+
 static void dv_set_mkey_sig_block(struct mlx5dv_qp_ex *dv,
 				  const struct mlx5dv_sig_block_attr *attr)
 {
 	struct mlx5_qp *qp = mk_setter(dv, MK_SET_SIG);
+	struct mlx5_mkey_sig *sig;
 
-	(void)attr;
-	if (qp)
-		qp->ex_err = EOPNOTSUPP;
+	if (!qp)
+		return;
+	sig = qp->mk_cur->sig;
+	if (!sig || !attr || (!attr->mem && !attr->wire) || attr->comp_mask ||
+	    (attr->flags & ~(uint32_t)MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK) ||
+	    (attr->mem && !mk_sig_dom_ok(attr->mem)) ||
+	    (attr->wire && !mk_sig_dom_ok(attr->wire)) ||
+	    (attr->mem && attr->wire && attr->mem->block_size != attr->wire->block_size)) {
+		/* (different block sizes per domain are not supported) */
+		qp->ex_err = EINVAL;
+		return;
+	}
+	mk_sig_dom_copy(attr->mem, &sig->mem);
+	mk_sig_dom_copy(attr->wire, &sig->wire);
+	sig->flags = attr->flags;
+	sig->check_mask = attr->check_mask;
+	sig->copy_mask = attr->copy_mask;
+	sig->state = MLX5_SIG_ST_UPDATED;
+	mk_setter_done(qp);
 }
 
 static void dv_set_mkey_crypto(struct mlx5dv_qp_ex *dv, const struct mlx5dv_crypto_attr *attr)
@@ -1300,4 +1578,58 @@ void mlx5_qp_ex_init(struct mlx5_qp *qp)
 			qp->dv_qp.wr_set_mkey_crypto = dv_set_mkey_crypto;
 		}
 	}
+}
+
+/*
+ * mlx5dv_qp_cancel_posted_send_wrs(): on a QP the device stopped in SQD
+ * (signature pipelining), the WQEs it has not started -- from the SQ's
+ * hardware counter in QUERY_QP to what software posted -- whose wr_id
+ * matches become NOPs. They keep their CQ-update bits, so a signalled one
+ * still completes (successfully, with its original opcode) once the QP is
+ * back in RTS.
+ */
+SMX_EXPORT int mlx5dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *dv, uint64_t wr_id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(query_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_qp_out)] = {};
+	struct mlx5_qp *qp;
+	uint16_t at;
+	int ret, n = 0;
+
+	if (!dv)
+		return -EINVAL;
+	qp = dv_to_mqp(dv);
+	if (!qp->sq.wqe_cnt)
+		return -EINVAL;
+	pthread_spin_lock(&qp->sq.lock);
+	DEVX_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	DEVX_SET(query_qp_in, in, qpn, qp->qpn);
+	ret = mlx5_cmd_exec(to_mctx(qp->vqp.qp.context), in, sizeof(in), out, sizeof(out));
+	if (ret) {
+		n = -ret;
+		goto out;
+	}
+	if (DEVX_GET(query_qp_out, out, qpc.state) != MLX5_QPC_STATE_SQD) {
+		n = -EINVAL;	/* only a stopped send queue can be edited */
+		goto out;
+	}
+	at = (uint16_t)DEVX_GET(query_qp_out, out, qpc.hw_sq_wqebb_counter);
+	while (at != (uint16_t)qp->sq.cur_post) {
+		uint32_t idx = at & (qp->sq.wqe_cnt - 1);
+		struct mlx5_wqe_ctrl_seg *c =
+			(void *)((uint8_t *)qp->sq.buf + ((size_t)idx << MLX5_SEND_WQE_SHIFT));
+		uint32_t ds = be32toh(c->qpn_ds) & 0x3f;
+
+		if (!ds)
+			break;	/* not a WQE start: stop rather than guess */
+		if (qp->sq.wrid[idx] == wr_id) {
+			c->opmod_idx_opcode = htobe32((be32toh(c->opmod_idx_opcode) &
+						       0x00ffff00u) | MLX5_OPCODE_NOP);
+			n++;
+		}
+		at = (uint16_t)(at + (ds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB);
+	}
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+	return n;
 }

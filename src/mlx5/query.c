@@ -387,7 +387,27 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD) {
+		/* As rdma-core derives them from the general caps. */
 		memset(&attrs->sig_caps, 0, sizeof(attrs->sig_caps));
+		if (mlx5_sig_supported(ctx)) {
+			const void *g = ctx->caps.gen;
+
+			attrs->sig_caps.block_prot = MLX5DV_SIG_PROT_CAP_T10DIF |
+						     MLX5DV_SIG_PROT_CAP_CRC;
+			attrs->sig_caps.block_size = MLX5DV_BLOCK_SIZE_CAP_512 |
+						     MLX5DV_BLOCK_SIZE_CAP_520 |
+						     MLX5DV_BLOCK_SIZE_CAP_4096 |
+						     MLX5DV_BLOCK_SIZE_CAP_4160;
+			attrs->sig_caps.t10dif_bg = MLX5DV_SIG_T10DIF_BG_CAP_CRC |
+						    MLX5DV_SIG_T10DIF_BG_CAP_CSUM;
+			attrs->sig_caps.crc_type = MLX5DV_SIG_CRC_TYPE_CAP_CRC32;
+			if (DEVX_GET(cmd_hca_cap, g, sig_block_4048))
+				attrs->sig_caps.block_size |= MLX5DV_BLOCK_SIZE_CAP_4048;
+			if (DEVX_GET(cmd_hca_cap, g, sig_crc32c))
+				attrs->sig_caps.crc_type |= MLX5DV_SIG_CRC_TYPE_CAP_CRC32C;
+			if (DEVX_GET(cmd_hca_cap, g, sig_crc64_xp10))
+				attrs->sig_caps.crc_type |= MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10;
+		}
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {

@@ -188,7 +188,10 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_130[0xa];
 	uint8_t log_max_ra_res_dc[0x6];
 
-	uint8_t reserved_at_140[0xa];
+	uint8_t reserved_at_140[0x7];
+	uint8_t sig_crc64_xp10[0x1];
+	uint8_t sig_crc32c[0x1];
+	uint8_t reserved_at_149[0x1];
 	uint8_t log_max_ra_req_qp[0x6];
 	uint8_t reserved_at_150[0x1];
 	uint8_t rts2rts_qp_udp_sport[0x1];
@@ -240,7 +243,8 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_1d0[0x10];
 
 	uint8_t stat_rate_support[0x10];
-	uint8_t reserved_at_1f0[0xc];
+	uint8_t sig_block_4048[0x1];
+	uint8_t reserved_at_1f1[0xb];
 	uint8_t cqe_version[0x4];
 
 	uint8_t compact_address_vector[0x1];
@@ -382,7 +386,8 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t log_max_umem[0x5];
 	uint8_t max_num_eqs[0x10];
 
-	uint8_t reserved_at_480[0x10];
+	uint8_t sigerr_domain_and_sig_type[0x1];
+	uint8_t reserved_at_481[0xf];
 	uint8_t log_uar_page_sz[0x10];
 
 	uint8_t reserved_at_4a0[0x20];
@@ -1206,6 +1211,56 @@ struct mlx5_ifc_alloc_xrcd_out_bits {
 
 	uint8_t reserved_at_40[0x8];
 	uint8_t xrcd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* PSVs (protection signature values): the running state of a signature
+ * domain, named by the BSF of a signature mkey and set by SET_PSV WQEs. */
+struct mlx5_ifc_create_psv_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+
+	uint8_t reserved_at_80[0x8];
+	uint8_t psv0_index[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t psv1_index[0x18];
+
+	uint8_t reserved_at_c0[0x8];
+	uint8_t psv2_index[0x18];
+
+	uint8_t reserved_at_e0[0x8];
+	uint8_t psv3_index[0x18];
+};
+
+struct mlx5_ifc_create_psv_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t num_psv[0x4];
+	uint8_t reserved_at_44[0x4];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_destroy_psv_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t psvn[0x18];
 
 	uint8_t reserved_at_60[0x20];
 };
@@ -2780,6 +2835,9 @@ SMX_IFC_SIZE(query_encryption_key_obj_out, 0x880);
 SMX_IFC_SIZE(set_pp_rate_limit_context, 0x180);
 SMX_IFC_SIZE(set_pp_rate_limit_in, 0x200);
 SMX_IFC_SIZE(mbox_out, 0x80);
+SMX_IFC_SIZE(create_psv_in, 0x80);
+SMX_IFC_SIZE(create_psv_out, 0x100);
+SMX_IFC_SIZE(destroy_psv_in, 0x80);
 SMX_IFC_SIZE(general_obj_in_cmd_hdr, 0x80);
 SMX_IFC_SIZE(general_obj_out_cmd_hdr, 0x80);
 SMX_IFC_SIZE(obj_handle_in, 0x80);

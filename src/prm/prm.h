@@ -14,6 +14,7 @@
 
 #include "prm/mlx5_ifc.h"
 #include "prm/prm_defs.h"
+#include "prm/prm_sig.h"
 
 /* Bytes of the fixed part of an input/output mailbox. */
 #define SMX_PRM_HDR_BYTES 16

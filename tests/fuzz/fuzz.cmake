@@ -7,4 +7,12 @@ add_test(NAME fuzz_fw_cmd
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
                  ${CMAKE_BINARY_DIR} ${SMX_FUZZ_SECONDS})
 set_tests_properties(fuzz_fw_cmd PROPERTIES LABELS fuzz TIMEOUT 240
-                     SKIP_RETURN_CODE 77)
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# The WQE fuzzer (fuzz_wqe.c): send-queue WQEs into the engine.
+set(SMX_FUZZ_WQE_SECONDS 30 CACHE STRING "seconds fuzz_wqe runs under ctest")
+add_test(NAME fuzz_wqe
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${SMX_FUZZ_WQE_SECONDS} fuzz_wqe)
+set_tests_properties(fuzz_wqe PROPERTIES LABELS fuzz TIMEOUT 240
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds tests/fuzz with clang (libFuzzer + ASan + UBSan) into BUILD_DIR/fuzz
-# and runs fuzz_fw_cmd on the seed corpus for a bounded time.
-#   run_fuzz.sh SRC_DIR BUILD_DIR [SECONDS]
+# and runs one fuzzer on its seed corpus for a bounded time.
+#   run_fuzz.sh SRC_DIR BUILD_DIR [SECONDS [TARGET]]
+# TARGET: fuzz_fw_cmd (PRM command interpreter, default) or fuzz_wqe
+# (send-queue WQE parsers).
 # Exits 77 (ctest: skipped) when clang with libFuzzer is not installed.
 set -euo pipefail
 
 src=$1
 out=$2/fuzz
 secs=${3:-60}
+target=${4:-fuzz_fw_cmd}
 cc=${SMX_FUZZ_CC:-clang}
 # Each input opens a fresh device: keep it out of the shared-memory fabric
 # (no segment, no inbox thread) so inputs run fast and stay independent.
@@ -32,16 +35,21 @@ cmake -S "$src/tests/fuzz" -B "$out" -DCMAKE_C_COMPILER="$cc" \
       -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$out" -j "${JOBS:-2}" >/dev/null
 
-corpus=$out/corpus
+corpus=$out/corpus-$target
 mkdir -p "$corpus" "$out/artifacts"
-"$out/gen_corpus" "$corpus"
-cp -n "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
+if [ "$target" = fuzz_wqe ]; then
+    "$out/gen_wqe_corpus" "$corpus"
+    cp -n "$src"/tests/fuzz/corpus-wqe/* "$corpus"/ 2>/dev/null || true
+else
+    "$out/gen_corpus" "$corpus"
+    cp -n "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export SOFTMLX5_DEBUG=
 # The corpus directory grows with what libFuzzer finds; the committed seeds
 # are read-only input.
-"$out/fuzz_fw_cmd" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=8192 -print_final_stats=1 -artifact_prefix="$out/artifacts/" \
+"$out/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=8192 -print_final_stats=1 -artifact_prefix="$out/artifacts/$target-" \
     "$corpus"

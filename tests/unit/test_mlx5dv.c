@@ -176,7 +176,9 @@ static void test_qp_attrs(struct ibv_cq_ex *cq)
 	CHECKM(!qp && errno == EINVAL, "unknown create flag: errno %d", errno);
 	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 		   MLX5DV_QP_CREATE_SIG_PIPELINING, 0, 4);
-	CHECKM(!qp && errno == EOPNOTSUPP, "sig pipelining: errno %d", errno);
+	CHECKM(qp != NULL, "sig pipelining (drain_sigerr): errno %d", errno);
+	if (qp)
+		ibv_destroy_qp(qp);
 	qp = dv_qp(cq, IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
 		   MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, 0, 4);
 	CHECKM(!qp && errno == EOPNOTSUPP, "tunnel offloads: errno %d", errno);
@@ -665,6 +667,58 @@ static void test_completion_ts(void)
 	ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK: the completion's time on
+ * the wall clock lies between the post and the poll. */
+static void test_completion_wallclock(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS |
+					  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(ctx, &ca);
+	struct ibv_poll_cq_attr pa = {};
+	uint64_t before, after, wall = 0;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+	int ret;
+
+	CHECKM(cq != NULL, "wallclock CQ: %s", strerror(errno));
+	qp = cq ? dv_qp(cq, IBV_QPT_RC, 0, 0, 0, 4) : NULL;
+	CHECKM(qp && !to_rts(qp), "wallclock qp: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	qpx = ibv_qp_to_qp_ex(qp);
+	before = realtime_ns();
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 0, 0);
+	ibv_wr_set_sge_list(qpx, 0, NULL);
+	CHECKM(!ibv_wr_complete(qpx), "wallclock write");
+	while ((ret = ibv_start_poll(cq, &pa)) == ENOENT)
+		if (realtime_ns() - before > 5000000000ull)
+			break;
+	CHECKM(!ret && cq->status == IBV_WC_SUCCESS, "wallclock poll: %d", ret);
+	if (!ret) {
+		wall = ibv_wc_read_completion_wallclock_ns(cq);
+		ibv_end_poll(cq);
+	}
+	after = realtime_ns();
+	/* 1 ms of slack each side for the two clocks' pairing */
+	CHECKM(wall + 1000000 >= before && wall <= after + 1000000,
+	       "wall clock %llu outside [%llu, %llu]", (unsigned long long)wall,
+	       (unsigned long long)before, (unsigned long long)after);
+	ibv_destroy_qp(qp);
+out:
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+}
+
 static void test_reserved_qpn(void)
 {
 	uint32_t a = 0, b = 0;
@@ -741,6 +795,7 @@ int main(void)
 	test_memcpy();
 	test_port_clock();
 	test_completion_ts();
+	test_completion_wallclock();
 	test_reserved_qpn();
 	test_alloc_type();
 	CHECKM(!ibv_dealloc_pd(pd), "dealloc_pd: %s", strerror(errno));

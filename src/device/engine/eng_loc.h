@@ -69,6 +69,7 @@ struct eng_qp {
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
 	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
+	bool sig_drain;		/* drain_sigerr: a signature error, stop in SQD */
 	/* Another process's response to the WQE at sq_ci (eng_fabric.c). */
 	bool have_resp;		/* resp holds it: the next execution uses it */
 	bool resp_data;		/* rbuf holds READ data that came inline */
@@ -288,6 +289,7 @@ struct eng_cqe {
 	uint32_t flags_rqpn;	/* host order */
 	uint32_t srqn_uidx;
 	bool solicited;		/* wakes a solicited-only armed CQ */
+	const void *raw;	/* 64 bytes given whole (signature error CQE) */
 };
 
 /* EQE types (PRM "event types"). */
@@ -325,6 +327,10 @@ const char *eng_synd_str(uint8_t syndrome);
 /* eng_mmio.c */
 void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf,
 	      size_t len);
+/* Takes the EQ doorbells stored in @uar's page (true if there were any). */
+bool eng_eq_uar_take(struct eng *e, struct fw_uar *uar);
+/* The same for the pages of every EQ the engine knows (watcher). */
+bool eng_eq_uar_scan(struct eng *e);
 
 /* eng_sq.c: the requester */
 /* Executes posted send WQEs of @q (or flushes them in ERR). */
@@ -390,6 +396,35 @@ enum eng_key_err {
  * @pd; on success *mkp is the mkey. On failure @why (may be NULL) says why.
  */
 /* eng_umr.c: executes the UMR WQE at @wqe; 0 or a CQE syndrome + @why. */
+/* eng_sig.c: signature mkeys */
+struct eng_sig_err {
+	bool set;
+	uint8_t domain;		/* SMX_SIGERR_DOMAIN_* */
+	uint16_t syndrome;	/* SMX_SIGERR_SYND_* */
+	uint64_t offset;	/* data offset of the bad block */
+	uint32_t expected_sig, actual_sig, expected_ref, actual_ref;
+};
+uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
+		    uint32_t bsf_bytes, uint64_t layout_len, struct fw_sig *out,
+		    char *why, size_t whylen);
+uint8_t eng_sig_set_psv(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
+			uint32_t len, char *why, size_t whylen);
+uint64_t eng_sig_data_len(const struct fw_mkey *mk);
+uint64_t eng_sig_wire_len(const struct fw_mkey *mk, uint64_t data_len);
+bool eng_sig_data_of_wire(const struct fw_mkey *mk, uint64_t wire_len, uint64_t *data_len);
+/* The layout range [*mva, +*mlen) holding data [va, +len) of a signature
+ * key; false (with @why) unless it is whole blocks inside the key. */
+bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
+		  uint64_t *mva, uint64_t *mlen, char *why, size_t whylen);
+/* Data [va, +len) out of / into memory in wire format (eng_sig_wire_len()
+ * bytes at @out / @in); -1 if the layout could not be translated. */
+int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
+		 struct eng_sig_err *err);
+int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *in,
+		  struct eng_sig_err *err);
+void eng_sig_report(struct eng *e, struct fw_cq *cq, const struct fw_mkey *mk,
+		    uint32_t qpn, const struct eng_sig_err *err);
+
 uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 		     uint32_t len, char *why, size_t whylen);
 

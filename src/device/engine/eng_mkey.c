@@ -219,6 +219,23 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 b < 5 ? eng_acc_name[b] : "?");
 		return ENG_KEY_RIGHTS;
 	}
+	/* A signature key's address space is its data: the range checked
+	 * below is the layout holding those blocks and their signatures.
+	 * Reached through another indirect key it would be read raw. */
+	if (mk->sig.en) {
+		uint64_t mva, mlen;
+
+		if (depth) {
+			if (why)
+				snprintf(why, whylen, "key 0x%x is a signature "
+					 "key inside an indirect key", key);
+			return ENG_KEY_MODE;
+		}
+		if (!eng_sig_span(mk, va, len, &mva, &mlen, why, whylen))
+			return ENG_KEY_BOUNDS;
+		va = mva;
+		len = mlen;
+	}
 	/* MEMIC keys are zero-based (verbs allows DM MRs no other way):
 	 * [0, len) maps onto the device memory that starts at start_addr. */
 	uint64_t base = mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : mk->start;
@@ -318,7 +335,7 @@ static uint8_t *eng_ind_host(const struct fw_mkey *mk, uint64_t va, uint64_t *co
 	    !eng_ind_piece(mk, va - mk->start, &ik, &addr, &n))
 		return NULL;
 	in = fw_mkey_lookup(mk->fw, ik);
-	if (!in || in->free || in->pd != mk->pd)
+	if (!in || in->free || in->pd != mk->pd || in->sig.en)
 		return NULL;
 	base = in->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : in->start;
 	if (!in->len64) {

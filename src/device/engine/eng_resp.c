@@ -34,6 +34,7 @@
  * move it to ERR.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
@@ -85,6 +86,16 @@ struct resp_ctx {
 	struct eng_rwqe w;
 	uint32_t seg;		/* failing receive segment, for the log */
 	bool dup;		/* a duplicate READ being re-executed */
+	uint64_t sig_dlen;	/* the rkey is a signature key: data bytes */
+	/* Receive entries through signature keys: the message lands in a
+	 * staging buffer, then goes through the key (eng_sig.c). */
+	uint32_t nsig;
+	struct resp_sig {
+		struct fw_mkey *mk;
+		uint64_t va, dlen;
+		uint8_t *buf;
+		uint64_t at, wlen;	/* offset in the message, wire bytes */
+	} *sig;			/* ENG_MAX_SGE, allocated on first use */
 	char why[200];
 };
 
@@ -310,10 +321,38 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	/* A zero-length RDMA operation touches no memory: no rkey check. */
 	if (!len)
 		return RESP_GET_RECV;
+	/* A signature key's range is in data bytes; the message carries the
+	 * wire format (data and the wire domain's signatures). */
+	c->sig_dlen = 0;
+	{
+		struct fw_mkey *sk = fw_mkey_lookup(c->e->fw, p->rkey);
+
+		if (sk && !sk->free && sk->sig.en) {
+			if (p->op != ENG_PKT_WRITE && p->op != ENG_PKT_READ) {
+				snprintf(c->why, sizeof(c->why), "rkey 0x%x is a "
+					 "signature key: no atomics through it",
+					 p->rkey);
+				return RESP_ERR_ACCESS;
+			}
+			if (!eng_sig_data_of_wire(sk, len, &c->sig_dlen)) {
+				snprintf(c->why, sizeof(c->why), "rkey 0x%x is a "
+					 "signature key with %u-byte blocks: %u "
+					 "bytes are not whole blocks on the wire",
+					 p->rkey, sk->sig.block, len);
+				return RESP_ERR_ACCESS;
+			}
+			len = (uint32_t)c->sig_dlen;
+		}
+	}
 	/* XRC: the PD is the XRC SRQ's (c->pd), the target QP has none of its own. */
 	if (eng_key_check(c->e, p->rkey, c->pd, need, p->raddr, len, &c->mk,
 			  c->why, sizeof(c->why)))
 		return RESP_ERR_ACCESS;
+	if (c->sig_dlen && !c->mk->sig.en) {
+		snprintf(c->why, sizeof(c->why), "rkey 0x%x changed under the "
+			 "request", p->rkey);
+		return RESP_ERR_ACCESS;
+	}
 	/* A type 2 window answers only on the QP it is bound to. */
 	if (c->mk->bound && DEVX_GET(mkc, c->mk->ctx, qpn) != 0xffffff &&
 	    DEVX_GET(mkc, c->mk->ctx, qpn) != c->qp->obj.id) {
@@ -419,6 +458,33 @@ static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 		sge[l->n].mk = mk;
 		sge[l->n].va = be64toh(d->addr);
 		sge[l->n].len = len;
+		if (mk->sig.en) {
+			uint64_t wl = eng_sig_wire_len(mk, len);
+			struct resp_sig *rs;
+
+			if (!c->sig)
+				c->sig = calloc(ENG_MAX_SGE, sizeof(*c->sig));
+			rs = c->sig ? &c->sig[c->nsig] : NULL;
+			if (rs)
+				rs->buf = wl <= (1ull << 30) ? malloc(wl ? wl : 1) : NULL;
+			if (!rs || !rs->buf) {
+				snprintf(c->why, sizeof(c->why), "no memory to stage "
+					 "%llu bytes for signature key 0x%x",
+					 (unsigned long long)wl,
+					 be32toh(d->lkey));
+				c->seg = i;
+				return RESP_ERR_RECV_PROT;
+			}
+			rs->mk = mk;
+			rs->va = be64toh(d->addr);
+			rs->dlen = len;
+			rs->at = l->len;
+			rs->wlen = wl;
+			c->nsig++;
+			sge[l->n].host = rs->buf;
+			sge[l->n].mk = NULL;
+			sge[l->n].len = len = wl;
+		}
 		l->n++;
 		l->len += len;
 	}
@@ -446,6 +512,90 @@ static bool resp_invalidate(struct resp_ctx *c)
 	fw_mkey_invalidate(mk, false, 0);
 	eng_direct_bump(c->e);	/* peers' records of it are void */
 	return true;
+}
+
+/* Signature errors found while receiving go to the receive CQ. */
+static void resp_sig_report(struct resp_ctx *c, const struct fw_mkey *mk,
+			    const struct eng_sig_err *se)
+{
+	struct fw_cq *cq = c->qp->rcq ? c->qp->rcq : c->srq ? c->srq->cq : NULL;
+
+	eng_sig_report(c->e, cq, mk, c->qp->obj.id, se);
+}
+
+/* The staged receive entries through signature keys: the whole blocks the
+ * message (ending at byte @end of the scatter list) filled go through. */
+static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nsig; i++) {
+		struct resp_sig *rs = &c->sig[i];
+		struct eng_sig_err se = { 0 };
+		uint64_t got = end > rs->at ? end - rs->at : 0, dlen;
+		uint64_t wb = eng_sig_wire_len(rs->mk, rs->mk->sig.block);
+
+		if (got > rs->wlen)
+			got = rs->wlen;
+		dlen = got / wb * rs->mk->sig.block;
+		if (!dlen)
+			continue;
+		if (eng_sig_write(rs->mk, rs->va, dlen, rs->buf, &se))
+			smx_dbg("engine: qp 0x%x: signature key 0x%x: its layout "
+				"could not be written", c->qp->obj.id,
+				rs->mk->obj.id << 8 | rs->mk->variant);
+		if (se.set)
+			resp_sig_report(c, rs->mk, &se);
+	}
+}
+
+/* RDMA WRITE into / READ out of a signature key: through a buffer in the
+ * wire format, moved like any other. */
+static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
+{
+	const struct eng_pkt *p = c->p;
+	struct eng_sig_err se = { 0 };
+	uint8_t *buf = malloc(p->len);
+	struct eng_sge hs = { buf, NULL, 0, p->len };
+	struct eng_sgl hl = { &hs, 1, p->len };
+	enum resp_state st = RESP_COMPLETE;
+
+	if (!buf) {
+		snprintf(c->why, sizeof(c->why), "no memory to stage %u bytes for "
+			 "signature key 0x%x", p->len, p->rkey);
+		return RESP_ERR_ACCESS;
+	}
+	if (write) {
+		if (p->rpay ? !eng_rmem_xfer(&hl, 0, p->rpay, p->len, false) :
+			      eng_sgl_copy(&hl, 0, p->payload, 0, p->len) != p->len) {
+			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
+				 "could not be read", p->len);
+			st = RESP_ERR_ACCESS;
+		} else if (eng_sig_write(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
+			snprintf(c->why, sizeof(c->why), "signature key 0x%x: its "
+				 "layout could not be written", p->rkey);
+			st = RESP_ERR_ACCESS;
+		}
+	} else {
+		if (eng_sig_read(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
+			snprintf(c->why, sizeof(c->why), "signature key 0x%x: its "
+				 "layout could not be read", p->rkey);
+			st = RESP_ERR_ACCESS;
+		} else if (p->rrdata) {
+			if (!eng_rmem_xfer(&hl, 0, p->rrdata, p->len, true)) {
+				snprintf(c->why, sizeof(c->why), "READ data could "
+					 "not be written to pid %d",
+					 (int)p->rrdata->pid);
+				st = RESP_ERR_ACCESS;
+			}
+		} else if (p->rdata) {
+			eng_sgl_copy(p->rdata, 0, &hl, 0, p->len);
+		}
+	}
+	if (se.set)
+		resp_sig_report(c, c->mk, &se);
+	free(buf);
+	return st;
 }
 
 static enum resp_state resp_execute(struct resp_ctx *c)
@@ -493,9 +643,13 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		}
 		if (p->len && !p->rpay)
 			eng_sgl_copy(&l, at, p->payload, 0, p->len);
+		if (c->nsig)
+			resp_sig_commit(c, at + p->len);
 		return RESP_COMPLETE;
 	}
 	case ENG_PKT_WRITE:
+		if (p->len && c->sig_dlen)
+			return resp_sig_rdma(c, true);
 		if (p->len) {
 			one.mk = c->mk;
 			one.va = p->raddr;
@@ -516,6 +670,8 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_READ:
+		if (p->len && c->sig_dlen)
+			return resp_sig_rdma(c, false);
 		if (p->len) {
 			one.mk = c->mk;
 			one.va = p->raddr;
@@ -669,32 +825,48 @@ static void resp_fail_event(struct resp_ctx *c, uint8_t type)
 	eng_qp_to_err(c->e, c->qp);
 }
 
+static void resp_run(struct resp_ctx *cp);
+
 void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r)
 {
 	struct resp_ctx c = { .e = e, .p = p, .r = r };
+	uint32_t i;
+
+	resp_run(&c);
+	if (c.sig) {
+		for (i = 0; i < c.nsig; i++)
+			free(c.sig[i].buf);
+		free(c.sig);
+	}
+}
+
+static void resp_run(struct resp_ctx *c)
+{
+	const struct eng_pkt *p = c->p;
+	struct eng_resp *r = c->r;
 	enum resp_state s = RESP_CHK_QP;
 	bool rc;
 
 	for (;;) {
 		switch (s) {
-		case RESP_CHK_QP: s = resp_chk_qp(&c); break;
-		case RESP_CHK_PSN: s = resp_chk_psn(&c); break;
-		case RESP_CHK_OP: s = resp_chk_op(&c); break;
-		case RESP_CHK_RKEY: s = resp_chk_rkey(&c); break;
-		case RESP_GET_RECV: s = resp_get_recv(&c); break;
-		case RESP_EXECUTE: s = resp_execute(&c); break;
-		case RESP_COMPLETE: s = resp_complete(&c); break;
+		case RESP_CHK_QP: s = resp_chk_qp(c); break;
+		case RESP_CHK_PSN: s = resp_chk_psn(c); break;
+		case RESP_CHK_OP: s = resp_chk_op(c); break;
+		case RESP_CHK_RKEY: s = resp_chk_rkey(c); break;
+		case RESP_GET_RECV: s = resp_get_recv(c); break;
+		case RESP_EXECUTE: s = resp_execute(c); break;
+		case RESP_COMPLETE: s = resp_complete(c); break;
 		case RESP_DONE:
 			return;
 		case RESP_DROP:
 			smx_dbg("engine: packet to qp 0x%x dropped: %s", p->dqpn,
-				c.why);
+				c->why);
 			r->ack = ENG_ACK_DROPPED;
 			return;
 		case RESP_RNR:
-			rc = resp_connected(c.qp->st);
+			rc = resp_connected(c->qp->st);
 			r->ack = rc ? ENG_NAK_RNR : ENG_ACK_DROPPED;
-			r->rnr_timer = DEVX_GET(qpc, c.qp->qpc, min_rnr_nak);
+			r->rnr_timer = DEVX_GET(qpc, c->qp->qpc, min_rnr_nak);
 			return;
 		default:
 			break;
@@ -702,34 +874,36 @@ void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r)
 		if (s < RESP_ERR_INV_REQ)
 			continue;
 		/* Error states. */
-		rc = resp_connected(c.qp->st);
+		rc = resp_connected(c->qp->st);
 		switch (s) {
 		case RESP_ERR_INV_REQ:
-			if (c.have_wqe)
-				resp_fail_wqe(&c, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			if (c->have_wqe)
+				resp_fail_wqe(c, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 			else if (rc)
-				resp_fail_event(&c, ENG_EVT_WQ_INVAL_REQ_ERROR);
+				resp_fail_event(c, ENG_EVT_WQ_INVAL_REQ_ERROR);
 			r->ack = rc ? ENG_NAK_INV_REQ : ENG_ACK_DROPPED;
 			break;
 		case RESP_ERR_ACCESS:
 			if (rc)
-				resp_fail_event(&c, ENG_EVT_WQ_ACCESS_ERROR);
+				resp_fail_event(c, ENG_EVT_WQ_ACCESS_ERROR);
 			else
 				smx_dbg("engine: qp 0x%x (responder): %s -> "
-					"dropped", c.qp->obj.id, c.why);
+					"dropped", c->qp->obj.id, c->why);
 			r->ack = rc ? ENG_NAK_REM_ACCESS : ENG_ACK_DROPPED;
 			break;
 		case RESP_ERR_RECV_PROT:
-			resp_fail_wqe(&c, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+			resp_fail_wqe(c, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 			r->ack = rc ? ENG_NAK_REM_OP : ENG_ACK_DROPPED;
 			break;
 		case RESP_ERR_RECV_LEN:
-			resp_fail_wqe(&c, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+			resp_fail_wqe(c, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 			r->ack = rc ? ENG_NAK_INV_REQ : ENG_ACK_DROPPED;
 			break;
 		default:
 			smx_err("engine: responder reached state %s",
-				resp_state_name[s]);
+				(size_t)s < sizeof(resp_state_name) /
+				sizeof(resp_state_name[0]) ?
+				resp_state_name[s] : "?");
 			r->ack = ENG_ACK_DROPPED;
 			break;
 		}

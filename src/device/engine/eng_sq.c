@@ -63,6 +63,7 @@ enum {
 	OPF_NOP = 1 << 6,	/* nothing goes on the wire */
 	OPF_UMR = 1 << 7,	/* changes a memory key locally (eng_umr.c) */
 	OPF_MMO = 1 << 8,	/* memory-to-memory offload (eng_sq_mmo()) */
+	OPF_PSV = 1 << 9,	/* loads a signature PSV (eng_sig.c) */
 };
 
 #define QT(x) (1u << MLX5_QPC_ST_##x)
@@ -123,7 +124,10 @@ static const struct eng_opdesc eng_opdesc[256] = {
 	[MLX5_OPCODE_MMO] = {
 		.name = "MMO", .qp_types = QT(RC), .flags = OPF_NOP | OPF_MMO,
 	},
-	/* ATOMIC_MASKED_*, LOCAL_INVAL, SET_PSV ...: not in the table,
+	[MLX5_OPCODE_SET_PSV] = {
+		.name = "SET_PSV", .qp_types = QT_UMR, .flags = OPF_NOP | OPF_PSV,
+	},
+	/* ATOMIC_MASKED_*, LOCAL_INVAL ...: not in the table,
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
 };
 
@@ -384,6 +388,11 @@ struct sq_wqe {
 	struct eng_sge sge[ENG_MAX_SGE];
 	struct eng_sgl data;		/* gather or scatter list */
 	const struct mlx5_wqe_av *av;	/* UD */
+	/* Gather entries through signature keys (eng_sig.c): their wire
+	 * bytes are produced into sigbuf just before the message leaves. */
+	uint8_t nsig;
+	uint8_t sig_idx[ENG_MAX_SGE];
+	uint8_t *sigbuf;
 };
 
 /* Parses and checks the WQE in e->wqe; builds w->pkt. */
@@ -400,6 +409,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 	uint32_t need;
 
 	w->opcode = opmod_idx_opcode & 0xff;
+	w->nsig = 0;
 	w->nbb = ds ? (ds * 16 + 63) / 64 : 1;
 	w->d = &eng_opdesc[w->opcode];
 	w->signaled = ((ctrl->fm_ce_se >> 2) & 3) >= 2;
@@ -431,8 +441,9 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			"?");
 		return -1;
 	}
-	if (w->d->flags & (OPF_UMR | OPF_MMO))
-		return 0;	/* own layouts: eng_umr_exec(), eng_sq_mmo() */
+	if (w->d->flags & (OPF_UMR | OPF_MMO | OPF_PSV))
+		return 0;	/* own layouts: eng_umr_exec(), eng_sq_mmo(),
+				 * eng_sig_set_psv() */
 	if ((w->d->flags & OPF_ATOMIC) && (opmod_idx_opcode >> 24)) {
 		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "ctrl", "extended atomic "
 			"(opmod %u) is not supported", opmod_idx_opcode >> 24);
@@ -557,6 +568,18 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			s->host = NULL;
 			s->va = be64toh(d->addr);
 			s->len = len;
+			if (s->mk->sig.en) {
+				if (!(w->d->flags & OPF_GATHER)) {
+					SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "data",
+						"signature key 0x%x as the %s "
+						"destination is not supported",
+						lkey, w->d->name);
+					return -1;
+				}
+				/* On the wire: the data and its signatures. */
+				s->len = eng_sig_wire_len(s->mk, len);
+				w->sig_idx[w->nsig++] = (uint8_t)w->data.n;
+			}
 			off += 16;
 		}
 		w->data.len += s->len;
@@ -644,6 +667,12 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 				  be64toh(d[i].addr), l[i], &sge[i].mk,
 				  err->why, sizeof(err->why))) {
 			err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			return err->syndrome;
+		}
+		if (sge[i].mk->sig.en) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, 2 + (uint32_t)i, err->segname,
+				"signature key 0x%x in a DMA MMO is not "
+				"supported", be32toh(d[i].lkey));
 			return err->syndrome;
 		}
 		sge[i].host = NULL;
@@ -850,12 +879,95 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	eng_timer_note(e, q->deadline);
 }
 
+/*
+ * The wire bytes of the gather entries through signature keys: data read
+ * through the key's layout, memory signatures checked, wire signatures
+ * made. A failed check is reported now -- a signature error CQE before the
+ * WQE's own completion -- and on a drain_sigerr QP stops the send queue in
+ * SQD once this WQE is done (eng_sq_sig_drained()).
+ */
+#define ENG_SIG_MAX_BYTES (1ull << 30)
+
+static int eng_sq_sig_gather(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
+			     struct sq_err *err)
+{
+	uint64_t total = 0, pos = 0;
+	uint32_t i;
+
+	for (i = 0; i < w->nsig; i++)
+		total += w->sge[w->sig_idx[i]].len;
+	if (total > ENG_SIG_MAX_BYTES) {
+		SQ_FAIL(err, LOCAL_LENGTH_ERR, 0, "data", "%llu bytes through "
+			"signature keys in one WQE (at most %llu)",
+			(unsigned long long)total,
+			(unsigned long long)ENG_SIG_MAX_BYTES);
+		return -1;
+	}
+	w->sigbuf = malloc(total ? total : 1);
+	if (!w->sigbuf) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 0, "data", "no memory for %llu "
+			"signature-transformed bytes", (unsigned long long)total);
+		return -1;
+	}
+	for (i = 0; i < w->nsig; i++) {
+		struct eng_sge *s = &w->sge[w->sig_idx[i]];
+		struct eng_sig_err se = { 0 };
+		uint64_t dlen = 0;
+
+		eng_sig_data_of_wire(s->mk, s->len, &dlen);
+		if (eng_sig_read(s->mk, s->va, dlen, w->sigbuf + pos, &se)) {
+			SQ_FAIL(err, LOCAL_PROT_ERR, 1u + w->sig_idx[i], "data",
+				"signature key 0x%x: its layout could not be "
+				"read", s->mk->obj.id << 8 | s->mk->variant);
+			return -1;
+		}
+		if (se.set) {
+			eng_sig_report(e, q->qp->scq, s->mk, q->qp->obj.id, &se);
+			if (DEVX_GET(qpc, q->qp->qpc, drain_sigerr))
+				q->sig_drain = true;
+		}
+		s->host = w->sigbuf + pos;
+		s->mk = NULL;
+		pos += s->len;
+	}
+	return 0;
+}
+
+/* A drain_sigerr QP after a signature error: the send queue stops in SQD
+ * at the next WQE, which software may cancel before going back to RTS. */
+static void eng_sq_sig_drained(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+
+	q->sig_drain = false;
+	qp->state = MLX5_QPC_STATE_SQD;
+	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_SQD);
+	DEVX_SET(qpc, qp->qpc, hw_sq_wqebb_counter, q->sq_ci);
+	smx_dbg("engine: qp 0x%x stopped in SQD at WQEBB 0x%x after a "
+		"signature error (drain_sigerr)", qp->obj.id, q->sq_ci);
+	eng_async_event(e, ENG_EVT_SQ_DRAINED, qp->obj.id, false, qp->obj.uid);
+}
+
+static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi,
+				    uint16_t at, struct sq_wqe *wp);
+
 static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 				uint16_t at)
 {
+	struct sq_wqe w;
+	enum sq_step st;
+
+	w.sigbuf = NULL;
+	st = eng_sq_exec_wqe(e, q, pi, at, &w);
+	free(w.sigbuf);
+	return st;
+}
+
+static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi,
+				    uint16_t at, struct sq_wqe *w)
+{
 	struct fw_qp *qp = q->qp;
 	const uint8_t *qc = qp->qpc;
-	struct sq_wqe w;
 	struct sq_err err;	/* fields set here, not the 200-byte text */
 	struct eng_resp r;
 	uint32_t mtu, byte_cnt;
@@ -884,13 +996,13 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		q->sq_ci += (uint16_t)nbb;
 		return SQ_DONE;
 	}
-	if (eng_sq_decode(e, q, &w, at, (uint16_t)(pi - at), &err))
+	if (eng_sq_decode(e, q, w, at, (uint16_t)(pi - at), &err))
 		goto fail;
-	if (at != q->sq_ci && !eng_sq_may_pipeline(e, q, &w))
+	if (at != q->sq_ci && !eng_sq_may_pipeline(e, q, w))
 		return SQ_BLOCK;
 
-	if (w.d->flags & OPF_UMR) {
-		err.syndrome = eng_umr_exec(e, qp, e->wqe, w.nbb * 64, err.why,
+	if (w->d->flags & OPF_UMR) {
+		err.syndrome = eng_umr_exec(e, qp, e->wqe, w->nbb * 64, err.why,
 					    sizeof(err.why));
 		eng_direct_bump(e);	/* a key changed: peers' records too */
 		if (err.syndrome) {
@@ -900,58 +1012,73 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		}
 		goto done;
 	}
-	if (w.d->flags & OPF_MMO) {
+	if (w->d->flags & OPF_PSV) {
+		err.syndrome = eng_sig_set_psv(e, qp, e->wqe, w->nbb * 64, err.why,
+					       sizeof(err.why));
+		if (err.syndrome) {
+			err.segname = "set_psv";
+			err.seg = 1;
+			goto fail;
+		}
+		goto done;
+	}
+	if (w->d->flags & OPF_MMO) {
 		uint64_t n;
 
 		if (eng_sq_mmo(e, qp, e->wqe, &n, &err))
 			goto fail;
-		memset(&w.pkt, 0, sizeof(w.pkt));
-		w.pkt.len = (uint32_t)n;
+		memset(&w->pkt, 0, sizeof(w->pkt));
+		w->pkt.len = (uint32_t)n;
 		goto done;
 	}
-	if (w.d->flags & OPF_NOP)
+	if (w->d->flags & OPF_NOP)
 		goto done;
 
 	mtu = qp->st == MLX5_QPC_ST_UD ?
 	      eng_mtu_bytes(fw_config(e->fw)->max_mtu) :
 	      eng_mtu_bytes(DEVX_GET(qpc, qc, mtu));
-	if (qp->st == MLX5_QPC_ST_UD && w.pkt.len > mtu) {
+	if (qp->st == MLX5_QPC_ST_UD && w->pkt.len > mtu) {
 		SQ_FAIL(&err, LOCAL_LENGTH_ERR, 0, "data", "UD message of %u "
-			"bytes above the %u-byte MTU", w.pkt.len, mtu);
+			"bytes above the %u-byte MTU", w->pkt.len, mtu);
 		goto fail;
 	}
-	routed = eng_sq_address(e, qp, &w, &err);
+	routed = eng_sq_address(e, qp, w, &err);
 	if (err.syndrome)
 		goto fail;
 
-	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w.pkt.dqpn) < 0))
+	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w->pkt.dqpn) < 0))
 		return SQ_BLOCK;
+	/* Data through signature keys, unless this is only the completion
+	 * of a request another process answered. */
+	if (w->nsig && !(at == q->sq_ci && q->have_resp) &&
+	    eng_sq_sig_gather(e, q, w, &err))
+		goto fail;
 
 	/* Direct placement (eng_direct.c): a WRITE / READ to another
 	 * process with nothing in flight, checked here against the
 	 * target's key record and copied into / out of its memory. */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
-	    !q->have_resp && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0 &&
-	    eng_direct_exec(e, &w.pkt, (uint32_t)peer, &r.atomic_orig)) {
-		if ((w.pkt.op == ENG_PKT_CMP_SWAP ||
-		     w.pkt.op == ENG_PKT_FETCH_ADD) && w.data.len) {
+	    !q->have_resp && (peer = eng_fabric_peer(e, w->pkt.dqpn)) >= 0 &&
+	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
+		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
+		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len) {
 			uint64_t be = htobe64(r.atomic_orig);
 			struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
 			struct eng_sgl one = { &s, 1, 8 };
 
-			eng_sgl_copy(&w.data, 0, &one, 0, 8);
+			eng_sgl_copy(&w->data, 0, &one, 0, 8);
 		}
 		goto done;
 	}
 
 	/* PSNs: a message takes ceil(len / MTU) packets (at least one); a
 	 * retransmission reuses them. */
-	w.pkt.npkts = w.pkt.len ? (w.pkt.len + mtu - 1) / mtu : 1;
-	if (w.pkt.op == ENG_PKT_CMP_SWAP || w.pkt.op == ENG_PKT_FETCH_ADD ||
+	w->pkt.npkts = w->pkt.len ? (w->pkt.len + mtu - 1) / mtu : 1;
+	if (w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD ||
 	    qp->st == MLX5_QPC_ST_UD)
-		w.pkt.npkts = 1;
+		w->pkt.npkts = 1;
 	if (at != q->sq_ci) {
-		w.pkt.psn = DEVX_GET(qpc, qc, next_send_psn);
+		w->pkt.psn = DEVX_GET(qpc, qc, next_send_psn);
 	} else if (!q->attempted) {
 		q->attempted = true;
 		q->have_resp = false;
@@ -959,11 +1086,11 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		q->rnr_left = DEVX_GET(qpc, qc, rnr_retry);
 		q->retry_left = DEVX_GET(qpc, qc, retry_count);
 		DEVX_SET(qpc, qp->qpc, next_send_psn,
-			 eng_psn_add(q->wqe_psn, w.pkt.npkts));
+			 eng_psn_add(q->wqe_psn, w->pkt.npkts));
 	}
 	if (at == q->sq_ci)
-		w.pkt.psn = q->wqe_psn;
-	w.pkt.pkey = 0xffff;
+		w->pkt.psn = q->wqe_psn;
+	w->pkt.pkey = 0xffff;
 
 	if (q->have_resp) {
 		/* Another process answered (eng_fabric.c); READ data that came
@@ -973,16 +1100,16 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		r.rnr_timer = q->resp.rnr_timer;
 		r.atomic_orig = q->resp.atomic_orig;
 		q->have_resp = false;
-		if (r.ack == ENG_ACK_OK && w.pkt.op == ENG_PKT_READ &&
-		    q->resp_data && w.pkt.len <= SMX_SHM_INLINE) {
-			struct eng_sge s = { q->rbuf, NULL, 0, w.pkt.len };
-			struct eng_sgl one = { &s, 1, w.pkt.len };
+		if (r.ack == ENG_ACK_OK && w->pkt.op == ENG_PKT_READ &&
+		    q->resp_data && w->pkt.len <= SMX_SHM_INLINE) {
+			struct eng_sge s = { q->rbuf, NULL, 0, w->pkt.len };
+			struct eng_sgl one = { &s, 1, w->pkt.len };
 
-			eng_sgl_copy(&w.data, 0, &one, 0, w.pkt.len);
+			eng_sgl_copy(&w->data, 0, &one, 0, w->pkt.len);
 		}
 		q->resp_data = false;
-	} else if (routed && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0) {
-		int rc = eng_sq_send(e, q, &w, at, (uint32_t)peer, err.why,
+	} else if (routed && (peer = eng_fabric_peer(e, w->pkt.dqpn)) >= 0) {
+		int rc = eng_sq_send(e, q, w, at, (uint32_t)peer, err.why,
 				     sizeof(err.why));
 		uint64_t t;
 
@@ -1008,7 +1135,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		memset(&r, 0, sizeof(r));
 		r.ack = ENG_ACK_DROPPED;
 	} else if (routed) {
-		eng_fabric_xmit(e, &w.pkt, &r);
+		eng_fabric_xmit(e, &w->pkt, &r);
 	} else {
 		memset(&r, 0, sizeof(r));
 		r.ack = ENG_ACK_DROPPED;
@@ -1023,7 +1150,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		if (!q->rnr_left) {
 			SQ_FAIL(&err, RNR_RETRY_EXC_ERR, 0, "ctrl",
 				"RNR NAK from qp 0x%x, RNR retries exhausted "
-				"(rnr_retry %u)", w.pkt.dqpn,
+				"(rnr_retry %u)", w->pkt.dqpn,
 				DEVX_GET(qpc, qc, rnr_retry));
 			goto fail;
 		}
@@ -1039,37 +1166,37 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		return SQ_PARK;
 	case ENG_NAK_INV_REQ:
 		SQ_FAIL(&err, REMOTE_INVAL_REQ_ERR, 0, "ctrl", "qp 0x%x "
-			"answered NAK invalid request", w.pkt.dqpn);
+			"answered NAK invalid request", w->pkt.dqpn);
 		goto fail;
 	case ENG_NAK_REM_ACCESS:
-		SQ_FAIL(&err, REMOTE_ACCESS_ERR, w.d->flags & OPF_RADDR ? 1 : 0,
-			w.d->flags & OPF_RADDR ? "raddr" : "ctrl",
+		SQ_FAIL(&err, REMOTE_ACCESS_ERR, w->d->flags & OPF_RADDR ? 1 : 0,
+			w->d->flags & OPF_RADDR ? "raddr" : "ctrl",
 			"qp 0x%x answered NAK remote access (rkey 0x%x "
-			"[0x%llx,+0x%x))", w.pkt.dqpn, w.pkt.rkey,
-			(unsigned long long)w.pkt.raddr, w.pkt.len);
+			"[0x%llx,+0x%x))", w->pkt.dqpn, w->pkt.rkey,
+			(unsigned long long)w->pkt.raddr, w->pkt.len);
 		goto fail;
 	case ENG_NAK_REM_OP:
 	default:
 		SQ_FAIL(&err, REMOTE_OP_ERR, 0, "ctrl", "qp 0x%x answered NAK "
-			"remote operational error", w.pkt.dqpn);
+			"remote operational error", w->pkt.dqpn);
 		goto fail;
 	}
-	if (w.pkt.op == ENG_PKT_CMP_SWAP || w.pkt.op == ENG_PKT_FETCH_ADD) {
+	if (w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD) {
 		uint64_t be = htobe64(r.atomic_orig);
 		struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
 		struct eng_sgl one = { &s, 1, 8 };
 
-		if (w.data.len)
-			eng_sgl_copy(&w.data, 0, &one, 0, 8);
+		if (w->data.len)
+			eng_sgl_copy(&w->data, 0, &one, 0, 8);
 	}
 done:
-	byte_cnt = w.pkt.op == ENG_PKT_CMP_SWAP ||
-		   w.pkt.op == ENG_PKT_FETCH_ADD ? 8 : w.pkt.len;
-	if (w.signaled)
-		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, w.opcode,
-			   (w.d->flags & (OPF_NOP | OPF_MMO)) == OPF_NOP ? 0 :
+	byte_cnt = w->pkt.op == ENG_PKT_CMP_SWAP ||
+		   w->pkt.op == ENG_PKT_FETCH_ADD ? 8 : w->pkt.len;
+	if (w->signaled)
+		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, w->opcode,
+			   (w->d->flags & (OPF_NOP | OPF_MMO)) == OPF_NOP ? 0 :
 			   byte_cnt);
-	q->sq_ci += (uint16_t)w.nbb;
+	q->sq_ci += (uint16_t)w->nbb;
 	q->attempted = false;
 	return SQ_DONE;
 fail:
@@ -1163,6 +1290,13 @@ progress:
 		uint16_t pi = eng_sq_pi(qp);
 		enum sq_step st;
 
+		if (q->sig_drain && (!q->nout || !q->out[q->out_head].have_resp)) {
+			/* Nothing new after a signature error: SQD once the
+			 * requests in flight are done. */
+			if (!q->nout)
+				eng_sq_sig_drained(e, q);
+			break;
+		}
 		if (q->nout && q->out[q->out_head].have_resp) {
 			/* The oldest request was answered: complete it. */
 			struct eng_out *o = &q->out[q->out_head];

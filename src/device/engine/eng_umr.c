@@ -99,7 +99,8 @@ static uint8_t umr_update_mr(struct eng *e, struct fw_mkey *mk,
  */
 #define UMR_REPEAT_BLOCK_OP 0x400
 
-static uint8_t umr_mkey_config(struct fw_mkey *mk, const struct mlx5_wqe_umr_ctrl_seg *uc,
+static uint8_t umr_mkey_config(struct eng *e, struct fw_mkey *mk,
+			       const struct mlx5_wqe_umr_ctrl_seg *uc,
 			       const struct mlx5_wqe_mkey_context_seg *mc,
 			       const uint8_t *wqe, uint32_t len, char *why, size_t whylen)
 {
@@ -112,9 +113,18 @@ static uint8_t umr_mkey_config(struct fw_mkey *mk, const struct mlx5_wqe_umr_ctr
 #define CONF_FAIL(...) do { snprintf(why, whylen, __VA_ARGS__); \
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR; } while (0)
 
-	if ((mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE) || uc->bsf_octowords)
-		CONF_FAIL("UMR on key 0x%x: signature/crypto (BSF) mkeys are not "
-			  "supported", key);
+	uint32_t bsf_octw = be16toh(uc->bsf_octowords);
+	bool bsf_set = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE;
+	bool bsf_on = bsf_set && (be32toh(mc->flags_pd) & SMX_MKC_SEG_FLAGS_BSF_ENABLE);
+	struct fw_sig sig;
+
+	if (bsf_octw && !bsf_on)
+		CONF_FAIL("UMR on key 0x%x: %u BSF octowords without enabling "
+			  "the BSF (mkey mask bit 12, mkey context bit 30)", key,
+			  bsf_octw);
+	if (bsf_on && !bsf_octw)
+		CONF_FAIL("UMR on key 0x%x: BSF enabled, but none follows the "
+			  "layout", key);
 	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_KLMS || mk->bound)
 		CONF_FAIL("UMR on key 0x%x: not an indirect (KLM) mkey", key);
 	if (octw) {
@@ -209,8 +219,27 @@ static uint8_t umr_mkey_config(struct fw_mkey *mk, const struct mlx5_wqe_umr_ctr
 		c.set_free = true;
 		c.free = !!(mc->free & MLX5_WQE_MKEY_CONTEXT_FREE);
 	}
+	memset(&sig, 0, sizeof(sig));
+	if (bsf_on) {
+		uint32_t at = UMR_KLM_OFF + octw * 16u;
+		uint8_t rc;
+
+		if (at + bsf_octw * 16u > len)
+			CONF_FAIL("UMR on key 0x%x: a %u-octoword BSF after %u "
+				  "octowords of layout does not fit the %u-byte "
+				  "WQE", key, bsf_octw, octw, len);
+		rc = eng_sig_bsf(e, mk, wqe + at, bsf_octw * 16u,
+				 c.set_len ? c.len : mk->len, &sig, why, whylen);
+		if (rc)
+			return rc;
+	}
 	if (fw_mkey_configure(mk, &c, why, whylen))
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	if (bsf_set)
+		fw_mkey_set_sig(mk, sig.en ? &sig : NULL);
+	/* The driver acknowledges signature errors it has seen. */
+	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
+		mk->sig.err_cnt = (be32toh(mc->flags_pd) >> SMX_MKC_SEG_SIG_ERR_CNT_SHIFT) & 1;
 	return 0;
 #undef CONF_FAIL
 }
@@ -262,7 +291,7 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 
 	/* No start address: a (zero-based) indirect mkey's configuration. */
 	if (!(mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR))
-		return umr_mkey_config(mw, uc, mc, wqe, len, why, whylen);
+		return umr_mkey_config(e, mw, uc, mc, wqe, len, why, whylen);
 
 	/* Bind: one inline KLM naming the MR the window covers. */
 	{

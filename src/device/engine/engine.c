@@ -7,7 +7,8 @@
  * THE DOORBELL WATCHER. A device thread that, while any QP exists, compares
  * every QP's send doorbell record with the engine's consumer counter and
  * executes what a client posted by plain stores (DEVX clients never call the
- * library), flushes receives posted to QPs in error, notices CQ arm records,
+ * library), flushes receives posted to QPs in error, notices CQ arm records
+ * and EQ doorbells stored in UAR pages (eng_mmio.c),
  * and retries requesters parked on an RNR or ACK timer when it expires.
  * Period: 100 us for 20 ms after the last work found, then 1 ms, 5 ms after a
  * second of quiet, always shortened to the earliest requester timer. With no
@@ -222,6 +223,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->wait = ENG_WAIT_NONE;
 		q->attempted = false;
 		q->have_resp = false;
+		q->sig_drain = false;
 		q->token = 0;
 		q->last_wqe_sent = false;
 		break;
@@ -230,6 +232,8 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 			eng_qp_entered_err(e, q);
 		break;
 	case MLX5_QPC_STATE_SQD:
+		/* Where software may cancel from (mlx5dv_qp_cancel_posted_send_wrs). */
+		DEVX_SET(qpc, qp->qpc, hw_sq_wqebb_counter, q->sq_ci);
 		/* Synchronous fabric: nothing is outstanding unless the
 		 * requester is parked on a timer. */
 		if (old == MLX5_QPC_STATE_RTS && q->wait == ENG_WAIT_NONE)
@@ -359,6 +363,7 @@ bool eng_scan(struct eng *e, uint64_t now)
 			work = true;
 		}
 	}
+	work |= eng_eq_uar_scan(e);
 	return work;
 }
 

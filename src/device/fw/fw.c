@@ -50,6 +50,8 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(SQD_RTS_QP, "SQD_RTS_QP", sqd2rts_qp_in, sqd2rts_qp_out, fw_qp_sqd2rts),
 	CMD(INIT2INIT_QP, "INIT2INIT_QP", init2init_qp_in, init2init_qp_out, fw_qp_init2init),
 	CMD(SQD2SQD_QP, "SQD2SQD_QP", sqd2sqd_qp_in, sqd2sqd_qp_out, fw_qp_sqd2sqd),
+	CMD(CREATE_PSV, "CREATE_PSV", create_psv_in, create_psv_out, fw_psv_create),
+	CMD(DESTROY_PSV, "DESTROY_PSV", destroy_psv_in, mbox_out, fw_psv_destroy),
 	CMD(CREATE_SRQ, "CREATE_SRQ", create_srq_in, create_srq_out, fw_srq_create),
 	CMD(DESTROY_SRQ, "DESTROY_SRQ", destroy_srq_in, mbox_out, fw_srq_destroy),
 	CMD(QUERY_SRQ, "QUERY_SRQ", query_srq_in, query_srq_out, fw_srq_query),
@@ -717,6 +719,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	 * terminator of receive WQEs, and must never name a real mkey. */
 	fw_table_init(&fw->mkey, "mkey", 2, lim(cfg->log_max_mkey) - 1);
 	fw_table_init(&fw->genobj, "general_object", 1, 1u << 20);
+	fw_table_init(&fw->psv, "psv", 1, 1u << 20);
 	if (cfg->crypto_mode != SMX_CRYPTO_OFF) {
 		fw->crypto.failed_selftests = fw_crypto_selftest();
 		if (fw->crypto.failed_selftests)
@@ -783,7 +786,16 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->genobj, void, fw_free_plain);
 	FW_FREE_TABLE(fw->qp, struct fw_qp, fw_qp_free);
 	FW_FREE_TABLE(fw->srq, struct fw_srq, fw_srq_free);
+	/* Windows reference the MRs they are bound to: everything goes, so
+	 * the references are dropped first, in any order. */
+	for (uint32_t i = 0; i < fw->mkey.cap; i++) {
+		struct fw_mkey *mk = fw->mkey.slot[i];
+
+		if (mk)
+			mk->bound = NULL;
+	}
 	FW_FREE_TABLE(fw->mkey, struct fw_mkey, fw_mkey_free);
+	FW_FREE_TABLE(fw->psv, void, fw_free_plain);
 	FW_FREE_TABLE(fw->cq, struct fw_cq, fw_cq_free);
 	FW_FREE_TABLE(fw->eq, struct fw_eq, fw_eq_free);
 	FW_FREE_TABLE(fw->umem, struct fw_umem, fw_umem_free);

@@ -220,6 +220,40 @@ static inline bool fw_qp_dci_streams(const struct fw_qp *qp)
 		DEVX_GET(qpc, qp->qpc, log_num_dci_errored_streams));
 }
 
+/* A PSV: one signature domain's running state (fw_psv.c). */
+struct fw_psv {
+	struct fw_obj obj;
+	struct fw_pd *pd;
+	uint64_t transient;	/* loaded by SET_PSV WQEs */
+};
+
+enum fw_sig_type { FW_SIG_NONE, FW_SIG_CRC, FW_SIG_T10DIF };
+enum fw_sig_crc { FW_CRC32, FW_CRC32C, FW_CRC64_XP10 };
+
+/* One domain (memory or wire) of a signature mkey's BSF. */
+struct fw_sig_dom {
+	uint8_t type;		/* enum fw_sig_type */
+	uint8_t crc;		/* enum fw_sig_crc */
+	bool crc_seed_ones;	/* CRC register starts all ones (else 0) */
+	uint8_t t10_guard;	/* SMX_T10DIF_CRC / SMX_T10DIF_IPCS */
+	bool t10_seed;		/* guard seeded from the PSV */
+	bool t10_inc_ref;	/* ref tag + block number */
+	uint8_t t10_escape;	/* SMX_BSF_APPTAG_ESCAPE / _APPREF_ESCAPE */
+	uint16_t app_tag;
+	uint32_t ref_tag;
+	struct fw_psv *psv;	/* referenced */
+};
+
+struct fw_sig {
+	bool en;		/* a BSF with at least one signed domain */
+	uint32_t block;		/* data bytes per block */
+	uint8_t check_mask;	/* bytes of the incoming signature checked */
+	bool sbs;		/* same block structure: copy_mask applies */
+	uint8_t copy_mask;	/* bytes copied from the incoming signature */
+	uint8_t err_cnt;	/* mkc sig_err_cnt, as last set by a UMR */
+	struct fw_sig_dom mem, wire;
+};
+
 struct fw_mkey {
 	struct fw_obj obj;	/* obj.id = mkey index (key >> 8) */
 	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* mkc as created (PRM bytes) */
@@ -252,6 +286,10 @@ struct fw_mkey {
 	bool rblock;
 	uint32_t max_klm;	/* translations_octword_size at creation */
 	struct fw *fw;		/* for looking up inner keys */
+	/* Signature mkey (mkc.bsf_en at creation): the BSF in force, set by a
+	 * UMR WQE (eng_umr.c) and applied by eng_sig.c on every use. */
+	bool bsf_cap;
+	struct fw_sig sig;
 };
 
 /*
@@ -308,6 +346,8 @@ struct fw_mkey_conf {
 
 int fw_mkey_configure(struct fw_mkey *mk, const struct fw_mkey_conf *c, char *why,
 		      size_t whylen);
+/* Installs a signature mkey's BSF (NULL: none), moving the PSV references. */
+void fw_mkey_set_sig(struct fw_mkey *mk, const struct fw_sig *s);
 /* Marks @mk free (invalid), releasing the MR a window was bound to. */
 void fw_mkey_invalidate(struct fw_mkey *mk, bool set_variant, uint8_t variant);
 
@@ -322,6 +362,7 @@ struct fw_srq *fw_srq_lookup(struct fw *fw, uint32_t srqn);
 struct fw_pd *fw_pd_lookup(struct fw *fw, uint32_t pdn);
 /* By full key (index << 8 | variant); NULL if index or variant differ. */
 struct fw_mkey *fw_mkey_lookup(struct fw *fw, uint32_t key);
+struct fw_psv *fw_psv_lookup(struct fw *fw, uint32_t index);
 struct fw_umem *fw_umem_lookup(struct fw *fw, uint32_t umem_id);
 struct fw_uar *fw_uar_lookup(struct fw *fw, uint32_t index);
 

@@ -69,6 +69,15 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
 	CAP_SET(cmd_hca_cap, qos, 1);
 	CAP_SET(cmd_hca_cap, cqe_128_always, 1);	/* 128B padded CQEs */
+	/* Signature offload (eng_sig.c): T10-DIF and CRC32/CRC32C blocks of
+	 * 512/520/4096/4160/4048 bytes, signature error CQEs, drain on error. */
+	CAP_SET(cmd_hca_cap, sho, 1);
+	CAP_SET(cmd_hca_cap, sigerr_domain_and_sig_type, 1);
+	CAP_SET(cmd_hca_cap, sigerr_cqe, 1);
+	CAP_SET(cmd_hca_cap, drain_sigerr, 1);
+	CAP_SET(cmd_hca_cap, sig_crc32c, 1);
+	CAP_SET(cmd_hca_cap, sig_block_4048, 1);
+	CAP_SET(cmd_hca_cap, log_max_bsf_list_size, 0);
 	/* general objects the firmware implements (fw_genobj.c); the crypto
 	 * ones as the configured crypto mode offers them */
 	DEVX_SET64(cmd_hca_cap, cap, general_obj_types,

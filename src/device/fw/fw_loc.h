@@ -56,6 +56,7 @@ struct fw {
 	struct smx_config cfg;
 
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
+	struct fw_table psv;	/* signature PSVs (fw_psv.c) */
 	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
 	struct fw_crypto crypto;
 
@@ -194,6 +195,10 @@ int fw_uctx_create(struct fw_cmd *c);
 int fw_uctx_destroy(struct fw_cmd *c);
 int fw_umem_create(struct fw_cmd *c);
 int fw_umem_destroy(struct fw_cmd *c);
+
+/* fw_psv.c */
+int fw_psv_create(struct fw_cmd *c);
+int fw_psv_destroy(struct fw_cmd *c);
 
 /* fw_xrcd.c */
 int fw_xrcd_alloc(struct fw_cmd *c);

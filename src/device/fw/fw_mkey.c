@@ -13,6 +13,10 @@
 
 void fw_mkey_free(struct fw_mkey *mk)
 {
+	if (mk->sig.mem.psv)
+		fw_unref(&mk->sig.mem.psv->obj);
+	if (mk->sig.wire.psv)
+		fw_unref(&mk->sig.wire.psv->obj);
 	if (mk->bound)
 		fw_unref(&mk->bound->obj);
 	if (mk->umem)
@@ -95,9 +99,21 @@ int fw_mkey_create(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "mkc.qpn 0x%x: must be 0xffffff (no QP binding)",
 			       DEVX_GET(mkc, mkc, qpn));
-	if (DEVX_GET(mkc, mkc, bsf_en) || DEVX_GET(mkc, mkc, crypto_en))
+	if (DEVX_GET(mkc, mkc, crypto_en))
 		return FW_FAIL(c, BAD_PARAM_ERR,
-			       "signature/crypto mkeys are not supported yet");
+			       "crypto mkeys are not supported yet");
+	/* A signature mkey: an indirect (KLM) mkey a UMR gives a BSF. */
+	if (DEVX_GET(mkc, mkc, bsf_en) &&
+	    (mode != MLX5_MKC_ACCESS_MODE_KLMS || !DEVX_GET(mkc, mkc, umr_en) ||
+	     DEVX_GET(mkc, mkc, bsf_octword_size) < sizeof(struct smx_bsf) / 16))
+		return FW_FAIL(c, BAD_PARAM_ERR,
+			       "bsf_en on a %s mkey%s with bsf_octword_size %u: "
+			       "a signature mkey is a UMR-enabled KLM mkey with "
+			       "room for a %zu-octoword BSF",
+			       mode == MLX5_MKC_ACCESS_MODE_KLMS ? "KLM" : "non-KLM",
+			       DEVX_GET(mkc, mkc, umr_en) ? "" : " without umr_en",
+			       DEVX_GET(mkc, mkc, bsf_octword_size),
+			       sizeof(struct smx_bsf) / 16);
 	if (actual > octw)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "translations_octword_actual_size %u above "
@@ -123,6 +139,7 @@ int fw_mkey_create(struct fw_cmd *c)
 	mk->variant = DEVX_GET(mkc, mkc, mkey_7_0);
 	mk->max_klm = octw;
 	mk->fw = c->fw;
+	mk->bsf_cap = DEVX_GET(mkc, mkc, bsf_en);
 	mk->pd = FW_REF(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
 	if (!mk->pd)
 		goto err;
@@ -385,4 +402,29 @@ int fw_mkey_query(struct fw_cmd *c)
 	memcpy(OUT_ADDR(query_mkey_out, memory_key_mkey_entry), mk->ctx,
 	       sizeof(mk->ctx));
 	return 0;
+}
+
+/*
+ * A UMR's BSF (or its removal, @s == NULL): the new domains' PSVs are
+ * referenced before the old ones are let go.
+ */
+void fw_mkey_set_sig(struct fw_mkey *mk, const struct fw_sig *s)
+{
+	struct fw_psv *om = mk->sig.mem.psv, *ow = mk->sig.wire.psv;
+	uint8_t cnt = mk->sig.err_cnt;
+
+	if (s) {
+		if (s->mem.psv)
+			fw_ref(&s->mem.psv->obj);
+		if (s->wire.psv)
+			fw_ref(&s->wire.psv->obj);
+		mk->sig = *s;
+	} else {
+		memset(&mk->sig, 0, sizeof(mk->sig));
+	}
+	mk->sig.err_cnt = cnt;
+	if (om)
+		fw_unref(&om->obj);
+	if (ow)
+		fw_unref(&ow->obj);
 }

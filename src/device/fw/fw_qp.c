@@ -356,6 +356,8 @@ static const struct fw_qp_trans fw_qp_trans[] = {
 	[OP_2RST] = { 0xffff, MLX5_QPC_STATE_RST, 0, 0, 0 },
 };
 
+#define FW_QPC_OPT_DRAIN_SIGERR (1u << 11)	/* INIT2INIT */
+
 /* Which opt_param_mask bits enable which T_* group. */
 static uint32_t fw_qp_opt_groups(uint32_t mask)
 {
@@ -646,6 +648,10 @@ static int fw_qp_transition(struct fw_cmd *c, enum fw_qp_op op)
 			}
 		}
 		fw_qp_apply(qp, q, g);
+		/* INIT2INIT may turn signature-error draining on or off. */
+		if (op == OP_INIT2INIT && (mask & FW_QPC_OPT_DRAIN_SIGERR))
+			DEVX_SET(qpc, qp->qpc, drain_sigerr,
+				 DEVX_GET(qpc, q, drain_sigerr));
 		qp->opt_param_mask = mask;
 	}
 	old = qp->state;

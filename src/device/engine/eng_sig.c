@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Signature offload: the BSF a UMR attaches to a signature mkey, SET_PSV
+ * WQEs, and the per-block transform every use of such a key goes through.
+ *
+ * A signature mkey has two domains, memory and wire, each unsigned or
+ * protected per block of B data bytes by a T10-DIF tuple (8 bytes: guard,
+ * application tag, reference tag) or a CRC32/CRC32C (4 bytes), stored after
+ * the block, big-endian. The key's address space is the data alone: an SGE
+ * of n * B bytes is n blocks, which are n * (B + m) bytes of the key's
+ * layout in memory (m = the memory domain's signature bytes) and
+ * n * (B + w) bytes on the wire. Data leaving memory through the key
+ * (SEND / WRITE gather, READ source) has its memory signature checked
+ * against check_byte_mask and the wire signature generated; data arriving
+ * (receive scatter, WRITE target) the reverse. With the same block
+ * structure on both sides (sbs) the bytes of copy_byte_mask are copied from
+ * the incoming signature instead of generated.
+ *
+ * A failed check does not fail the transfer: the data moves, and a
+ * signature error CQE (opcode 12: mkey, domain, syndrome GUARD / APPTAG /
+ * REFTAG -- the first failing in T10-DIF order --, expected and actual
+ * values, offset of the block) goes to the CQ before the WQE's completion.
+ * On a QP created with drain_sigerr the send queue then stops in SQD
+ * (eng_sq.c). Guards: T10-DIF CRC is CRC-16/T10-DIF (poly 0x8bb7) from the
+ * PSV's seed (or 0), IP checksum the inverted ones' complement sum of the
+ * block's 16-bit words; CRC32 is the IEEE 802.3 CRC and CRC32C
+ * Castagnoli's, both reflected, the register starting at the seed (0 or all
+ * ones, per the block format selector) and inverted at the end. ISA-L does
+ * the arithmetic. CRC64_XP10 is not offered (sig_crc64_xp10 = 0), nor are
+ * different block sizes in the two domains.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isa-l/crc.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/log.h"
+
+static uint32_t sig_block_bytes(uint8_t sel)
+{
+	switch (sel) {
+	case SMX_BS_SEL_512: return 512;
+	case SMX_BS_SEL_520: return 520;
+	case SMX_BS_SEL_4096: return 4096;
+	case SMX_BS_SEL_4160: return 4160;
+	case SMX_BS_SEL_4048: return 4048;
+	default: return 0;
+	}
+}
+
+/* Signature bytes per block of a domain. */
+static uint32_t sig_bytes(const struct fw_sig_dom *d)
+{
+	switch (d->type) {
+	case FW_SIG_T10DIF: return 8;
+	case FW_SIG_CRC: return d->crc == FW_CRC64_XP10 ? 8 : 4;
+	default: return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The BSF of a UMR WQE                                               */
+/* ------------------------------------------------------------------ */
+
+static int sig_dom_parse(struct eng *e, struct fw_mkey *mk, const char *dname,
+			 uint32_t bfs_psv, uint8_t bs_sel, const struct smx_bsf_inl *inl,
+			 struct fw_sig_dom *d, uint32_t *block, char *why, size_t whylen)
+{
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+	uint8_t bfs = bfs_psv >> SMX_BFS_SHIFT;
+	uint32_t bs;
+
+	d->psv = fw_psv_lookup(e->fw, bfs_psv & SMX_BSF_PSV_INDEX_MASK);
+	if (!d->psv || d->psv->pd != mk->pd) {
+		snprintf(why, whylen, "UMR on key 0x%x: %s domain names psv 0x%x, "
+			 "%s", key, dname, bfs_psv & SMX_BSF_PSV_INDEX_MASK,
+			 d->psv ? "which is in another pd" : "which does not exist");
+		return -1;
+	}
+	if (bfs) {
+		switch (bfs & ~(SMX_BFS_CRC_REPEAT_BIT | SMX_BFS_CRC_SEED_BIT)) {
+		case SMX_BFS_CRC32_BASE:
+			d->crc = FW_CRC32;
+			break;
+		case SMX_BFS_CRC32C_BASE:
+			d->crc = FW_CRC32C;
+			break;
+		default:
+			snprintf(why, whylen, "UMR on key 0x%x: %s domain block "
+				 "format selector 0x%x is not a supported CRC "
+				 "(CRC32 0x2x, CRC32C 0x4x)", key, dname, bfs);
+			return -1;
+		}
+		d->type = FW_SIG_CRC;
+		d->crc_seed_ones = !(bfs & SMX_BFS_CRC_SEED_BIT);
+	} else {
+		uint16_t vr = be16toh(inl->vld_refresh);
+
+		if (!(vr & SMX_BSF_INL_VALID) ||
+		    (inl->sig_type != SMX_T10DIF_CRC && inl->sig_type != SMX_T10DIF_IPCS)) {
+			snprintf(why, whylen, "UMR on key 0x%x: %s domain has no "
+				 "block format selector and no valid T10-DIF inline "
+				 "section (vld_refresh 0x%x, sig_type %u)", key,
+				 dname, vr, inl->sig_type);
+			return -1;
+		}
+		d->type = FW_SIG_T10DIF;
+		d->t10_guard = inl->sig_type;
+		d->t10_seed = !!(inl->rp_inv_seed & SMX_BSF_SEED);
+		d->t10_inc_ref = !!(inl->dif_inc_ref_guard_check & SMX_BSF_INC_REFTAG);
+		d->t10_escape = inl->dif_inc_ref_guard_check &
+				(SMX_BSF_APPTAG_ESCAPE | SMX_BSF_APPREF_ESCAPE);
+		d->app_tag = be16toh(inl->dif_apptag);
+		d->ref_tag = be32toh(inl->dif_reftag);
+	}
+	if (bs_sel) {
+		bs = sig_block_bytes(bs_sel);
+		if (!bs) {
+			snprintf(why, whylen, "UMR on key 0x%x: %s domain block "
+				 "size selector %u is not 512/520/4096/4160/4048",
+				 key, dname, bs_sel);
+			return -1;
+		}
+		if (*block && *block != bs) {
+			snprintf(why, whylen, "UMR on key 0x%x: blocks of %u bytes "
+				 "in memory and %u on the wire: block size "
+				 "conversion is not supported", key, *block, bs);
+			return -1;
+		}
+		*block = bs;
+	}
+	return 0;
+}
+
+/*
+ * Checks the BSF of a UMR configuring @mk, whose layout will be
+ * @layout_len bytes, into @out (out->en false: no signed domain). Nothing
+ * is installed: the caller does once the whole WQE checked out.
+ */
+uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
+		    uint32_t bsf_bytes, uint64_t layout_len, struct fw_sig *out,
+		    char *why, size_t whylen)
+{
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+	const struct smx_bsf *b = (const void *)bsf;
+	uint32_t m, w, size;
+	struct fw_sig s;
+
+	if (!mk->bsf_cap) {
+		snprintf(why, whylen, "UMR on key 0x%x: BSF for an mkey created "
+			 "without bsf_en", key);
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	if (bsf_bytes < sizeof(*b)) {
+		snprintf(why, whylen, "UMR on key 0x%x: BSF of %u bytes, a "
+			 "signature BSF takes %zu", key, bsf_bytes, sizeof(*b));
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	size = b->basic.bsf_size_sbs >> SMX_BSF_SIZE_SHIFT;
+	if (size != SMX_BSF_SIZE_WITH_INLINE) {
+		snprintf(why, whylen, "UMR on key 0x%x: BSF size %u (%s); only "
+			 "the inline signature BSF (2) is supported", key, size,
+			 size == SMX_BSF_SIZE_SIG_AND_CRYPTO ? "signature and crypto" :
+			 "basic/extended");
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	memset(&s, 0, sizeof(s));
+	s.check_mask = b->basic.check_byte_mask;
+	s.sbs = !!(b->basic.bsf_size_sbs & (1 << SMX_BSF_SBS_SHIFT));
+	if (b->basic.m_bfs_psv || (be16toh(b->m_inl.vld_refresh) & SMX_BSF_INL_VALID)) {
+		if (sig_dom_parse(e, mk, "memory", be32toh(b->basic.m_bfs_psv),
+				  b->basic.mem_sel, &b->m_inl, &s.mem, &s.block,
+				  why, whylen))
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		if (!b->basic.mem_sel) {
+			snprintf(why, whylen, "UMR on key 0x%x: memory domain "
+				 "without a block size", key);
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		}
+	}
+	if (b->basic.w_bfs_psv || (be16toh(b->w_inl.vld_refresh) & SMX_BSF_INL_VALID)) {
+		if (sig_dom_parse(e, mk, "wire", be32toh(b->basic.w_bfs_psv),
+				  s.sbs ? 0 : b->basic.wire_sel, &b->w_inl, &s.wire,
+				  &s.block, why, whylen))
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		if (s.sbs) {
+			if (s.mem.type != s.wire.type) {
+				snprintf(why, whylen, "UMR on key 0x%x: same block "
+					 "structure with different signature types",
+					 key);
+				return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+			}
+			s.copy_mask = b->basic.wire_sel;
+		} else if (!b->basic.wire_sel) {
+			snprintf(why, whylen, "UMR on key 0x%x: wire domain "
+				 "without a block size", key);
+			return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+		}
+	} else if (s.sbs) {
+		snprintf(why, whylen, "UMR on key 0x%x: same block structure "
+			 "without a wire domain", key);
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	m = sig_bytes(&s.mem);
+	w = sig_bytes(&s.wire);
+	s.en = m || w;
+	if (s.en && layout_len % (s.block + m)) {
+		snprintf(why, whylen, "UMR on key 0x%x: layout of 0x%llx bytes is "
+			 "not a whole number of %u-byte memory blocks", key,
+			 (unsigned long long)layout_len, s.block + m);
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	*out = s;
+	return 0;
+}
+
+/* SET_PSV WQE: ctrl, then {psv_index, syndrome, transient_signature}. */
+uint8_t eng_sig_set_psv(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
+			uint32_t len, char *why, size_t whylen)
+{
+	const struct smx_set_psv_seg *ps = (const void *)(wqe + 16);
+	struct fw_psv *psv;
+
+	if (len < 32) {
+		snprintf(why, whylen, "SET_PSV WQE of %u bytes, needs 32", len);
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	}
+	psv = fw_psv_lookup(e->fw, be32toh(ps->psv_index));
+	if (!psv || psv->pd != qp->pd) {
+		snprintf(why, whylen, "SET_PSV of psv 0x%x: %s",
+			 be32toh(ps->psv_index) & 0xffffff,
+			 psv ? "it is in another pd than the QP" : "no such PSV");
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	psv->transient = be64toh(ps->transient_signature);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Block arithmetic                                                   */
+/* ------------------------------------------------------------------ */
+
+static uint16_t sig_ipcs(const uint8_t *p, uint32_t n, uint16_t seed)
+{
+	uint32_t sum = seed, i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static inline void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = (uint8_t)v;
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, v >> 16);
+	put_be16(p + 2, (uint16_t)v);
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The signature of data block @blk (counted from the key's start). */
+static void sig_gen(const struct fw_sig_dom *d, const uint8_t *data, uint32_t bs,
+		    uint64_t blk, uint8_t out[8])
+{
+	memset(out, 0, 8);
+	if (d->type == FW_SIG_T10DIF) {
+		uint16_t seed = d->t10_seed ? (uint16_t)(d->psv->transient >> 48) : 0;
+		uint16_t g = d->t10_guard == SMX_T10DIF_CRC ?
+			     crc16_t10dif(seed, data, bs) : sig_ipcs(data, bs, seed);
+
+		put_be16(out, g);
+		put_be16(out + 2, d->app_tag);
+		put_be32(out + 4, d->t10_inc_ref ? d->ref_tag + (uint32_t)blk :
+			 d->ref_tag);
+	} else if (d->type == FW_SIG_CRC) {
+		uint32_t seed = d->crc_seed_ones ? 0xffffffffu : 0;
+		uint32_t c;
+
+		if (d->crc == FW_CRC32C)
+			c = ~crc32_iscsi((unsigned char *)data, (int)bs, seed);
+		else
+			c = crc32_gzip_refl(~seed, data, bs);
+		put_be32(out, c);
+	}
+}
+
+/*
+ * Checks the incoming signature @got of block @blk against the one computed
+ * from @data, on the bytes of check_mask (bit 7 = signature byte 0). The
+ * first failure of a transfer is kept in @err.
+ */
+static void sig_check(const struct fw_sig *s, const struct fw_sig_dom *d, uint8_t domain,
+		      const uint8_t *data, const uint8_t *got, uint64_t blk,
+		      struct eng_sig_err *err)
+{
+	uint32_t n = sig_bytes(d), i;
+	uint8_t exp[8], bad = 0;
+	uint16_t synd;
+
+	if (!s->check_mask || err->set)
+		return;
+	sig_gen(d, data, s->block, blk, exp);
+	if (d->type == FW_SIG_T10DIF) {
+		uint16_t app = (uint16_t)(got[2] << 8 | got[3]);
+
+		if ((d->t10_escape & SMX_BSF_APPREF_ESCAPE) && app == 0xffff &&
+		    get_be32(got + 4) == 0xffffffffu)
+			return;
+		if ((d->t10_escape & SMX_BSF_APPTAG_ESCAPE) && app == 0xffff)
+			return;
+	}
+	for (i = 0; i < n; i++)
+		if ((s->check_mask >> (7 - i) & 1) && exp[i] != got[i])
+			bad |= (uint8_t)(0x80 >> i);
+	if (!bad)
+		return;
+	if (d->type == FW_SIG_T10DIF)
+		synd = bad & 0xc0 ? SMX_SIGERR_SYND_GUARD :
+		       bad & 0x30 ? SMX_SIGERR_SYND_APPTAG : SMX_SIGERR_SYND_REFTAG;
+	else
+		synd = SMX_SIGERR_SYND_GUARD;
+	err->set = true;
+	err->domain = domain;
+	err->syndrome = synd;
+	err->offset = blk * s->block;
+	err->expected_sig = get_be32(exp);
+	err->actual_sig = get_be32(got);
+	err->expected_ref = n == 8 ? get_be32(exp + 4) : 0;
+	err->actual_ref = n == 8 ? get_be32(got + 4) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Transfers through a signature mkey                                 */
+/* ------------------------------------------------------------------ */
+
+uint64_t eng_sig_data_len(const struct fw_mkey *mk)
+{
+	uint32_t m = sig_bytes(&mk->sig.mem);
+
+	return m ? mk->len / (mk->sig.block + m) * mk->sig.block : mk->len;
+}
+
+uint64_t eng_sig_wire_len(const struct fw_mkey *mk, uint64_t data_len)
+{
+	return data_len + data_len / mk->sig.block * sig_bytes(&mk->sig.wire);
+}
+
+bool eng_sig_data_of_wire(const struct fw_mkey *mk, uint64_t wire_len, uint64_t *data_len)
+{
+	uint64_t wb = mk->sig.block + sig_bytes(&mk->sig.wire);
+
+	if (wire_len % wb)
+		return false;
+	*data_len = wire_len / wb * mk->sig.block;
+	return true;
+}
+
+bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
+		  uint64_t *mva, uint64_t *mlen, char *why, size_t whylen)
+{
+	uint64_t off = va - mk->start, B = mk->sig.block;
+	uint32_t m = sig_bytes(&mk->sig.mem);
+
+	if (va < mk->start || off % B || len % B || off > eng_sig_data_len(mk) ||
+	    len > eng_sig_data_len(mk) - off) {
+		if (why)
+			snprintf(why, whylen, "signature key 0x%x: [0x%llx,+0x%llx) "
+				 "is not whole %llu-byte blocks inside its 0x%llx "
+				 "data bytes", mk->obj.id << 8 | mk->variant,
+				 (unsigned long long)va, (unsigned long long)len,
+				 (unsigned long long)B,
+				 (unsigned long long)eng_sig_data_len(mk));
+		return false;
+	}
+	*mva = mk->start + off / B * (B + m);
+	*mlen = len / B * (B + m);
+	return true;
+}
+
+/* Copies between @buf and bytes [off, off + n) of @mk's layout. */
+static bool sig_mem_io(struct fw_mkey *mk, uint64_t off, uint8_t *buf, uint32_t n,
+		       bool to_mem)
+{
+	struct eng_sge ks = { NULL, mk, mk->start + off, n };
+	struct eng_sge hs = { buf, NULL, 0, n };
+	struct eng_sgl kl = { &ks, 1, n }, hl = { &hs, 1, n };
+
+	/* eng_mkey_host() walks the KLM layout itself: the signature state
+	 * plays no part in it. */
+	return to_mem ? eng_sgl_copy(&kl, 0, &hl, 0, n) == n :
+			eng_sgl_copy(&hl, 0, &kl, 0, n) == n;
+}
+
+int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
+		 struct eng_sig_err *err)
+{
+	const struct fw_sig *s = &mk->sig;
+	uint32_t B = s->block, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
+	uint8_t blkbuf[4160 + 8], gen[8];
+	uint64_t k, first = (va - mk->start) / B, n = len / B;
+
+	for (k = 0; k < n; k++) {
+		uint64_t blk = first + k;
+
+		if (!sig_mem_io(mk, blk * (B + m), blkbuf, B + m, false))
+			return -1;
+		if (m)
+			sig_check(s, &s->mem, SMX_SIGERR_DOMAIN_MEMORY, blkbuf,
+				  blkbuf + B, blk, err);
+		memcpy(out, blkbuf, B);
+		if (w) {
+			uint32_t i;
+
+			sig_gen(&s->wire, blkbuf, B, blk, gen);
+			if (s->sbs && m)
+				for (i = 0; i < w; i++)
+					if (s->copy_mask >> (7 - i) & 1)
+						gen[i] = blkbuf[B + i];
+			memcpy(out + B, gen, w);
+		}
+		out += B + w;
+	}
+	return 0;
+}
+
+int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *in,
+		  struct eng_sig_err *err)
+{
+	const struct fw_sig *s = &mk->sig;
+	uint32_t B = s->block, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
+	uint8_t blkbuf[4160 + 8], gen[8];
+	uint64_t k, first = (va - mk->start) / B, n = len / B;
+
+	for (k = 0; k < n; k++) {
+		uint64_t blk = first + k;
+
+		memcpy(blkbuf, in, B);
+		if (w)
+			sig_check(s, &s->wire, SMX_SIGERR_DOMAIN_WIRE, in, in + B,
+				  blk, err);
+		if (m) {
+			uint32_t i;
+
+			sig_gen(&s->mem, in, B, blk, gen);
+			if (s->sbs && w)
+				for (i = 0; i < m; i++)
+					if (s->copy_mask >> (7 - i) & 1)
+						gen[i] = in[B + i];
+			memcpy(blkbuf + B, gen, m);
+		}
+		if (!sig_mem_io(mk, blk * (B + m), blkbuf, B + m, true))
+			return -1;
+		in += B + w;
+	}
+	return 0;
+}
+
+void eng_sig_report(struct eng *e, struct fw_cq *cq, const struct fw_mkey *mk,
+		    uint32_t qpn, const struct eng_sig_err *err)
+{
+	struct smx_sigerr_cqe sc;
+	struct eng_cqe c;
+
+	smx_dbg("engine: signature error on key 0x%x (qp 0x%x): %s domain, %s, "
+		"block at data offset 0x%llx: expected 0x%08x/0x%08x, actual "
+		"0x%08x/0x%08x", mk->obj.id << 8 | mk->variant, qpn,
+		err->domain == SMX_SIGERR_DOMAIN_MEMORY ? "memory" : "wire",
+		err->syndrome == SMX_SIGERR_SYND_GUARD ? "bad guard/CRC" :
+		err->syndrome == SMX_SIGERR_SYND_APPTAG ? "bad application tag" :
+		"bad reference tag", (unsigned long long)err->offset,
+		err->expected_sig, err->expected_ref, err->actual_sig,
+		err->actual_ref);
+	if (!cq)
+		return;
+	memset(&sc, 0, sizeof(sc));
+	sc.expected_trans_sig = htobe32(err->expected_sig);
+	sc.actual_trans_sig = htobe32(err->actual_sig);
+	sc.expected_ref_tag = htobe32(err->expected_ref);
+	sc.actual_ref_tag = htobe32(err->actual_ref);
+	sc.syndrome = htobe16(err->syndrome);
+	sc.sig_type = SMX_SIGERR_SIG_TYPE_BLOCK;
+	sc.domain = err->domain;
+	sc.mkey = htobe32(mk->obj.id << 8 | mk->variant);
+	sc.sig_err_offset = htobe64(err->offset);
+	memset(&c, 0, sizeof(c));
+	c.opcode = MLX5_CQE_SIG_ERR;
+	c.qpn = qpn;
+	c.raw = &sc;
+	eng_cqe_post(e, cq, &c);
+}
