@@ -1192,6 +1192,24 @@ static void mk_set_psv(struct mlx5_qp *qp, uint32_t psv, uint64_t value, bool si
 	ex_data_done(qp, 0);
 }
 
+/* Tells the device, in the mkey WQE being closed, the signature errors the
+ * CQ reported since the last one (mkey mask SIG_ERR); true if there were. */
+static bool mk_ack_sig_err(struct mlx5_qp *qp, struct mlx5_mkey_sig *sig)
+{
+	bool updated;
+
+	pthread_mutex_lock(&sig->lock);
+	updated = sig->err_count_updated;
+	if (updated) {
+		qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
+		qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
+						SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
+		sig->err_count_updated = false;
+	}
+	pthread_mutex_unlock(&sig->lock);
+	return updated;
+}
+
 /* The SET_PSV WQEs after a UMR that (re)loaded a signature BSF. */
 static void mk_set_psvs(struct mlx5_qp *qp, struct mlx5_mkey_sig *sig)
 {
@@ -1220,17 +1238,8 @@ static void mk_close_crypto(struct mlx5_qp *qp)
 	uint32_t n = 0;
 	int ret;
 
-	if (sig) {
-		pthread_mutex_lock(&sig->lock);
-		if (sig->err_count_updated) {
-			qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
-			qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
-							SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
-			sig->err_count_updated = false;
-			set_psv = sig->state == MLX5_SIG_ST_SET;
-		}
-		pthread_mutex_unlock(&sig->lock);
-	}
+	if (sig && mk_ack_sig_err(qp, sig))
+		set_psv = sig->state == MLX5_SIG_ST_SET;
 	if ((sig && (sig->state == MLX5_SIG_ST_UPDATED || sig->state == MLX5_SIG_ST_RESET)) ||
 	    c->state == MLX5_CRYPTO_ST_UPDATED) {
 		uint32_t wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post * MLX5_SEND_WQE_BB;
@@ -1293,15 +1302,8 @@ static void mk_close(struct mlx5_qp *qp)
 		if (sig->state != MLX5_SIG_ST_UPDATED && sig->state != MLX5_SIG_ST_SET)
 			qp->mk_uc->mkey_mask |=
 				htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
-		pthread_mutex_lock(&sig->lock);
-		if (sig->err_count_updated) {
-			qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
-			qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
-							SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
-			sig->err_count_updated = false;
+		if (mk_ack_sig_err(qp, sig))
 			set_psv = sig->state == MLX5_SIG_ST_SET;
-		}
-		pthread_mutex_unlock(&sig->lock);
 		if (sig->state == MLX5_SIG_ST_UPDATED) {
 			uint32_t wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post *
 					     MLX5_SEND_WQE_BB;

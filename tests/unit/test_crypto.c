@@ -21,17 +21,6 @@
 #include "device/fw/fw.h"
 #include "smx_test.h"
 
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
-
 typedef unsigned __int128 u128;
 
 static size_t unhex(const char *h, uint8_t *out, size_t cap)

@@ -18,17 +18,6 @@
 #include "device/fw/fw.h"
 #include "fw_test_util.h"
 
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
-
 static const char *tool;
 
 /* Runs the tool in @mode; its stdout (malloc'd) and exit status. */

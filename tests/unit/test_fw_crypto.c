@@ -12,17 +12,6 @@
 #include "device/fw/fw.h"
 #include "fw_test_util.h"
 
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
-
 /* The device's configuration for the wrapped part: a 128-bit KEK (the RFC
  * 3394 one) and a credential, under ids other than 0. */
 static const uint8_t kek[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,

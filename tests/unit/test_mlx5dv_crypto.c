@@ -19,17 +19,7 @@
 #include <openssl/evp.h>
 
 #include "smx_test.h"
-
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
+#include "verbs_test_util.h"
 
 static uint8_t kek[32];
 static const char cred[41] = "softmlx5 unit test credential, 40 bytes.";
@@ -47,26 +37,6 @@ static void wrap(const void *in, size_t n, uint8_t *out)
 	EVP_EncryptUpdate(c, out, &a, in, (int)n);
 	EVP_EncryptFinal_ex(c, out + a, &b);
 	EVP_CIPHER_CTX_free(c);
-}
-
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no device\n");
-		exit(1);
-	}
-	c = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!c) {
-		fprintf(stderr, "open: %s\n", strerror(errno));
-		exit(1);
-	}
-	return c;
 }
 
 /* A DEK init attr for the 128-bit key: wrapped or plaintext. */

@@ -544,6 +544,33 @@ static int sig_crypt(struct fw_mkey *mk, uint8_t *buf, uint64_t n, uint64_t at,
 }
 
 /*
+ * One block from domain @from (data + its signature, @from_id for error
+ * reports) to domain @to: the incoming signature checked, the data copied,
+ * the outgoing signature generated -- or, with the same block structure,
+ * the bytes of copy_mask taken from the incoming one.
+ */
+static void sig_block_convert(const struct fw_sig *s, const struct fw_sig_dom *from,
+			      const struct fw_sig_dom *to, uint8_t from_id,
+			      const uint8_t *in, uint8_t *out, uint64_t blk,
+			      struct eng_sig_err *err)
+{
+	uint32_t B = s->block, ni = sig_bytes(from), no = sig_bytes(to), i;
+	uint8_t gen[8];
+
+	if (ni)
+		sig_check(s, from, from_id, in, in + B, blk, err);
+	memcpy(out, in, B);
+	if (!no)
+		return;
+	sig_gen(to, in, B, blk, gen);
+	if (s->sbs && ni)
+		for (i = 0; i < no; i++)
+			if (s->copy_mask >> (7 - i) & 1)
+				gen[i] = in[B + i];
+	memcpy(out + B, gen, no);
+}
+
+/*
  * Memory -> wire (TX: SEND / WRITE gather, READ source) and back (RX),
  * stage by stage as mlx5dv_wr_set_mkey_crypto(3)'s table orders them:
  * with the signature after crypto on TX, crypto runs on the memory stream
@@ -561,7 +588,7 @@ int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
 	uint64_t first = sig ? (va - mk->start) / B : 0, n = sig ? len / B : 0, k;
 	uint64_t moff = sig ? first * (B + m) : va - mk->start;
 	uint64_t mlen = sig ? n * (B + m) : len;
-	uint8_t *M, gen[8];
+	uint8_t *M;
 	int rc = -1;
 
 	M = malloc(mlen ? mlen : 1);
@@ -579,24 +606,9 @@ int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
 	if (!sig) {
 		memcpy(out, M, mlen);
 	} else {
-		for (k = 0; k < n; k++) {
-			const uint8_t *b = M + k * (B + m);
-			uint8_t *o = out + k * (B + w);
-			uint32_t i;
-
-			if (m)
-				sig_check(s, &s->mem, SMX_SIGERR_DOMAIN_MEMORY, b, b + B,
-					  first + k, err);
-			memcpy(o, b, B);
-			if (!w)
-				continue;
-			sig_gen(&s->wire, b, B, first + k, gen);
-			if (s->sbs && m)
-				for (i = 0; i < w; i++)
-					if (s->copy_mask >> (7 - i) & 1)
-						gen[i] = b[B + i];
-			memcpy(o + B, gen, w);
-		}
+		for (k = 0; k < n; k++)
+			sig_block_convert(s, &s->mem, &s->wire, SMX_SIGERR_DOMAIN_MEMORY,
+					  M + k * (B + m), out + k * (B + w), first + k, err);
 	}
 	if (cry && mk->crypto.sig_before &&
 	    sig_crypt(mk, out, sig ? n * (B + w) : len,
@@ -636,24 +648,9 @@ int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *
 	if (!sig) {
 		memcpy(M, in, mlen);
 	} else {
-		for (k = 0; k < n; k++) {
-			const uint8_t *b = in + k * (B + w);
-			uint8_t *o = M + k * (B + m), gen[8];
-			uint32_t i;
-
-			if (w)
-				sig_check(s, &s->wire, SMX_SIGERR_DOMAIN_WIRE, b, b + B,
-					  first + k, err);
-			memcpy(o, b, B);
-			if (!m)
-				continue;
-			sig_gen(&s->mem, b, B, first + k, gen);
-			if (s->sbs && w)
-				for (i = 0; i < m; i++)
-					if (s->copy_mask >> (7 - i) & 1)
-						gen[i] = b[B + i];
-			memcpy(o + B, gen, m);
-		}
+		for (k = 0; k < n; k++)
+			sig_block_convert(s, &s->wire, &s->mem, SMX_SIGERR_DOMAIN_WIRE,
+					  in + k * (B + w), M + k * (B + m), first + k, err);
 	}
 	if (cry && !mk->crypto.sig_before && sig_crypt(mk, M, mlen, moff, false, err))
 		goto out;
