@@ -2,7 +2,8 @@
 #
 #   make build   configure + build into build/ (-O2 -g, asserts kept)
 #   make check   deps, build, unit tests, ASan+UBSan unit tests, ABI check,
-#                ibv_devinfo on the device, pyverbs conformance, two-process
+#                ibv_devinfo on the device, pyverbs conformance, crypto
+#                conformance in both DEK modes (run_crypto.sh), two-process
 #                pingpong/perftest pairs (tests/conformance/run_pingpong.sh)
 #   make demo    deps, build, show an unmodified program on the device
 #   make bench   build, then perftest between two processes beside physical
@@ -18,7 +19,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE        ?= cmake
 CTEST        ?= ctest
 PYVERBS_MODULES  ?=
-PYVERBS_MIN_PASS ?= 160
+PYVERBS_MIN_PASS ?= 170
 PYVERBS_TIMEOUT  ?= 900
 
 SOFTMLX5 := $(BUILD)/bin/softmlx5
@@ -69,6 +70,9 @@ check: deps
 	$(call banner,"pyverbs conformance (rdma-core 44 test suite)")
 	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
 		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
+	$(call banner,"crypto: test_mlx5_crypto in both DEK import modes")
+	tests/conformance/run_crypto.sh --build $(BUILD) --min-pass 6 \
+		--skip test_mlx5_crypto_signature_mkey
 	$(call banner,"two processes: pingpong + perftest pairs; idle CPU; kill one side")
 	tests/conformance/run_pingpong.sh --build $(BUILD) --timeout 60
 	$(call banner,"make check: all stages passed")

@@ -11,6 +11,9 @@
 #            vs 1 / that one-way latency (cache-line hand-offs per second)
 #   bandwidth (ib_{write,send,read}_bw 4 KiB, 64 KiB, 1 MiB, MiB/s)
 #            vs single-thread memcpy of hot buffers of the same size
+#   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
+#            latency vs one host thread wake-up; flexio_process_call round
+#            trip vs a two-thread ping-pong; baselines from the same program
 # Output: a table, then one line per figure:
 #   bench: NAME VALUE UNIT BASELINE RATIO        (RATIO = VALUE / BASELINE)
 #
@@ -22,7 +25,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -97,6 +100,24 @@ for t in write send read; do
 	done
 done
 
+# FlexIO (bench/flexio_bench.c): the software DPA's event-handler trigger
+# latency and RPC round trip; the program measures its host thread wake-up
+# baselines itself, interleaved with the figures.
+echo "bench: flexio"
+FXB=$(cd "$BUILD" && pwd)/bin/flexio_bench
+FXN=0
+if [ -x "$FXB" ]; then
+	while read -r tag n v u b; do
+		[ "$tag" = row ] && { row "$n" "$v" "$u" "$b"; FXN=$((FXN + 1)); }
+	done < <(timeout 300 "$FXB" --iters $((ITERS * 4)) 2>"$WORK/flexio_bench.err")
+fi
+if [ $FXN -eq 0 ]; then
+	cat "$WORK/flexio_bench.err" 2>/dev/null >&2
+	for f in flexio_trig_p50 flexio_trig_p99 flexio_rpc_p50 flexio_rpc_p99; do
+		row $f "" us 0
+	done
+fi
+
 echo
 printf '%-16s %12s %-8s %14s %8s\n' figure softmlx5 unit baseline ratio
 printf '%-16s %12s %-8s %14s %8s\n' ---------------- ------------ -------- -------------- --------
@@ -105,7 +126,9 @@ for r in "${ROWS[@]}"; do
 	printf '%-16s %12s %-8s %14s %8s\n' "$f" "$v" "$u" "$b" "$q"
 done
 echo "(baselines: latency = shm cache-line one-way between two processes;"
-echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size)"
+echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
+echo " flexio_trig = one host thread wake-up (eventfd); flexio_rpc = eventfd"
+echo " ping-pong round trip between two threads)"
 echo
 for r in "${ROWS[@]}"; do echo "bench: $r"; done
 rm -rf "$WORK"

@@ -12,7 +12,7 @@ set -euo pipefail
 PACKAGES=(
     cmake gcc make pkg-config binutils       # build (binutils: objdump)
     libibverbs-dev                           # rdma-core 44 headers: the ABI
-    libisal-dev libssl-dev                   # CRC/T10-DIF/AES-XTS, key wrap
+    libisal-dev libssl-dev                   # CRC/T10-DIF; AES (XTS), key wrap
     ibverbs-utils ibverbs-providers rdma-core perftest   # real clients
     python3-pyverbs python3-scapy            # pyverbs conformance suite
     clang libclang-rt-14-dev                 # fuzzer (tests/fuzz): libFuzzer runtime

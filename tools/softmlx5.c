@@ -4,6 +4,7 @@
  *
  *   softmlx5 run [--] CMD [ARGS...]   run CMD on the software device
  *   softmlx5 info                     effective configuration
+ *   softmlx5 crypto-test-data         test_mlx5_crypto's data file (JSON)
  *   softmlx5 version | help
  *
  * "run" works by prepending the directory that holds softmlx5's
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crypto_test_data.h"
 #include "device/config.h"
 
 #ifndef SMX_VERSION
@@ -43,6 +45,9 @@ static void usage(FILE *f)
 		"                          libmlx5.so.1, so it sees the software device\n"
 		"  info                    print the effective device configuration,\n"
 		"                          the config file and the library directory\n"
+		"  crypto-test-data        print rdma-core's test_mlx5_crypto data\n"
+		"                          file (JSON, for $MLX5_CRYPTO_TEST_INFO) for\n"
+		"                          the configured import KEK and credential\n"
 		"  version                 print the version\n"
 		"  help                    print this help\n"
 		"\n"
@@ -295,6 +300,16 @@ static void print_guid(const char *key, uint64_t g)
 	       (unsigned)g & 0xffff);
 }
 
+/* Key material in config syntax: the device is software, its keys are
+ * configuration (test values by default), so info shows them. */
+static void print_secret(const char *key, const struct smx_secret *s)
+{
+	printf("%-17s= ", key);
+	for (unsigned int i = 0; i < s->len; i++)
+		printf("%02x", s->bytes[i]);
+	printf("\n");
+}
+
 static int cmd_info(int argc, char **argv)
 {
 	char path[PATH_MAX], libdir[PATH_MAX];
@@ -364,6 +379,13 @@ static int cmd_info(int argc, char **argv)
 	printf("%-17s= %u\n", "num_comp_vectors", c.num_comp_vectors);
 	printf("%-17s= %llu\n", "max_dm_size",
 	       (unsigned long long)c.max_dm_size);
+	printf("%-17s= %s\n", "crypto_mode",
+	       c.crypto_mode == SMX_CRYPTO_WRAPPED ? "wrapped" :
+	       c.crypto_mode == SMX_CRYPTO_PLAINTEXT ? "plaintext" : "off");
+	print_secret("crypto_import_kek", &c.crypto_import_kek);
+	printf("%-17s= %u\n", "crypto_import_kek_id", c.crypto_import_kek_id);
+	print_secret("crypto_credential", &c.crypto_credential);
+	printf("%-17s= %u\n", "crypto_credential_id", c.crypto_credential_id);
 	return 0;
 }
 
@@ -380,6 +402,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "info"))
 		return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(cmd, "crypto-test-data"))
+		return cmd_crypto_test_data(argc - 2, argv + 2);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "softmlx5 version: unexpected "

@@ -51,6 +51,8 @@ enum knob_kind {
 	K_MTU,		/* bytes -> enum ibv_mtu */
 	K_FW,		/* major.minor.sub */
 	K_SIZE,		/* bytes with optional K/M/G suffix */
+	K_CRYPTO,	/* wrapped | plaintext | off */
+	K_SECRET,	/* hex bytes, length min..max in steps of 8 */
 };
 
 struct knob {
@@ -89,6 +91,12 @@ static const struct knob knobs[] = {
 	{ "log_max_msg",     K_U32,  FIELD(log_max_msg),    13, 31 },
 	{ "num_comp_vectors", K_U32, FIELD(num_comp_vectors), 1, 64 },
 	{ "max_dm_size",     K_SIZE, FIELD(max_dm_size),    0, 64ull << 20 },
+	{ "crypto_mode",     K_CRYPTO, FIELD(crypto_mode),  0, 0 },
+	{ "crypto_import_kek", K_SECRET, FIELD(crypto_import_kek), 16, 32 },
+	{ "crypto_import_kek_id", K_U32, FIELD(crypto_import_kek_id), 0, 0xffffff },
+	{ "crypto_credential", K_SECRET, FIELD(crypto_credential),
+	  SMX_CRYPTO_CREDENTIAL_LEN, SMX_CRYPTO_CREDENTIAL_LEN },
+	{ "crypto_credential_id", K_U32, FIELD(crypto_credential_id), 0, 0xffffff },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -267,6 +275,31 @@ static bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* Hex digits, optionally 0x-prefixed, two per byte; ':' may separate bytes. */
+static bool parse_hex_bytes(const char *s, uint8_t *out, size_t cap,
+			    size_t *len)
+{
+	size_t n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	while (*s) {
+		int hi = hexval((unsigned char)s[0]), lo;
+
+		if (hi < 0)
+			return false;
+		lo = hexval((unsigned char)s[1]);
+		if (lo < 0 || n == cap)
+			return false;
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (*s == ':' && s[1])
+			s++;
+	}
+	*len = n;
+	return n > 0;
+}
+
 static bool valid_dev_name(const char *s)
 {
 	size_t i, n = strlen(s);
@@ -357,6 +390,49 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 		}
 		store_uint(field, k->width, v);
 		return 0;
+
+	case K_CRYPTO:
+		if (!strcasecmp(val, "wrapped"))
+			cfg->crypto_mode = SMX_CRYPTO_WRAPPED;
+		else if (!strcasecmp(val, "plaintext"))
+			cfg->crypto_mode = SMX_CRYPTO_PLAINTEXT;
+		else if (!strcasecmp(val, "off"))
+			cfg->crypto_mode = SMX_CRYPTO_OFF;
+		else {
+			report(src, k->name, val,
+			       "not a crypto mode (wrapped, plaintext or off)");
+			return -EINVAL;
+		}
+		return 0;
+
+	case K_SECRET: {
+		struct smx_secret sec = { 0 };
+		size_t n = 0;
+		char why[128];
+
+		/* Never echo key material into the log: say what is wrong
+		 * with it, not what it is. */
+		if (!parse_hex_bytes(val, sec.bytes, sizeof(sec.bytes), &n) ||
+		    n < k->min || n > k->max || n % 8) {
+			if (k->min == k->max)
+				snprintf(why, sizeof(why),
+					 "must be exactly %llu bytes in hex "
+					 "(%llu digits)",
+					 (unsigned long long)k->min,
+					 (unsigned long long)k->min * 2);
+			else
+				snprintf(why, sizeof(why),
+					 "must be %llu to %llu bytes in hex, a "
+					 "multiple of 8 (an AES key: 16, 24 or "
+					 "32)", (unsigned long long)k->min,
+					 (unsigned long long)k->max);
+			report(src, k->name, "<hidden>", why);
+			return -EINVAL;
+		}
+		sec.len = (uint8_t)n;
+		memcpy(field, &sec, sizeof(sec));
+		return 0;
+	}
 
 	case K_LINK:
 		if (!strcasecmp(val, "eth") || !strcasecmp(val, "ethernet") ||
@@ -546,6 +622,15 @@ static void set_defaults(struct smx_config *cfg)
 	cfg->log_max_msg = 30;
 	cfg->max_dm_size = 128 * 1024;
 	cfg->num_comp_vectors = 2;
+	/* Crypto: wrapped import, like a commissioned crypto-enabled part,
+	 * with published test values (docs/configuration.md): not secrets. */
+	cfg->crypto_mode = SMX_CRYPTO_WRAPPED;
+	cfg->crypto_import_kek.len = 32;
+	for (unsigned int i = 0; i < 32; i++)
+		cfg->crypto_import_kek.bytes[i] = (uint8_t)i;
+	cfg->crypto_credential.len = SMX_CRYPTO_CREDENTIAL_LEN;
+	memcpy(cfg->crypto_credential.bytes, SMX_CRYPTO_TEST_CREDENTIAL,
+	       SMX_CRYPTO_CREDENTIAL_LEN);
 	/* node_guid / sys_image_guid are derived in finish(). */
 }
 

@@ -14,6 +14,27 @@ enum smx_link_layer {
 	SMX_LINK_IB = 2,
 };
 
+/* What the crypto engine offers (crypto_mode). Wrapped: DEKs and the login
+ * credential come wrapped (RFC 3394) by an import KEK, after a crypto login;
+ * plaintext: DEKs come in the clear and there is no login; off: no crypto. */
+enum smx_crypto_mode {
+	SMX_CRYPTO_WRAPPED = 1,
+	SMX_CRYPTO_PLAINTEXT = 2,
+	SMX_CRYPTO_OFF = 3,
+};
+
+/* Key material loaded into the device, as a crypto officer would have. */
+struct smx_secret {
+	uint8_t len;			/* bytes */
+	uint8_t bytes[48];
+};
+
+/* Credential length (the PRM's login field holds it wrapped: +8 bytes). */
+#define SMX_CRYPTO_CREDENTIAL_LEN 40
+/* The default credential (ASCII, 40 bytes); the default import KEK is the
+ * bytes 0x00..0x1f. Test values, documented, not secrets. */
+#define SMX_CRYPTO_TEST_CREDENTIAL "softmlx5 crypto officer test credential!"
+
 struct smx_config {
 	char dev_name[64];		/* "mlx5_0" */
 	uint32_t vendor_id;		/* 0x02c9 (Mellanox) */
@@ -44,6 +65,13 @@ struct smx_config {
 	uint8_t log_max_msg;		/* max message size */
 	uint64_t max_dm_size;		/* device memory (MEMIC) bytes; 0 disables */
 	uint16_t num_comp_vectors;
+
+	/* Crypto engine (man 7 softmlx5: crypto_*). */
+	uint8_t crypto_mode;		/* enum smx_crypto_mode */
+	struct smx_secret crypto_import_kek;	/* 16, 24 or 32 bytes */
+	uint32_t crypto_import_kek_id;	/* 24-bit PRM pointer */
+	struct smx_secret crypto_credential;	/* SMX_CRYPTO_CREDENTIAL_LEN */
+	uint32_t crypto_credential_id;
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

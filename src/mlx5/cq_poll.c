@@ -396,6 +396,21 @@ static uint64_t ex_ts(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_ts; }
 static uint32_t ex_flow_tag(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_flow_tag; }
 static uint16_t ex_cvlan(struct ibv_cq_ex *ex) { return ex_to_mcq(ex)->cur_cvlan; }
 
+/*
+ * Wall-clock completion time, the way rdma-core does it without real-time
+ * CQE timestamps: the free-running device clock of the CQE (CLOCK_MONOTONIC
+ * ns here, see dv_misc.c) carried onto the wall clock by a fresh pairing of
+ * the two clocks (what mlx5dv_get_clock_info + mlx5dv_ts_to_ns compute).
+ */
+static uint64_t ex_wallclock_ns(struct ibv_cq_ex *ex)
+{
+	struct mlx5dv_clock_info ci;
+
+	if (mlx5dv_get_clock_info(ex->context, &ci))
+		return 0;
+	return ci.nsec + (ex_to_mcq(ex)->cur_ts - ci.last_cycles);
+}
+
 static __be32 ex_imm(struct ibv_cq_ex *ex)
 {
 	struct mlx5_cq *cq = ex_to_mcq(ex);
@@ -437,6 +452,8 @@ void mlx5_cq_ex_init(struct mlx5_cq *cq)
 		ex->read_flow_tag = ex_flow_tag;
 	if (f & IBV_WC_EX_WITH_CVLAN)
 		ex->read_cvlan = ex_cvlan;
+	if (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns = ex_wallclock_ns;
 }
 
 /*

@@ -105,40 +105,7 @@ SMX_EXPORT struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *context,
 SMX_EXPORT void mlx5dv_free_var(struct mlx5dv_var *dv_var) STUB_VOID
 
 
-/* crypto login objects and DEKs -- issue: crypto */
-
-SMX_EXPORT int
-mlx5dv_crypto_login(struct ibv_context *context,
-		    struct mlx5dv_crypto_login_attr *login_attr) STUB_INT
-
-SMX_EXPORT int
-mlx5dv_crypto_login_query_state(struct ibv_context *context,
-				enum mlx5dv_crypto_login_state *state) STUB_INT
-
-SMX_EXPORT int mlx5dv_crypto_logout(struct ibv_context *context) STUB_INT
-
-SMX_EXPORT struct mlx5dv_crypto_login_obj *
-mlx5dv_crypto_login_create(struct ibv_context *context,
-			   struct mlx5dv_crypto_login_attr_ex *login_attr)
-	STUB_PTR
-
-SMX_EXPORT int
-mlx5dv_crypto_login_query(struct mlx5dv_crypto_login_obj *crypto_login,
-			  struct mlx5dv_crypto_login_query_attr *query_attr)
-	STUB_INT
-
-SMX_EXPORT int
-mlx5dv_crypto_login_destroy(struct mlx5dv_crypto_login_obj *crypto_login)
-	STUB_INT
-
-SMX_EXPORT struct mlx5dv_dek *
-mlx5dv_dek_create(struct ibv_context *context,
-		  struct mlx5dv_dek_init_attr *init_attr) STUB_PTR
-
-SMX_EXPORT int mlx5dv_dek_query(struct mlx5dv_dek *dek,
-				struct mlx5dv_dek_attr *attr) STUB_INT
-
-SMX_EXPORT int mlx5dv_dek_destroy(struct mlx5dv_dek *dek) STUB_INT
+/* crypto login objects and DEKs: src/mlx5/crypto.c */
 
 /* DEVX (commands, objects, UMEM, UAR, EQ, MSI, events): src/mlx5/devx.c */
 

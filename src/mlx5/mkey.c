@@ -10,8 +10,10 @@
  * PSVs (CREATE_PSV), one per signature domain, which the UMR's SET_PSV WQEs
  * load; the device reports signature errors with CQEs the CQ poller files
  * here (mlx5_mkey_sig_error()) for mlx5dv_mkey_check().
- * Crypto mkeys are not supported yet: EOPNOTSUPP, as is UPDATE_TAG (the
- * capability is not advertised).
+ * A CRYPTO mkey (crypto_en, AES-XTS) gets a crypto BSF from the UMR of
+ * mlx5dv_wr_set_mkey_crypto (after the signature BSF when both); the device
+ * refuses to move data through it before that. UPDATE_TAG is EOPNOTSUPP
+ * (the capability is not advertised).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,8 +107,7 @@ SMX_EXPORT struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!a->create_flags || (a->create_flags & ~known) ||
-	    (a->create_flags & MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO)) {
+	if (!a->create_flags || (a->create_flags & ~known)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -138,6 +139,27 @@ SMX_EXPORT struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *
 		DEVX_SET(mkc, mkc, bsf_en, 1);
 		DEVX_SET(mkc, mkc, bsf_octword_size, sizeof(struct smx_bsf) / 16);
 	}
+	if (a->create_flags & MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO) {
+		if (!(ctx->crypto_caps.crypto_engines &
+		      (MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_SINGLE_BLOCK |
+		       MLX5DV_CRYPTO_ENGINES_CAP_AES_XTS_MULTI_BLOCK))) {
+			mkey_sig_free(ctx, mk->sig);
+			free(mk);
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		mk->crypto = calloc(1, sizeof(*mk->crypto));
+		if (!mk->crypto) {
+			mkey_sig_free(ctx, mk->sig);
+			free(mk);
+			errno = ENOMEM;
+			return NULL;
+		}
+		DEVX_SET(mkc, mkc, crypto_en, 1);
+		DEVX_SET(mkc, mkc, bsf_en, 1);
+		DEVX_SET(mkc, mkc, bsf_octword_size,
+			 (mk->sig ? 2 : 1) * sizeof(struct smx_crypto_bsf) / 16);
+	}
 	DEVX_SET(create_mkey_in, in, opcode, MLX5_CMD_OP_CREATE_MKEY);
 	DEVX_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
 	DEVX_SET(mkc, mkc, free, 1);
@@ -151,6 +173,7 @@ SMX_EXPORT struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *
 	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 	if (ret) {
 		mkey_sig_free(ctx, mk->sig);
+		free(mk->crypto);
 		free(mk);
 		errno = ret;
 		return NULL;
@@ -165,6 +188,7 @@ SMX_EXPORT struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *
 			      mk->dv.lkey >> 8, mk)) {
 		mlx5_mkey_destroy(ctx, mk->dv.lkey);
 		mkey_sig_free(ctx, mk->sig);
+		free(mk->crypto);
 		free(mk);
 		errno = ENOMEM;
 		return NULL;
@@ -188,6 +212,7 @@ SMX_EXPORT int mlx5dv_destroy_mkey(struct mlx5dv_mkey *dv)
 				  dv->lkey >> 8);
 		mkey_sig_free(mk->ctx, mk->sig);
 	}
+	free(mk->crypto);
 	free(mk);
 	return 0;
 }

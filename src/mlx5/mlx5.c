@@ -167,6 +167,16 @@ static void ucontext_put(struct mlx5_ucontext *u)
 	free(u);
 }
 
+void mlx5_ucontext_get(struct mlx5_ucontext *u)
+{
+	atomic_fetch_add(&u->refcount, 1);
+}
+
+void mlx5_ucontext_put(struct mlx5_ucontext *u)
+{
+	ucontext_put(u);
+}
+
 /* ---- context ---- */
 
 static int context_alloc_uar(struct mlx5_context *ctx)
@@ -314,6 +324,7 @@ static void mlx5_free_context(struct ibv_context *ibctx)
 	struct mlx5_context *ctx = to_mctx(ibctx);
 
 	mlx5_devx_context_cleanup(ctx);
+	mlx5_crypto_context_free(ctx);
 	if (ctx->xrc_tgt_pdn) {
 		uint32_t in[DEVX_ST_SZ_DW(dealloc_pd_in)] = {};
 		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};

@@ -172,9 +172,11 @@ struct mlx5_caps {
 	uint8_t odp[MLX5_CAP_GENERAL_BYTES];	/* odp_cap */
 	uint8_t eth[MLX5_CAP_GENERAL_BYTES];	/* ETHERNET_OFFLOADS */
 	bool have_eth;
+	uint8_t crypto[MLX5_CAP_GENERAL_BYTES];	/* crypto_caps */
 	bool have_roce;
 	bool have_dm;
 	bool have_odp;
+	bool have_crypto;
 };
 
 struct mlx5_context {
@@ -196,6 +198,25 @@ struct mlx5_context {
 	uint32_t max_srq_wr;
 	uint32_t max_inline;
 	uint64_t dma_max_size;	/* mlx5dv_wr_memcpy() limit, 0: no DMA MMO */
+	/* Crypto offload as rdma-core 44 derives it from the caps, and the
+	 * login session of mlx5dv_crypto_login() (under lock). */
+	struct mlx5dv_crypto_caps crypto_caps;
+	struct mlx5dv_crypto_login_obj *crypto_login;
+};
+
+/* A CRYPTO_LOGIN or DEK general object. It holds its user context, not the
+ * verbs context: pyverbs may destroy a DEK after closing the context. */
+struct mlx5dv_crypto_login_obj {
+	struct ibv_context *context;	/* where it was made; may be closed */
+	struct mlx5_ucontext *uctx;	/* referenced: commands go by its uid */
+	uint32_t id;
+};
+
+struct mlx5dv_dek {
+	struct ibv_context *context;	/* where it was made; may be closed */
+	struct mlx5_ucontext *uctx;	/* referenced */
+	uint32_t id;			/* the crypto BSF's DEK pointer */
+	uint32_t pdn;
 };
 
 struct mlx5_pd {
@@ -352,6 +373,17 @@ struct mlx5_mkey_sig {
 	uint64_t err_expected, err_actual, err_offset;
 };
 
+/* Crypto properties of a CRYPTO mkey, as the application last set them. */
+struct mlx5_mkey_crypto {
+	enum { MLX5_CRYPTO_ST_NONE, MLX5_CRYPTO_ST_UPDATED, MLX5_CRYPTO_ST_SET } state;
+	bool encrypt_on_tx;
+	enum mlx5dv_signature_crypto_order order;
+	enum mlx5dv_block_size data_unit_size;
+	uint8_t initial_tweak[16];	/* little-endian, as given */
+	uint32_t dek_id;
+	uint8_t keytag[8];
+};
+
 /* mlx5dv_create_mkey(): an indirect KLM mkey (mkey.c). */
 struct mlx5_mkey {
 	struct mlx5dv_mkey dv;
@@ -359,6 +391,7 @@ struct mlx5_mkey {
 	uint32_t num_desc;		/* translation entries (max_entries, x4) */
 	uint64_t length;		/* bytes of the last layout posted */
 	struct mlx5_mkey_sig *sig;	/* BLOCK_SIGNATURE mkeys */
+	struct mlx5_mkey_crypto *crypto; /* CRYPTO mkeys */
 };
 
 struct mlx5_qp {
@@ -452,6 +485,16 @@ static inline struct mlx5_srq *to_msrq(struct ibv_srq *srq)
 {
 	return SMX_CONTAINER_OF(srq, struct mlx5_srq, ibv_srq);
 }
+
+/* mlx5.c: references on a user context (objects that may outlive the
+ * verbs context they were made on) */
+void mlx5_ucontext_get(struct mlx5_ucontext *u);
+void mlx5_ucontext_put(struct mlx5_ucontext *u);
+
+/* crypto.c: crypto caps at context creation; the login of
+ * mlx5dv_crypto_login() ends with the context */
+void mlx5_crypto_caps_load(struct mlx5_context *ctx);
+void mlx5_crypto_context_free(struct mlx5_context *ctx);
 
 /* pp.c: the packet-pacing entry table of a device */
 void mlx5_pp_table_free(struct mlx5_device *mdev);

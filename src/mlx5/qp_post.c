@@ -1159,16 +1159,22 @@ static bool mk_sbs(const struct mlx5_mkey_sig *sig, uint8_t *copy)
 	return true;
 }
 
-/* The signature BSF of @sig (4 octowords, PRM layout). */
-static int mk_fill_bsf(const struct mlx5_mkey_sig *sig, struct smx_bsf *b)
+/* The signature BSF of @sig (4 octowords, PRM layout); a crypto BSF
+ * follows it when @crypto. */
+static int mk_fill_bsf(const struct mlx5_mkey_sig *sig, struct smx_bsf *b, bool crypto)
 {
 	uint8_t copy = 0;
 	bool sbs = false;
 
 	memset(b, 0, sizeof(*b));
-	b->basic.bsf_size_sbs = SMX_BSF_SIZE_WITH_INLINE << SMX_BSF_SIZE_SHIFT;
+	b->basic.bsf_size_sbs = (crypto ? SMX_BSF_SIZE_SIG_AND_CRYPTO :
+					  SMX_BSF_SIZE_WITH_INLINE) << SMX_BSF_SIZE_SHIFT;
 	b->basic.raw_data_size = htobe32(UINT32_MAX);
 	b->basic.check_byte_mask = sig->check_mask;
+	if (sig->mem.type != MLX5_SIG_NONE || sig->wire.type != MLX5_SIG_NONE)
+		b->basic.check_byte_mask = sig->check_mask;
+	else
+		b->basic.check_byte_mask = 0;
 	if (sig->mem.type != MLX5_SIG_NONE) {
 		uint32_t bfs = 0;
 
@@ -1200,6 +1206,42 @@ static int mk_fill_bsf(const struct mlx5_mkey_sig *sig, struct smx_bsf *b)
 			b->basic.wire_sel = mk_bs_selector(sig->wire.block_size);
 		}
 	}
+	return 0;
+}
+
+/*
+ * The crypto BSF: AES-XTS, the order of crypto and signature (as rdma-core
+ * 44 maps encrypt_on_tx and signature_crypto_order), the data unit, the
+ * initial tweak turned big-endian (the multi-block engine this device has
+ * takes it so), the DEK's object id and the key tag. EINVAL for a raw-data
+ * order with both signature domains, which the device cannot do.
+ */
+static int mk_fill_crypto_bsf(const struct mlx5_mkey *mk, struct smx_crypto_bsf *cb)
+{
+	const struct mlx5_mkey_crypto *c = mk->crypto;
+	bool after = c->order == MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX;
+	bool both = mk->sig && mk->sig->mem.type != MLX5_SIG_NONE &&
+		    mk->sig->wire.type != MLX5_SIG_NONE;
+	uint8_t order;
+	int i;
+
+	memset(cb, 0, sizeof(*cb));
+	cb->bsf_size_type = (mk->sig ? SMX_BSF_SIZE_SIG_AND_CRYPTO : SMX_BSF_SIZE_WITH_INLINE)
+			    << SMX_BSF_SIZE_SHIFT | SMX_BSF_TYPE_CRYPTO;
+	if (c->encrypt_on_tx)
+		order = after ? 2 /* raw wire */ : 0 /* encrypted wire + signature */;
+	else
+		order = after ? 1 /* encrypted memory + signature */ : 3 /* raw memory */;
+	if ((order == 2 || order == 3) && both)
+		return EINVAL;
+	cb->enc_order = order;
+	cb->enc_standard = 0;	/* AES-XTS */
+	cb->raw_data_size = htobe32(UINT32_MAX);
+	cb->bs_pointer = mk_bs_selector(c->data_unit_size);
+	for (i = 0; i < 16; i++)
+		cb->xts_init_tweak[i] = c->initial_tweak[15 - i];
+	cb->rsvd_dek_ptr = htobe32(c->dek_id & 0xffffff);
+	memcpy(cb->keytag, c->keytag, sizeof(cb->keytag));
 	return 0;
 }
 
@@ -1240,6 +1282,95 @@ static void mk_set_psv(struct mlx5_qp *qp, uint32_t psv, uint64_t value, bool si
 	ex_data_done(qp, 0);
 }
 
+/* Tells the device, in the mkey WQE being closed, the signature errors the
+ * CQ reported since the last one (mkey mask SIG_ERR); true if there were. */
+static bool mk_ack_sig_err(struct mlx5_qp *qp, struct mlx5_mkey_sig *sig)
+{
+	bool updated;
+
+	pthread_mutex_lock(&sig->lock);
+	updated = sig->err_count_updated;
+	if (updated) {
+		qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
+		qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
+						SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
+		sig->err_count_updated = false;
+	}
+	pthread_mutex_unlock(&sig->lock);
+	return updated;
+}
+
+/* The SET_PSV WQEs after a UMR that (re)loaded a signature BSF. */
+static void mk_set_psvs(struct mlx5_qp *qp, struct mlx5_mkey_sig *sig)
+{
+	bool wire = sig->wire.type != MLX5_SIG_NONE;
+
+	if (sig->mem.type != MLX5_SIG_NONE)
+		mk_set_psv(qp, sig->mem_psv, mk_psv_value(&sig->mem), !wire);
+	if (wire)
+		mk_set_psv(qp, sig->wire_psv, mk_psv_value(&sig->wire), true);
+}
+
+/*
+ * Closes the WQE configuring a CRYPTO mkey, as rdma-core 44 does: the BSFs
+ * are sent when a setter changed something (crypto or signature, or the
+ * signature was reset) -- the signature BSF first if the key has one, then
+ * the crypto BSF whenever crypto is configured -- and the signature's
+ * PSVs follow when it was updated.
+ */
+static void mk_close_crypto(struct mlx5_qp *qp)
+{
+	struct mlx5_mkey *mk = qp->mk_cur;
+	struct mlx5_mkey_sig *sig = mk->sig;
+	struct mlx5_mkey_crypto *c = mk->crypto;
+	uint8_t bsf[sizeof(struct smx_bsf) + sizeof(struct smx_crypto_bsf)];
+	bool set_psv = false, with_crypto;
+	uint32_t n = 0;
+	int ret;
+
+	if (sig && mk_ack_sig_err(qp, sig))
+		set_psv = sig->state == MLX5_SIG_ST_SET;
+	if ((sig && (sig->state == MLX5_SIG_ST_UPDATED || sig->state == MLX5_SIG_ST_RESET)) ||
+	    c->state == MLX5_CRYPTO_ST_UPDATED) {
+		uint32_t wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post * MLX5_SEND_WQE_BB;
+		uint32_t used = 128 + be16toh(qp->mk_uc->klm_octowords) * 16u;
+
+		with_crypto = c->state == MLX5_CRYPTO_ST_UPDATED || c->state == MLX5_CRYPTO_ST_SET;
+		if (sig) {
+			ret = mk_fill_bsf(sig, (struct smx_bsf *)bsf, with_crypto);
+			if (ret) {
+				qp->ex_err = ret;
+				return;
+			}
+			n += sizeof(struct smx_bsf);
+			set_psv |= sig->state == MLX5_SIG_ST_UPDATED;
+		}
+		if (with_crypto) {
+			ret = mk_fill_crypto_bsf(mk, (struct smx_crypto_bsf *)(bsf + n));
+			if (ret) {
+				qp->ex_err = ret;
+				return;
+			}
+			n += sizeof(struct smx_crypto_bsf);
+		}
+		if (used + n > wqe_bytes) {
+			qp->ex_err = ENOMEM;	/* layout + BSFs too large */
+			return;
+		}
+		qp->bld.seg = ring_copy(qp, qp->bld.seg, bsf, n);
+		qp->bld.ds += n / 16;
+		qp->mk_uc->bsf_octowords = htobe16((uint16_t)(n / 16));
+		qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
+		qp->mk_mkc->flags_pd |= htobe32(SMX_MKC_SEG_FLAGS_BSF_ENABLE);
+	}
+	if (set_psv)
+		qp->bld.fm_ce_se &= ~MLX5_WQE_CTRL_CQ_UPDATE;
+	qp->mk_cur = NULL;
+	ex_data_done(qp, 0);
+	if (set_psv)
+		mk_set_psvs(qp, sig);
+}
+
 /*
  * Closes the mkey WQE. For a signature mkey, as rdma-core 44 does: a BSF
  * (after the layout) when a sig_block setter ran, the BSF disabled when
@@ -1253,19 +1384,16 @@ static void mk_close(struct mlx5_qp *qp)
 	struct mlx5_mkey_sig *sig = mk->sig;
 	bool set_psv = false;
 
+	if (mk->crypto) {
+		mk_close_crypto(qp);
+		return;
+	}
 	if (sig) {
 		if (sig->state != MLX5_SIG_ST_UPDATED && sig->state != MLX5_SIG_ST_SET)
 			qp->mk_uc->mkey_mask |=
 				htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
-		pthread_mutex_lock(&sig->lock);
-		if (sig->err_count_updated) {
-			qp->mk_uc->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
-			qp->mk_mkc->flags_pd |= htobe32((sig->err_count & 1) <<
-							SMX_MKC_SEG_SIG_ERR_CNT_SHIFT);
-			sig->err_count_updated = false;
+		if (mk_ack_sig_err(qp, sig))
 			set_psv = sig->state == MLX5_SIG_ST_SET;
-		}
-		pthread_mutex_unlock(&sig->lock);
 		if (sig->state == MLX5_SIG_ST_UPDATED) {
 			uint32_t wqe_bytes = qp->sq.wqe_cnt / qp->sq.max_post *
 					     MLX5_SEND_WQE_BB;
@@ -1277,7 +1405,7 @@ static void mk_close(struct mlx5_qp *qp)
 				qp->ex_err = ENOMEM;	/* layout + BSF too large */
 				return;
 			}
-			ret = mk_fill_bsf(sig, &bsf);
+			ret = mk_fill_bsf(sig, &bsf, false);
 			if (ret) {
 				qp->ex_err = ret;
 				return;
@@ -1294,14 +1422,8 @@ static void mk_close(struct mlx5_qp *qp)
 		qp->bld.fm_ce_se &= ~MLX5_WQE_CTRL_CQ_UPDATE;
 	qp->mk_cur = NULL;
 	ex_data_done(qp, 0);
-	if (set_psv) {
-		bool wire = sig->wire.type != MLX5_SIG_NONE;
-
-		if (sig->mem.type != MLX5_SIG_NONE)
-			mk_set_psv(qp, sig->mem_psv, mk_psv_value(&sig->mem), !wire);
-		if (wire)
-			mk_set_psv(qp, sig->wire_psv, mk_psv_value(&sig->wire), true);
-	}
+	if (set_psv)
+		mk_set_psvs(qp, sig);
 }
 
 /* The next setter of the mkey WQE being built, each kind once. */
@@ -1357,6 +1479,13 @@ static void dv_mkey_configure(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey,
 			sig->state = MLX5_SIG_ST_SET;
 		} else if (sig && sig->state == MLX5_SIG_ST_RESET) {
 			sig->state = MLX5_SIG_ST_NONE;
+		}
+		{
+			struct mlx5_mkey_crypto *c =
+				SMX_CONTAINER_OF(mkey, struct mlx5_mkey, dv)->crypto;
+
+			if (c && c->state == MLX5_CRYPTO_ST_UPDATED)
+				c->state = MLX5_CRYPTO_ST_SET;
 		}
 	}
 	/* Later WQEs wait for the key (initiator small fence). */
@@ -1558,13 +1687,34 @@ static void dv_set_mkey_sig_block(struct mlx5dv_qp_ex *dv,
 	mk_setter_done(qp);
 }
 
+/* mlx5dv_wr_set_mkey_crypto: checked as rdma-core 44 does; the BSF is
+ * written when the WQE closes. */
 static void dv_set_mkey_crypto(struct mlx5dv_qp_ex *dv, const struct mlx5dv_crypto_attr *attr)
 {
 	struct mlx5_qp *qp = mk_setter(dv, MK_SET_CRYPTO);
+	struct mlx5_mkey_crypto *c;
 
-	(void)attr;
-	if (qp)
-		qp->ex_err = EOPNOTSUPP;
+	if (!qp)
+		return;
+	c = qp->mk_cur->crypto;
+	if (!c || !attr || attr->comp_mask || !attr->dek ||
+	    attr->crypto_standard != MLX5DV_CRYPTO_STANDARD_AES_XTS ||
+	    (attr->signature_crypto_order !=
+		     MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX &&
+	     attr->signature_crypto_order !=
+		     MLX5DV_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX) ||
+	    !mk_bs_selector(attr->data_unit_size)) {
+		qp->ex_err = EINVAL;
+		return;
+	}
+	c->encrypt_on_tx = attr->encrypt_on_tx;
+	c->order = attr->signature_crypto_order;
+	c->data_unit_size = attr->data_unit_size;
+	memcpy(c->initial_tweak, attr->initial_tweak, sizeof(c->initial_tweak));
+	memcpy(c->keytag, attr->keytag, sizeof(c->keytag));
+	c->dek_id = attr->dek->id;
+	c->state = MLX5_CRYPTO_ST_UPDATED;
+	mk_setter_done(qp);
 }
 
 static void dv_mr_list(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey, uint32_t acc,

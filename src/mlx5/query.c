@@ -46,6 +46,7 @@ int mlx5_context_caps_load(struct mlx5_context *ctx)
 		ctx->caps.have_dm = !mlx5_query_hca_cap(ctx->hca, MLX5_CAP_DEV_MEM,
 							ctx->caps.dm,
 							sizeof(ctx->caps.dm));
+	mlx5_crypto_caps_load(ctx);
 
 	/* DMA memcpy (MMO) WQEs: the send queue form only (the QP form needs
 	 * qpc_ext.mmo set through INIT2INIT, which is not done here). */
@@ -433,7 +434,7 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD) {
-		memset(&attrs->crypto_caps, 0, sizeof(attrs->crypto_caps));
+		attrs->crypto_caps = ctx->crypto_caps;
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD;
 	}
 	return 0;

@@ -374,13 +374,18 @@ struct mlx5_ifc_cmd_hca_cap_bits {
 	uint8_t reserved_at_3a0[0x3b];
 	uint8_t log_max_wq_sz[0x5];
 
-	uint8_t reserved_at_3e0[0x20];
+	uint8_t reserved_at_3e0[0x11];
+	uint8_t aes_xts_single_block_le_tweak[0x1];
+	uint8_t aes_xts_multi_block_be_tweak[0x1];
+	uint8_t reserved_at_3f3[0xd];
 
 	uint8_t general_obj_types[0x40];
 
 	uint8_t reserved_at_440[0x23];
 	uint8_t log_max_uctx[0x5];
-	uint8_t reserved_at_468[0x3];
+	uint8_t reserved_at_468[0x1];
+	uint8_t crypto[0x1];
+	uint8_t reserved_at_46a[0x1];
 	uint8_t log_max_umem[0x5];
 	uint8_t max_num_eqs[0x10];
 
@@ -662,6 +667,28 @@ struct mlx5_ifc_per_protocol_networking_offload_caps_bits {
 	uint8_t reserved_at_60[0x7a0];
 };
 
+/* QUERY_HCA_CAP type CRYPTO: the crypto engine's import state and limits.
+ * wrapped_import_method is a mask of MLX5_CRYPTO_WRAPPED_IMPORT_METHOD_*. */
+struct mlx5_ifc_crypto_caps_bits {
+	uint8_t wrapped_crypto_operational[0x1];
+	uint8_t wrapped_crypto_going_to_commissioning[0x1];
+	uint8_t reserved_at_2[0x16];
+	uint8_t wrapped_import_method[0x8];
+
+	uint8_t reserved_at_20[0xb];
+	uint8_t log_max_num_deks[0x5];
+	uint8_t reserved_at_30[0x3];
+	uint8_t log_max_num_import_keks[0x5];
+	uint8_t reserved_at_38[0x3];
+	uint8_t log_max_num_creds[0x5];
+
+	uint8_t failed_selftests[0x10];
+	uint8_t num_nv_import_keks[0x8];
+	uint8_t num_nv_credentials[0x8];
+
+	uint8_t reserved_at_60[0x7a0];
+};
+
 /* Which match fields a flow table supports (one bit per field). */
 struct mlx5_ifc_flow_table_fields_supported_bits {
 	uint8_t outer_dmac[0x1];
@@ -751,8 +778,76 @@ struct mlx5_ifc_flow_table_nic_cap_bits {
 	uint8_t reserved_at_e00[0x7200];
 };
 
+/* General object CRYPTO_LOGIN: a login session of one user context with a
+ * credential the device stores, checked through an import KEK. */
+struct mlx5_ifc_crypto_login_obj_bits {
+	uint8_t modify_field_select[0x40];
+
+	uint8_t reserved_at_40[0x40];
+
+	uint8_t reserved_at_80[0x4];
+	uint8_t state[0x4];
+	uint8_t credential_pointer[0x18];
+
+	uint8_t reserved_at_a0[0x8];
+	uint8_t session_import_kek_ptr[0x18];
+
+	uint8_t reserved_at_c0[0x140];
+
+	uint8_t credential[12][0x20];	/* wrapped by the import KEK */
+
+	uint8_t reserved_at_380[0x480];
+};
+
+struct mlx5_ifc_create_crypto_login_obj_in_bits {
+	struct mlx5_ifc_general_obj_in_cmd_hdr_bits hdr;
+	struct mlx5_ifc_crypto_login_obj_bits login_obj;
+};
+
+struct mlx5_ifc_query_crypto_login_obj_out_bits {
+	struct mlx5_ifc_general_obj_out_cmd_hdr_bits hdr;
+	struct mlx5_ifc_crypto_login_obj_bits obj;
+};
+
+/* General object DEK (encryption key): an AES-XTS data key, plaintext or
+ * wrapped by the session's import KEK, bound to a PD. */
+struct mlx5_ifc_encryption_key_obj_bits {
+	uint8_t modify_field_select[0x40];
+
+	uint8_t state[0x8];
+	uint8_t reserved_at_48[0xc];
+	uint8_t key_size[0x4];
+	uint8_t has_keytag[0x1];
+	uint8_t reserved_at_59[0x3];
+	uint8_t key_purpose[0x4];
+
+	uint8_t reserved_at_60[0x8];
+	uint8_t pd[0x18];
+
+	uint8_t reserved_at_80[0x100];
+
+	uint8_t opaque[0x40];
+
+	uint8_t reserved_at_1c0[0x40];
+
+	uint8_t key[32][0x20];
+
+	uint8_t reserved_at_600[0x200];
+};
+
+struct mlx5_ifc_create_encryption_key_obj_in_bits {
+	struct mlx5_ifc_general_obj_in_cmd_hdr_bits hdr;
+	struct mlx5_ifc_encryption_key_obj_bits key_obj;
+};
+
+struct mlx5_ifc_query_encryption_key_obj_out_bits {
+	struct mlx5_ifc_general_obj_out_cmd_hdr_bits hdr;
+	struct mlx5_ifc_encryption_key_obj_bits obj;
+};
+
 union mlx5_ifc_hca_cap_union_bits {
 	struct mlx5_ifc_qos_cap_bits qos_cap;
+	struct mlx5_ifc_crypto_caps_bits crypto_caps;
 	struct mlx5_ifc_cmd_hca_cap_bits cmd_hca_cap;
 	struct mlx5_ifc_odp_cap_bits odp_cap;
 	struct mlx5_ifc_atomic_caps_bits atomic_caps;
@@ -3702,6 +3797,13 @@ SMX_IFC_SIZE(av_qp_mapping, 0x200);
 SMX_IFC_SIZE(create_av_qp_mapping_in, 0x280);
 SMX_IFC_SIZE(query_av_qp_mapping_out, 0x280);
 SMX_IFC_SIZE(qos_cap, 0x800);
+SMX_IFC_SIZE(crypto_caps, 0x800);
+SMX_IFC_SIZE(crypto_login_obj, 0x800);
+SMX_IFC_SIZE(create_crypto_login_obj_in, 0x880);
+SMX_IFC_SIZE(query_crypto_login_obj_out, 0x880);
+SMX_IFC_SIZE(encryption_key_obj, 0x800);
+SMX_IFC_SIZE(create_encryption_key_obj_in, 0x880);
+SMX_IFC_SIZE(query_encryption_key_obj_out, 0x880);
 SMX_IFC_SIZE(set_pp_rate_limit_context, 0x180);
 SMX_IFC_SIZE(set_pp_rate_limit_in, 0x200);
 SMX_IFC_SIZE(mbox_out, 0x80);

@@ -34,7 +34,8 @@ static uint32_t fzw_sigkey(struct t_env *env)
 	DEVX_SET(mkc, mkc, umr_en, 1);
 	DEVX_SET(mkc, mkc, lr, 1);
 	DEVX_SET(mkc, mkc, bsf_en, 1);
-	DEVX_SET(mkc, mkc, bsf_octword_size, 4);
+	DEVX_SET(mkc, mkc, crypto_en, 1);	/* signature and crypto BSFs */
+	DEVX_SET(mkc, mkc, bsf_octword_size, 8);
 	DEVX_SET(mkc, mkc, pd, env->pd);
 	DEVX_SET(mkc, mkc, qpn, 0xffffff);
 	DEVX_SET(mkc, mkc, translations_octword_size, 8);

@@ -5,7 +5,8 @@
  * The input is the send queue's contents from WQEBB 0: up to
  * FZW_MAX_BBS 64-byte blocks, rung as one doorbell. A fresh device per
  * input holds a loopback RC QP in RTS, one MR over a guarded 8 KiB buffer,
- * one free UMR-enabled signature-capable KLM mkey (8 entries) and two PSVs,
+ * one free UMR-enabled signature- and crypto-capable KLM mkey (8 entries,
+ * room for both BSFs) and two PSVs,
  * with four receives posted. Numbers the fuzzer cannot know are tags the
  * harness replaces before ringing:
  *   big-endian 64-bit word 0xA5A5A5A4_xxxxxxxx -> buffer address + x % 8 KiB

@@ -240,6 +240,72 @@ int main(int argc, char **argv)
 	simple(MLX5_CMD_OP_DEALLOC_XRCD, 1, 16);
 	emit(dir, "alloc_dealloc");
 
+	/* crypto: caps page, a login with the default test credential wrapped
+	 * by the default test KEK, a wrapped 128-bit DEK, queries, destroys
+	 * (the wrapped bytes are softmlx5 crypto-test-data's for the built-in
+	 * configuration) */
+	{
+		static const char wcred[] =
+			"9f37e8cbd336eab00ac00c3f83ce9b2e166723e9b68bac5b"
+			"2d7e4c9b3e4f9129065712160fe05e508af39077c5970c85";
+		static const char wkey[] =
+			"ad98a849a140724d24928ba55980e747032734b2f281e2b7"
+			"d8244281b813c02b62c0fd868f4c6c83";
+		uint8_t login[DEVX_ST_SZ_BYTES(create_crypto_login_obj_in)] = { 0 };
+		uint8_t dek[DEVX_ST_SZ_BYTES(create_encryption_key_obj_in)] = { 0 };
+		uint8_t *p;
+		unsigned int i, v;
+		MB(query_hca_cap_in);
+
+		DEVX_SET(query_hca_cap_in, query_hca_cap_in_mb, opcode,
+			 MLX5_CMD_OP_QUERY_HCA_CAP);
+		DEVX_SET(query_hca_cap_in, query_hca_cap_in_mb, op_mod,
+			 MLX5_CAP_CRYPTO << 1 | 1);
+		rec(query_hca_cap_in_mb, sizeof(query_hca_cap_in_mb), 0x1010);
+		simple(MLX5_CMD_OP_ALLOC_PD, 0, OUT(alloc_pd_out));
+		DEVX_SET(general_obj_in_cmd_hdr, login, opcode,
+			 MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+		DEVX_SET(general_obj_in_cmd_hdr, login, obj_type,
+			 MLX5_OBJ_TYPE_CRYPTO_LOGIN);
+		p = DEVX_ADDR_OF(create_crypto_login_obj_in, login,
+				 login_obj.credential);
+		for (i = 0; i < 48; i++) {
+			sscanf(wcred + 2 * i, "%2x", &v);
+			p[i] = (uint8_t)v;
+		}
+		rec(login, sizeof(login), OUT(general_obj_out_cmd_hdr));
+		DEVX_SET(general_obj_in_cmd_hdr, dek, opcode,
+			 MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+		DEVX_SET(general_obj_in_cmd_hdr, dek, obj_type, MLX5_OBJ_TYPE_DEK);
+		DEVX_SET(create_encryption_key_obj_in, dek, key_obj.key_purpose,
+			 MLX5_ENCRYPTION_KEY_OBJ_KEY_PURPOSE_AES_XTS);
+		DEVX_SET(create_encryption_key_obj_in, dek, key_obj.pd, 1);
+		p = DEVX_ADDR_OF(create_encryption_key_obj_in, dek, key_obj.key);
+		for (i = 0; i < 40; i++) {
+			sscanf(wkey + 2 * i, "%2x", &v);
+			p[i] = (uint8_t)v;
+		}
+		rec(dek, sizeof(dek), OUT(general_obj_out_cmd_hdr));
+		/* general objects number from 1: login 1, DEK 2 */
+		memset(big, 0, 16);
+		DEVX_SET(general_obj_in_cmd_hdr, big, opcode,
+			 MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_type, MLX5_OBJ_TYPE_DEK);
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_id, 2);
+		rec(big, 16, OUT(query_encryption_key_obj_out));
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_type,
+			 MLX5_OBJ_TYPE_CRYPTO_LOGIN);
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_id, 1);
+		rec(big, 16, OUT(query_crypto_login_obj_out));
+		DEVX_SET(general_obj_in_cmd_hdr, big, opcode,
+			 MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+		rec(big, 16, OUT(general_obj_out_cmd_hdr));
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_type, MLX5_OBJ_TYPE_DEK);
+		DEVX_SET(general_obj_in_cmd_hdr, big, obj_id, 2);
+		rec(big, 16, OUT(general_obj_out_cmd_hdr));
+		emit(dir, "crypto");
+	}
+
 	/* user contexts: a uid, an object under it, destroy with it alive */
 	{
 		MB(create_uctx_in);

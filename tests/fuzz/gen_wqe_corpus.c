@@ -184,6 +184,36 @@ int main(int argc, char **argv)
 	send(&q, FZW_SIGKEY, 0, 512);
 	rc |= put(argv[1], "wqe-sig", &q);
 
+	/* the same UMR with a crypto BSF after the signature BSF (no DEK
+	 * exists: the transfer is refused at use) */
+	memset(&q, 0, sizeof(q));
+	umr_sig(&q);
+	{
+		uint8_t *c = q.b;
+		struct mlx5_wqe_umr_ctrl_seg *uc = (void *)(c + 16);
+		struct smx_bsf *bsf = (void *)(c + 192);
+		struct smx_crypto_bsf *cb = (void *)(c + 256);
+		uint8_t psv[64];
+
+		/* move the SET_PSV one WQEBB down, grow the UMR by 4 octowords */
+		memcpy(psv, q.b + 4 * 64, 64);
+		memset(q.b + 4 * 64, 0, 64);
+		be32(c + 4, (uint32_t)FZW_TAG_QPN_DS << 24 | (16 + 48 + 64 + 64 + 128) / 16);
+		uc->bsf_octowords = htobe16(8);
+		bsf->basic.bsf_size_sbs = SMX_BSF_SIZE_SIG_AND_CRYPTO << SMX_BSF_SIZE_SHIFT;
+		cb->bsf_size_type = SMX_BSF_SIZE_SIG_AND_CRYPTO << SMX_BSF_SIZE_SHIFT |
+				    SMX_BSF_TYPE_CRYPTO;
+		cb->enc_order = 0;
+		cb->bs_pointer = SMX_BS_SEL_520;
+		cb->xts_init_tweak[15] = 1;
+		cb->rsvd_dek_ptr = htobe32(1);
+		memcpy(q.b + 5 * 64, psv, 64);
+		be32(q.b + 5 * 64, 5u << 8 | MLX5_OPCODE_SET_PSV);
+		q.bb = 6;
+	}
+	rdma_write(&q, FZW_SIGKEY, 0, 4096, 1024);
+	rc |= put(argv[1], "wqe-sig-crypto", &q);
+
 	memset(&q, 0, sizeof(q));
 	umr_interleaved(&q);
 	rdma_write(&q, FZW_SIGKEY, 0, 4096, 72);

@@ -238,6 +238,76 @@ static void golden_qp(void)
 	CHECK_EQ(buf[9], 0x12);
 }
 
+/* Crypto: cap bits, the crypto cap page and the CRYPTO_LOGIN / DEK
+ * general objects (object at byte 0x10, after the general object header). */
+static void golden_crypto(void)
+{
+	/* cmd_hca_cap.crypto: bit 0x469 = byte 0x8d, mask 0x40 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, crypto, 1);
+	CHECK_EQ(buf[0x8d], 0x40);
+	/* aes_xts_single_block_le_tweak 0x3f1 / multi_block_be 0x3f2: byte 0x7e */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, aes_xts_single_block_le_tweak, 1);
+	CHECK_EQ(buf[0x7e], 0x40);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, buf, aes_xts_multi_block_be_tweak, 1);
+	CHECK_EQ(buf[0x7e], 0x20);
+	/* crypto_caps */
+	FRESH();
+	DEVX_SET(crypto_caps, buf, wrapped_crypto_operational, 1);
+	CHECK_EQ(buf[0], 0x80);
+	FRESH();
+	DEVX_SET(crypto_caps, buf, wrapped_import_method, 0x4);
+	CHECK_EQ(buf[3], 0x04);
+	FRESH();
+	DEVX_SET(crypto_caps, buf, log_max_num_deks, 0x1f);
+	CHECK_EQ(buf[5], 0x1f);
+	FRESH();
+	DEVX_SET(crypto_caps, buf, failed_selftests, 0xa55a);
+	CHECK_EQ(buf[8], 0xa5);
+	CHECK_EQ(buf[9], 0x5a);
+	/* create_crypto_login_obj_in */
+	FRESH();
+	DEVX_SET(create_crypto_login_obj_in, buf, login_obj.state, 0xf);
+	CHECK_EQ(buf[0x20], 0x0f);
+	FRESH();
+	DEVX_SET(create_crypto_login_obj_in, buf, login_obj.credential_pointer,
+		 0xabcdef);
+	CHECK_EQ(buf[0x21], 0xab);
+	CHECK_EQ(buf[0x23], 0xef);
+	FRESH();
+	DEVX_SET(create_crypto_login_obj_in, buf,
+		 login_obj.session_import_kek_ptr, 0x123456);
+	CHECK_EQ(buf[0x25], 0x12);
+	CHECK_EQ(buf[0x27], 0x56);
+	/* credential: bits 0x200..0x37f of the object */
+	CHECK_EQ(DEVX_BYTE_OFF(create_crypto_login_obj_in, login_obj.credential),
+		 0x50);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(create_crypto_login_obj_in), 0x110);
+	/* create_encryption_key_obj_in */
+	FRESH();
+	DEVX_SET(create_encryption_key_obj_in, buf, key_obj.state, 0xff);
+	CHECK_EQ(buf[0x18], 0xff);
+	FRESH();
+	DEVX_SET(create_encryption_key_obj_in, buf, key_obj.key_size, 1);
+	CHECK_EQ(buf[0x1a], 0x01);
+	FRESH();
+	DEVX_SET(create_encryption_key_obj_in, buf, key_obj.has_keytag, 1);
+	CHECK_EQ(buf[0x1b], 0x80);
+	FRESH();
+	DEVX_SET(create_encryption_key_obj_in, buf, key_obj.key_purpose, 3);
+	CHECK_EQ(buf[0x1b], 0x03);
+	FRESH();
+	DEVX_SET(create_encryption_key_obj_in, buf, key_obj.pd, 0xfedcba);
+	CHECK_EQ(buf[0x1d], 0xfe);
+	CHECK_EQ(buf[0x1f], 0xba);
+	CHECK_EQ(DEVX_BYTE_OFF(create_encryption_key_obj_in, key_obj.opaque),
+		 0x40);
+	CHECK_EQ(DEVX_BYTE_OFF(create_encryption_key_obj_in, key_obj.key), 0x50);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(create_encryption_key_obj_in), 0x110);
+}
+
 static void golden_others(void)
 {
 	uint8_t *c;
@@ -838,6 +908,7 @@ int main(void)
 	golden_qp();
 	golden_others();
 	golden_eth();
+	golden_crypto();
 	unsetenv("SOFTMLX5_CONFIG");
 	setenv("XDG_CONFIG_HOME", "/nonexistent-softmlx5-test", 1);
 	setenv("HOME", "/nonexistent-softmlx5-test", 1);

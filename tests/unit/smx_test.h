@@ -38,6 +38,18 @@ static unsigned int smx_test_passed, smx_test_failed;
 		}                                                              \
 	} while (0)
 
+/* CHECK with a printf-style explanation printed when it fails. */
+#define CHECKM(cond, ...)                                                      \
+	do {                                                                   \
+		int ok_ = !!(cond);                                            \
+		CHECK(ok_);                                                    \
+		if (!ok_) {                                                    \
+			fprintf(stderr, "    %s: ", #cond);                    \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fprintf(stderr, "\n");                                 \
+		}                                                              \
+	} while (0)
+
 static inline int smx_test_done(void)
 {
 	printf("%u passed, %u failed\n", smx_test_passed, smx_test_failed);

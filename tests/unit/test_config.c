@@ -524,6 +524,70 @@ static void test_hostile_env(void)
 	env_good("SOFTMLX5_FW_VERSION", "0.0.0");
 }
 
+/* Crypto knobs: defaults, accepted forms, and key material that never
+ * reaches the error line. */
+static void test_crypto(void)
+{
+	static const char kek128[] = "000102030405060708090a0b0c0d0e0f";
+	struct smx_config cfg;
+	int lines;
+
+	clean_env();
+	CHECK(load_captured(&cfg, &lines) == 0, "defaults: %s", captured);
+	CHECK(cfg.crypto_mode == SMX_CRYPTO_WRAPPED, "mode %d", cfg.crypto_mode);
+	CHECK(cfg.crypto_import_kek.len == 32 &&
+	      cfg.crypto_import_kek.bytes[0] == 0 &&
+	      cfg.crypto_import_kek.bytes[31] == 31, "default KEK");
+	CHECK(cfg.crypto_credential.len == SMX_CRYPTO_CREDENTIAL_LEN &&
+	      !memcmp(cfg.crypto_credential.bytes, SMX_CRYPTO_TEST_CREDENTIAL,
+		      SMX_CRYPTO_CREDENTIAL_LEN), "default credential");
+	CHECK(cfg.crypto_import_kek_id == 0 && cfg.crypto_credential_id == 0,
+	      "ids %u %u", cfg.crypto_import_kek_id, cfg.crypto_credential_id);
+
+	setenv("SOFTMLX5_CRYPTO_MODE", "Plaintext", 1);
+	setenv("SOFTMLX5_CRYPTO_IMPORT_KEK", "0x00:01:02:03:04:05:06:07:08:09:"
+	       "0A:0B:0C:0D:0E:0F", 1);
+	setenv("SOFTMLX5_CRYPTO_IMPORT_KEK_ID", "0xffffff", 1);
+	CHECK(load_captured(&cfg, &lines) == 0, "env: %s", captured);
+	CHECK(cfg.crypto_mode == SMX_CRYPTO_PLAINTEXT, "mode %d",
+	      cfg.crypto_mode);
+	CHECK(cfg.crypto_import_kek.len == 16 &&
+	      cfg.crypto_import_kek.bytes[15] == 15, "KEK from env");
+	CHECK(cfg.crypto_import_kek_id == 0xffffff, "kek id");
+	clean_env();
+
+	env_good("SOFTMLX5_CRYPTO_MODE", "off");
+	env_good("SOFTMLX5_CRYPTO_MODE", "WRAPPED");
+	env_bad("SOFTMLX5_CRYPTO_MODE", "on");
+	env_good("SOFTMLX5_CRYPTO_IMPORT_KEK", kek128);
+	env_good("SOFTMLX5_CRYPTO_IMPORT_KEK",
+		 "000102030405060708090a0b0c0d0e0f1011121314151617");
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "0001020304050607");	/* 8 */
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK",
+		"000102030405060708090a0b0c0d0e0f10111213");		/* 20 */
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "000102030405060708090a0b0c0d0e0");
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "g00102030405060708090a0b0c0d0e0f");
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "0x");
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "00:");
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK_ID", "0x1000000");
+	env_good("SOFTMLX5_CRYPTO_CREDENTIAL_ID", "16777215");
+	env_bad("SOFTMLX5_CRYPTO_CREDENTIAL", kek128);	/* not 40 bytes */
+	/* The error names the key but never shows the value. */
+	env_bad("SOFTMLX5_CRYPTO_IMPORT_KEK", "deadbeefdeadbeefdeadbeefdeadbeefaa");
+	CHECK(!strstr(captured, "deadbeef"), "key material in '%s'", captured);
+	file_bad("crypto_credential = 00112233\n", "crypto_credential");
+	CHECK(!strstr(captured, "00112233"), "key material in '%s'", captured);
+	clean_env();
+	write_conf("crypto_mode = plaintext\n"
+		   "crypto_credential = 6161616161616161616161616161616161616161"
+		   "6161616161616161616161616161616161616161\n");
+	CHECK(load_captured(&cfg, &lines) == 0, "file: %s", captured);
+	CHECK(cfg.crypto_mode == SMX_CRYPTO_PLAINTEXT &&
+	      cfg.crypto_credential.len == 40 &&
+	      cfg.crypto_credential.bytes[39] == 'a', "credential from file");
+	write_conf("");
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -541,6 +605,7 @@ int main(void)
 	test_file();
 	test_hostile_file();
 	test_hostile_env();
+	test_crypto();
 
 	/* Clean up the scratch directory (best effort, known file names). */
 	{

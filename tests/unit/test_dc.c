@@ -21,17 +21,7 @@
 #include <infiniband/verbs.h>
 
 #include "smx_test.h"
-
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
+#include "verbs_test_util.h"
 
 #define DC_KEY 0xbadc0deull
 #define BUF 4096
@@ -43,26 +33,6 @@ static struct ibv_srq *srq;
 static struct ibv_mr *mr;
 static struct ibv_ah *ah;
 static uint8_t *buf;
-
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no device\n");
-		exit(1);
-	}
-	c = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!c) {
-		fprintf(stderr, "open: %s\n", strerror(errno));
-		exit(1);
-	}
-	return c;
-}
 
 /* Polls one completion (up to 2 s); returns its status, -1 on timeout. */
 static int poll1(struct ibv_wc *wc)

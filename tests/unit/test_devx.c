@@ -4,7 +4,7 @@
  * objects built from raw PRM mailboxes (PD, CQ, RC QP on umems + UAR + EQN,
  * the way rdma-core's test_mlx5_devx does), QP transitions, queries, derived
  * destroys, the asynchronous query channel, event channels, EQ + MSI vector,
- * and hostile input.
+ * an EQ's consumer index through its UAR doorbell, and hostile input.
  */
 #include <errno.h>
 #include <poll.h>
@@ -852,6 +852,208 @@ out:
 	free(dst);
 }
 
+/*
+ * An EQ's consumer index reaches the device through the EQ doorbell alone:
+ * a 32-bit store of eqn << 24 | ci at UAR offset 0x48 (0x40 also arms), as
+ * the kernel's eq_update_ci does, here a plain store into a DEVX UAR page.
+ * An 8-entry EQ takes 100 completion events in a row while its consumer
+ * stores the index after each; then, with the index held back, 8 events fit
+ * and the following ones are dropped without overwriting an unread EQE.
+ * Events: a DEVX QP sends to another whose CQ, on this EQ, is armed before
+ * each SEND; everything rung by hand.
+ */
+#define EQT_LOG 3
+
+struct eqt {
+	struct e2e_qp a, b;
+	struct mlx5dv_devx_uar *uar;
+	struct ibv_mr *smr, *dmr;
+	uint8_t *src, *dst;
+	uint8_t *eq;
+	uint32_t eqn, eq_ci, sent, a_ci, b_ci;
+};
+
+static void eqt_store32(struct eqt *t, uint32_t reg, uint32_t v)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*(volatile uint32_t *)((uint8_t *)t->uar->base_addr + reg) = htobe32(v);
+}
+
+static void eqt_eq_doorbell(struct eqt *t, bool arm)
+{
+	eqt_store32(t, arm ? 0x40 : 0x48, (t->eq_ci & 0xffffff) | t->eqn << 24);
+}
+
+/* The EQE at @ci if the device wrote it in ci's pass: its CQN, else -1. */
+static int64_t eqt_eqe(struct eqt *t, uint32_t ci)
+{
+	uint8_t *e = t->eq + (size_t)(ci & ((1u << EQT_LOG) - 1)) * 64;
+	uint32_t cqn;
+
+	if ((__atomic_load_n(&e[63], __ATOMIC_ACQUIRE) & 1) != !!(ci & (1u << EQT_LOG)))
+		return -1;
+	if (e[1] != 0)	/* completion events only */
+		return -2;
+	memcpy(&cqn, e + 0x38, 4);
+	return be32toh(cqn) & 0xffffff;
+}
+
+/* Arms B's CQ, posts a receive on B and a SEND on A, waits for both CQEs. */
+static int eqt_event(struct eqt *t)
+{
+	uint32_t i = t->sent++, arm;
+	uint32_t bell[2];
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	struct mlx5_wqe_data_seg *ds;
+	struct mlx5_cqe64 *cqe;
+	uint64_t db;
+
+	arm = htobe32(((i + 1) & 3) << 28 | (t->b_ci & 0xffffff));
+	bell[0] = arm;
+	bell[1] = htobe32(t->b.cqn);
+	((volatile uint32_t *)t->b.cqdbr)[1] = arm;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(&db, bell, 8);
+	*(volatile uint64_t *)((uint8_t *)t->uar->base_addr + 0x20) = db;
+
+	ds = (void *)(t->b.buf + (size_t)(i % (1u << E2E_RQ_LOG)) * 16);
+	ds->byte_count = htobe32(64);
+	ds->lkey = htobe32(t->dmr->lkey);
+	ds->addr = htobe64((uintptr_t)t->dst);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	((volatile uint32_t *)t->b.dbr)[0] = htobe32(i + 1);
+
+	ctrl = (void *)(t->a.buf + E2E_SQ_OFF + (size_t)(i % (1u << E2E_SQ_LOG)) * 64);
+	memset(ctrl, 0, 64);
+	ctrl->opmod_idx_opcode = htobe32((i & 0xffff) << 8 | MLX5_OPCODE_SEND);
+	ctrl->qpn_ds = htobe32(t->a.qpn << 8 | 2);
+	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	ds = (void *)(ctrl + 1);
+	ds->byte_count = htobe32(64);
+	ds->lkey = htobe32(t->smr->lkey);
+	ds->addr = htobe64((uintptr_t)t->src);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	((volatile uint32_t *)t->a.dbr)[1] = htobe32((i + 1) & 0xffff);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(&db, ctrl, 8);
+	*(volatile uint64_t *)t->uar->reg_addr = db;
+
+	cqe = e2e_poll(&t->a, t->a_ci);
+	if (!cqe || cqe->op_own >> 4 != MLX5_CQE_REQ)
+		return -1;
+	((volatile uint32_t *)t->a.cqdbr)[0] = htobe32(++t->a_ci & 0xffffff);
+	cqe = e2e_poll(&t->b, t->b_ci);
+	if (!cqe || cqe->op_own >> 4 != MLX5_CQE_RESP_SEND)
+		return -1;
+	((volatile uint32_t *)t->b.cqdbr)[0] = htobe32(++t->b_ci & 0xffffff);
+	return 0;
+}
+
+static void test_eq_consumer_index(struct ibv_context *ctx)
+{
+	struct mlx5dv_devx_msi_vector *msi = mlx5dv_devx_alloc_msi_vector(ctx);
+	uint32_t in[DEVX_ST_SZ_DW(create_eq_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_eq_out)] = {};
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct mlx5dv_pd dvpd;
+	struct mlx5dv_obj obj = { .pd = { .in = pd, .out = &dvpd } };
+	struct mlx5dv_devx_eq *eq = NULL;
+	struct pollfd pfd;
+	struct eqt t = {};
+	unsigned int i, ok = 0, fit;
+	uint64_t v;
+	void *eqc;
+
+	t.uar = mlx5dv_devx_alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_BF);
+	t.src = zalloc_pages(4096);
+	t.dst = zalloc_pages(4096);
+	CHECK(msi && pd && t.uar && t.src && t.dst);
+	if (!msi || !pd || !t.uar || !t.src || !t.dst)
+		goto out;
+	CHECK_EQ(mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD), 0);
+	/* created neither armed nor always armed */
+	DEVX_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
+	eqc = DEVX_ADDR_OF(create_eq_in, in, eq_context_entry);
+	DEVX_SET(eqc, eqc, log_eq_size, EQT_LOG);
+	DEVX_SET(eqc, eqc, uar_page, t.uar->page_id);
+	DEVX_SET(eqc, eqc, intr, msi->vector);
+	eq = mlx5dv_devx_create_eq(ctx, in, sizeof(in), out, sizeof(out));
+	CHECK(eq != NULL);
+	if (!eq)
+		goto out;
+	t.eq = eq->vaddr;
+	t.eqn = DEVX_GET(create_eq_out, out, eq_number);
+	t.smr = ibv_reg_mr(pd, t.src, 4096, IBV_ACCESS_LOCAL_WRITE);
+	t.dmr = ibv_reg_mr(pd, t.dst, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(t.smr && t.dmr);
+	if (!t.smr || !t.dmr)
+		goto out;
+	CHECK_EQ(e2e_make(ctx, &t.a, dvpd.pdn, t.eqn, t.uar), 0);
+	CHECK_EQ(e2e_make(ctx, &t.b, dvpd.pdn, t.eqn, t.uar), 0);
+	if (!t.a.qp || !t.b.qp)
+		goto out;
+	CHECK_EQ(e2e_modify(t.a.qp, MLX5_CMD_OP_RST2INIT_QP, t.a.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(t.b.qp, MLX5_CMD_OP_RST2INIT_QP, t.b.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(t.a.qp, MLX5_CMD_OP_INIT2RTR_QP, t.a.qpn, t.b.qpn, ctx), 0);
+	CHECK_EQ(e2e_modify(t.b.qp, MLX5_CMD_OP_INIT2RTR_QP, t.b.qpn, t.a.qpn, ctx), 0);
+	CHECK_EQ(e2e_modify(t.a.qp, MLX5_CMD_OP_RTR2RTS_QP, t.a.qpn, 0, ctx), 0);
+	CHECK_EQ(e2e_modify(t.b.qp, MLX5_CMD_OP_RTR2RTS_QP, t.b.qpn, 0, ctx), 0);
+
+	/* armed by a store at 0x40: the first EQE interrupts, and disarms */
+	eqt_eq_doorbell(&t, true);
+	for (i = 0; i < 100; i++) {
+		if (eqt_event(&t))
+			break;
+		if (eqt_eqe(&t, t.eq_ci) != t.b.cqn)
+			break;
+		t.eq_ci++;
+		eqt_eq_doorbell(&t, false);
+		ok++;
+	}
+	CHECK_EQ(ok, 100);	/* 12 passes over the ring, none dropped */
+	pfd.fd = msi->fd;
+	pfd.events = POLLIN;
+	CHECK_EQ(poll(&pfd, 1, 2000), 1);
+	CHECK_EQ(read(msi->fd, &v, sizeof(v)), sizeof(v));
+	CHECK_EQ(v, 1);
+	CHECK_EQ(poll(&pfd, 1, 0), 0);
+
+	/* The index held back: 8 events fit, 3 more are dropped. */
+	eqt_eq_doorbell(&t, true);	/* re-armed: one interrupt again */
+	for (i = 0; i < (1u << EQT_LOG) + 3; i++)
+		CHECK_EQ(eqt_event(&t), 0);	/* the CQEs all arrive */
+	for (fit = 0; fit < (1u << EQT_LOG) + 3; fit++)
+		if (eqt_eqe(&t, t.eq_ci + fit) != t.b.cqn)
+			break;
+	CHECK_EQ(fit, 1u << EQT_LOG);
+	CHECK_EQ(poll(&pfd, 1, 1000), 1);
+	CHECK_EQ(read(msi->fd, &v, sizeof(v)), sizeof(v));
+	CHECK_EQ(v, 1);
+	/* consumed and handed back: the next event lands after them */
+	t.eq_ci += fit;
+	eqt_eq_doorbell(&t, false);
+	CHECK_EQ(eqt_event(&t), 0);
+	CHECK_EQ(eqt_eqe(&t, t.eq_ci), t.b.cqn);
+	CHECK_EQ(eqt_eqe(&t, t.eq_ci + 1), -1);
+out:
+	e2e_free(&t.a);
+	e2e_free(&t.b);
+	if (t.smr)
+		ibv_dereg_mr(t.smr);
+	if (t.dmr)
+		ibv_dereg_mr(t.dmr);
+	if (eq)
+		CHECK_EQ(mlx5dv_devx_destroy_eq(eq), 0);
+	if (msi)
+		mlx5dv_devx_free_msi_vector(msi);
+	if (t.uar)
+		mlx5dv_devx_free_uar(t.uar);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	free(t.src);
+	free(t.dst);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -873,6 +1075,7 @@ int main(void)
 		test_verbs_objects(ctx);
 		test_eq(ctx);
 		test_e2e_hand_written(ctx);
+		test_eq_consumer_index(ctx);
 		test_close_with_leftovers();
 	}
 	if (plain)

@@ -3,7 +3,8 @@
  * libflexio and the DPA runtime: apps and registration, processes on the
  * device, the DPA heap, RPC argument passing, per-process DPA globals, thread
  * control (unwinding, finish, retrigger, continuable yield), message streams
- * and levels, device errors and process finish, and bad input everywhere
+ * and levels, device errors and process finish, the process error handler,
+ * symbol data from the device image, and bad input everywhere
  * (FLEXIO_STATUS_FAILED and a log line).
  */
 #include <poll.h>
@@ -17,7 +18,7 @@
 
 extern struct flexio_app *test_flexio_app;
 extern flexio_func_t t_mix, t_bump, t_noargs, t_print, t_unwind, t_activate, t_stats, t_error,
-	t_finish_process, t_handler, t_cont;
+	t_finish_process, t_handler, t_cont, t_err_handler, t_window_fault, t_err_stats;
 
 static struct ibv_context *ctx;
 
@@ -77,6 +78,55 @@ static void test_apps(void)
 	CHECK_EQ(flexio_func_pup_register(NULL, "a", "b", &t_mix, 8, NULL), FLEXIO_STATUS_FAILED);
 	CHECK_EQ(flexio_app_create(NULL, &a), FLEXIO_STATUS_FAILED);
 	CHECK_EQ(flexio_app_destroy(NULL), FLEXIO_STATUS_SUCCESS);
+}
+
+/* Symbols' data from the device image: initialised, .bss, absent, bad input. */
+static void test_extract_symbol(void)
+{
+	struct flexio_app_attr aa = { .app_name = "not_an_elf" };
+	uint8_t junk[256];
+	uint64_t tab[4] = { 0 };
+	uint32_t z[8];
+	struct flexio_app *bad = NULL;
+	size_t sz = sizeof(tab);
+
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "t_table", tab, &sz),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(sz, sizeof(tab));
+	CHECK(tab[0] == 1 && tab[1] == 2 && tab[2] == 3 && tab[3] == 0x5eed);
+	sz = 16;	/* too small: nothing copied */
+	memset(tab, 0, sizeof(tab));
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "t_table", tab, &sz),
+		 FLEXIO_STATUS_FAILED);
+	CHECK_EQ(tab[0], 0);
+	memset(z, 0xff, sizeof(z));
+	sz = sizeof(z);
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "t_zeros", z, &sz),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(sz, sizeof(z));
+	CHECK(z[0] == 0 && z[7] == 0);
+	sz = sizeof(z);
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "no_such_symbol", z, &sz),
+		 FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(sz, 0);
+	CHECK_EQ(flexio_app_extract_symbol(NULL, "t_table", tab, &sz), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, NULL, tab, &sz), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "t_table", NULL, &sz),
+		 FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_app_extract_symbol(test_flexio_app, "t_table", tab, NULL),
+		 FLEXIO_STATUS_FAILED);
+	/* an image that is not an ELF, and one whose section table points past its end */
+	memset(junk, 0x5a, sizeof(junk));
+	aa.app_ptr = junk;
+	aa.app_bsize = sizeof(junk);
+	CHECK_EQ(flexio_app_create(&aa, &bad), FLEXIO_STATUS_SUCCESS);
+	sz = sizeof(tab);
+	CHECK_EQ(flexio_app_extract_symbol(bad, "t_table", tab, &sz), FLEXIO_STATUS_FAILED);
+	memcpy(junk, "\177ELF\2", 5);
+	junk[0x3a] = 64;	/* e_shentsize */
+	junk[0x3c] = 1;		/* e_shnum */
+	CHECK_EQ(flexio_app_extract_symbol(bad, "t_table", tab, &sz), FLEXIO_STATUS_FAILED);
+	flexio_app_destroy(bad);
 }
 
 static void test_process_and_heap(void)
@@ -329,6 +379,37 @@ static void test_errors(void)
 	flexio_process_destroy(p);
 }
 
+/*
+ * The process error handler: set after the process and before its first
+ * thread; a window fault ends the faulting activation and runs the handler
+ * on the same thread, and the process goes on. Without one, the call fails.
+ */
+static void test_error_handler(void)
+{
+	struct flexio_process *p = new_proc(), *q = new_proc();
+	static flexio_func_t *unregistered = (flexio_func_t *)&new_proc;
+
+	if (!p || !q)
+		return;
+	CHECK_EQ(flexio_process_error_handler_set(NULL, &t_err_handler), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_error_handler_set(p, NULL), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_error_handler_set(p, unregistered), FLEXIO_STATUS_FAILED);
+	CHECK_EQ(flexio_process_error_handler_set(p, &t_err_handler), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(call1(p, &t_window_fault, 0x1000), 0);	/* ended at the fault */
+	CHECK_EQ(call1(p, &t_err_stats, 0), 1);
+	CHECK_EQ(call1(p, &t_err_stats, 1), 3);		/* FLEXIO_DEV_ERRNO_WINDOW */
+	CHECK_EQ(flexio_err_status_get(p), FLEXIO_DEV_NO_ERROR);
+	CHECK_EQ(call1(p, &t_window_fault, 0x1000), 0);	/* and again */
+	CHECK_EQ(call1(p, &t_err_stats, 0), 2);
+	/* the process has a thread now: too late */
+	CHECK_EQ(flexio_process_error_handler_set(p, &t_err_handler), FLEXIO_STATUS_FAILED);
+	/* no handler: the failing call returns, errno set */
+	CHECK_EQ(call1(q, &t_window_fault, 0x1000), 2 + 3);
+	CHECK_EQ(call1(q, &t_err_stats, 0), 0);
+	flexio_process_destroy(q);
+	flexio_process_destroy(p);
+}
+
 /* DPA queues: real objects on the heap umem; bad input fails with a log line. */
 static void test_queues(void)
 {
@@ -424,11 +505,13 @@ int main(void)
 	CHECK(ctx != NULL);
 	if (ctx) {
 		test_apps();
+		test_extract_symbol();
 		test_process_and_heap();
 		test_rpc();
 		test_event_handlers();
 		test_streams();
 		test_errors();
+		test_error_handler();
 		test_queues();
 		ibv_close_device(ctx);
 	}

@@ -104,3 +104,34 @@ __dpa_global__ void t_cont(uint64_t arg)
 	}
 	flexio_dev_thread_reschedule();
 }
+
+/* data flexio_app_extract_symbol reads from the image: initialised, and .bss */
+const uint64_t t_table[4] = { 1, 2, 3, 0x5eed };
+uint32_t t_zeros[8];
+
+static uint64_t err_seen, err_errno;
+
+/* the process error handler: its argument is the faulting thread's context */
+__dpa_global__ void t_err_handler(uint64_t dtctx)
+{
+	err_seen++;
+	err_errno = flexio_dev_get_errno((struct flexio_dev_thread_ctx *)dtctx);
+	flexio_dev_thread_reschedule();
+}
+
+/* a window access without a window mkey configured: a recoverable fault */
+__dpa_rpc__ uint64_t t_window_fault(uint64_t haddr)
+{
+	struct flexio_dev_thread_ctx *c;
+	flexio_uintptr_t d;
+
+	flexio_dev_get_thread_ctx(&c);
+	if (flexio_dev_window_ptr_acquire(c, haddr, &d) != FLEXIO_DEV_STATUS_SUCCESS)
+		return 2 + flexio_dev_get_errno(c);
+	return 1;
+}
+
+__dpa_rpc__ uint64_t t_err_stats(uint64_t which)
+{
+	return which ? err_errno : err_seen;
+}

@@ -17,40 +17,10 @@
 #include <infiniband/verbs.h>
 
 #include "smx_test.h"
-
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
+#include "verbs_test_util.h"
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
-
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no device\n");
-		exit(1);
-	}
-	c = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!c) {
-		fprintf(stderr, "open: %s\n", strerror(errno));
-		exit(1);
-	}
-	return c;
-}
 
 static struct ibv_cq_ex *dv_cq(uint64_t mask, int size, uint32_t flags, uint32_t comp)
 {
@@ -217,39 +187,7 @@ static void test_qp_attrs(struct ibv_cq_ex *cq)
 /* RST -> RTS, connected to itself. */
 static int to_rts(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr qa;
-	union ibv_gid gid;
-
-	ibv_query_gid(ctx, 1, 0, &gid);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_INIT;
-	qa.port_num = 1;
-	qa.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_RTR;
-	qa.path_mtu = IBV_MTU_1024;
-	qa.dest_qp_num = qp->qp_num;
-	qa.max_dest_rd_atomic = 1;
-	qa.min_rnr_timer = 1;
-	qa.ah_attr.is_global = 1;
-	qa.ah_attr.grh.dgid = gid;
-	qa.ah_attr.grh.hop_limit = 64;
-	qa.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_RTS;
-	qa.timeout = 14;
-	qa.retry_cnt = 7;
-	qa.rnr_retry = 7;
-	qa.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return qp_to_rts_loopback(ctx, qp, IBV_ACCESS_REMOTE_WRITE);
 }
 
 /* Polls one completion (5 s at most) through the extended API. */
@@ -667,6 +605,58 @@ static void test_completion_ts(void)
 	ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK: the completion's time on
+ * the wall clock lies between the post and the poll. */
+static void test_completion_wallclock(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS |
+					  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(ctx, &ca);
+	struct ibv_poll_cq_attr pa = {};
+	uint64_t before, after, wall = 0;
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+	int ret;
+
+	CHECKM(cq != NULL, "wallclock CQ: %s", strerror(errno));
+	qp = cq ? dv_qp(cq, IBV_QPT_RC, 0, 0, 0, 4) : NULL;
+	CHECKM(qp && !to_rts(qp), "wallclock qp: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	qpx = ibv_qp_to_qp_ex(qp);
+	before = realtime_ns();
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 0, 0);
+	ibv_wr_set_sge_list(qpx, 0, NULL);
+	CHECKM(!ibv_wr_complete(qpx), "wallclock write");
+	while ((ret = ibv_start_poll(cq, &pa)) == ENOENT)
+		if (realtime_ns() - before > 5000000000ull)
+			break;
+	CHECKM(!ret && cq->status == IBV_WC_SUCCESS, "wallclock poll: %d", ret);
+	if (!ret) {
+		wall = ibv_wc_read_completion_wallclock_ns(cq);
+		ibv_end_poll(cq);
+	}
+	after = realtime_ns();
+	/* 1 ms of slack each side for the two clocks' pairing */
+	CHECKM(wall + 1000000 >= before && wall <= after + 1000000,
+	       "wall clock %llu outside [%llu, %llu]", (unsigned long long)wall,
+	       (unsigned long long)before, (unsigned long long)after);
+	ibv_destroy_qp(qp);
+out:
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+}
+
 static void test_reserved_qpn(void)
 {
 	uint32_t a = 0, b = 0;
@@ -743,6 +733,7 @@ int main(void)
 	test_memcpy();
 	test_port_clock();
 	test_completion_ts();
+	test_completion_wallclock();
 	test_reserved_qpn();
 	test_alloc_type();
 	CHECKM(!ibv_dealloc_pd(pd), "dealloc_pd: %s", strerror(errno));

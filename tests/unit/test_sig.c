@@ -17,35 +17,12 @@
  *   F  bad flows: partial blocks, a READ destination, malformed setters.
  * The QP talks to itself (RC loopback).
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include <infiniband/mlx5dv.h>
-#include <infiniband/verbs.h>
-
-#include "smx_test.h"
-
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
+#include "mkey_test_util.h"
 
 #define BS 512u
-
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_cq *cq;
 
 /* ---- reference arithmetic (bitwise, from the polynomials) ---------------- */
 
@@ -83,276 +60,9 @@ static uint32_t ref_crc32_refl(uint32_t poly, uint32_t init, const uint8_t *p, s
 static void put_be16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = (uint8_t)v; }
 static void put_be32(uint8_t *p, uint32_t v) { put_be16(p, v >> 16); put_be16(p + 2, (uint16_t)v); }
 
-/* ---- plumbing ------------------------------------------------------------ */
-
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no device\n");
-		exit(1);
-	}
-	c = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!c) {
-		fprintf(stderr, "open: %s\n", strerror(errno));
-		exit(1);
-	}
-	return c;
-}
-
-static int to_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr qa;
-	union ibv_gid gid;
-
-	ibv_query_gid(ctx, 1, 0, &gid);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_INIT;
-	qa.port_num = 1;
-	qa.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			     IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_RTR;
-	qa.path_mtu = IBV_MTU_1024;
-	qa.dest_qp_num = qp->qp_num;
-	qa.max_dest_rd_atomic = 1;
-	qa.min_rnr_timer = 1;
-	qa.ah_attr.is_global = 1;
-	qa.ah_attr.grh.dgid = gid;
-	qa.ah_attr.grh.hop_limit = 64;
-	qa.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IBV_QPS_RTS;
-	qa.timeout = 14;
-	qa.retry_cnt = 7;
-	qa.rnr_retry = 7;
-	qa.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static struct ibv_qp *sig_qp(uint32_t create_flags)
-{
-	struct ibv_qp_init_attr_ex a = {
-		.qp_type = IBV_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.cap = { .max_send_wr = 32, .max_recv_wr = 16, .max_send_sge = 2,
-			 .max_recv_sge = 2, .max_inline_data = 512 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = pd,
-		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
-				  IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_LOCAL_INV,
-	};
-	struct mlx5dv_qp_init_attr dv = {
-		.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
-			     MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
-		.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE,
-		.create_flags = create_flags,
-	};
-	struct ibv_qp *qp = mlx5dv_create_qp(ctx, &a, &dv);
-
-	CHECKM(qp != NULL, "mlx5dv_create_qp: %s", strerror(errno));
-	if (qp && to_rts(qp)) {
-		CHECKM(0, "to_rts: %s", strerror(errno));
-		ibv_destroy_qp(qp);
-		return NULL;
-	}
-	return qp;
-}
-
-static int poll1(struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((n = ibv_poll_cq(cq, 1, wc)) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 5)
-			return -1;
-	}
-	return n == 1 ? 0 : -1;
-}
-
-static void expect_ok(const char *what, enum ibv_wc_opcode op, uint64_t wr_id)
-{
-	struct ibv_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	CHECKM(!poll1(&wc) && wc.status == IBV_WC_SUCCESS && wc.opcode == op &&
-	       wc.wr_id == wr_id,
-	       "%s: status %d (%s) opcode %d wr_id %llu, want success/%d/%llu", what,
-	       wc.status, ibv_wc_status_str(wc.status), wc.opcode,
-	       (unsigned long long)wc.wr_id, op, (unsigned long long)wr_id);
-}
-
-/* A SEND to itself: the receive and the send complete, in either order. */
-static void expect_send_recv(const char *what, uint64_t send_id, uint64_t recv_id)
-{
-	struct ibv_wc wc[2];
-	int i, seen = 0;
-
-	for (i = 0; i < 2; i++) {
-		memset(&wc[i], 0, sizeof(wc[i]));
-		if (poll1(&wc[i]) || wc[i].status != IBV_WC_SUCCESS)
-			break;
-		if (wc[i].opcode == IBV_WC_SEND && wc[i].wr_id == send_id)
-			seen |= 1;
-		else if (wc[i].opcode == IBV_WC_RECV && wc[i].wr_id == recv_id)
-			seen |= 2;
-	}
-	CHECKM(seen == 3, "%s: completions %d/%llu/%s and %d/%llu/%s, want SEND %llu "
-	       "and RECV %llu", what, wc[0].opcode, (unsigned long long)wc[0].wr_id,
-	       ibv_wc_status_str(wc[0].status), wc[1].opcode,
-	       (unsigned long long)wc[1].wr_id, ibv_wc_status_str(wc[1].status),
-	       (unsigned long long)send_id, (unsigned long long)recv_id);
-}
-
-static void expect_err(const char *what, enum ibv_wc_status st)
-{
-	struct ibv_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	CHECKM(!poll1(&wc) && wc.status == st, "%s: status %d (%s), want %s", what,
-	       wc.status, ibv_wc_status_str(wc.status), ibv_wc_status_str(st));
-}
-
-static void drain(void)
-{
-	struct ibv_wc wc[16];
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		while (ibv_poll_cq(cq, 16, wc) > 0)
-			;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_nsec - t0.tv_nsec) / 1000000 + (t.tv_sec - t0.tv_sec) * 1000 < 50);
-}
-
 static struct mlx5dv_mkey *sig_mkey(void)
 {
-	struct mlx5dv_mkey_init_attr ma = {
-		.pd = pd, .max_entries = 4,
-		.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-				MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
-	};
-	struct mlx5dv_mkey *mk = mlx5dv_create_mkey(&ma);
-
-	CHECKM(mk != NULL, "create signature mkey: %s", strerror(errno));
-	return mk;
-}
-
-/* Configures @mk as one list entry over @mr's [0, len) with @access and
- * the signature @sa (NULL: none); 0 when wr_complete accepted it. */
-static int configure(struct ibv_qp *qp, struct mlx5dv_mkey *mk, struct ibv_mr *mr,
-		     uint32_t len, uint32_t access, const struct mlx5dv_sig_block_attr *sa)
-{
-	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
-	struct mlx5dv_qp_ex *dx = mlx5dv_qp_ex_from_ibv_qp_ex(qx);
-	struct mlx5dv_mkey_conf_attr attr = { 0 };
-	struct ibv_sge sge = { (uintptr_t)mr->addr, len, mr->lkey };
-
-	ibv_wr_start(qx);
-	qx->wr_id = 100;
-	qx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
-	mlx5dv_wr_mkey_configure(dx, mk, sa ? 3 : 2, &attr);
-	mlx5dv_wr_set_mkey_access_flags(dx, access);
-	mlx5dv_wr_set_mkey_layout_list(dx, 1, &sge);
-	if (sa)
-		mlx5dv_wr_set_mkey_sig_block(dx, sa);
-	return ibv_wr_complete(qx);
-}
-
-static void configure_ok(const char *what, struct ibv_qp *qp, struct mlx5dv_mkey *mk,
-			 struct ibv_mr *mr, uint32_t len, uint32_t access,
-			 const struct mlx5dv_sig_block_attr *sa)
-{
-	int ret = configure(qp, mk, mr, len, access, sa);
-
-	CHECKM(!ret, "%s: wr_complete: %s", what, strerror(ret));
-	if (!ret)	/* one completion: the last SET_PSV (or the UMR) */
-		expect_ok(what, IBV_WC_DRIVER1, 100);
-}
-
-static void rdma_write(struct ibv_qp *qp, uint32_t lkey, uint64_t addr, uint32_t len,
-		       uint32_t rkey, uint64_t raddr, uint64_t wr_id, bool signaled)
-{
-	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
-
-	ibv_wr_start(qx);
-	qx->wr_id = wr_id;
-	qx->wr_flags = signaled ? IBV_SEND_SIGNALED : 0;
-	ibv_wr_rdma_write(qx, rkey, raddr);
-	ibv_wr_set_sge(qx, lkey, addr, len);
-	CHECKM(!ibv_wr_complete(qx), "post RDMA write");
-}
-
-static void post_recv(struct ibv_qp *qp, struct ibv_mr *mr, uint32_t len, uint64_t wr_id)
-{
-	struct ibv_sge sge = { (uintptr_t)mr->addr, len, mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-	CHECKM(!ibv_post_recv(qp, &wr, &bad), "post_recv");
-}
-
-static void send1(struct ibv_qp *qp, uint32_t lkey, uint64_t addr, uint32_t len,
-		  uint64_t wr_id, unsigned int flags)
-{
-	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
-
-	ibv_wr_start(qx);
-	qx->wr_id = wr_id;
-	qx->wr_flags = flags;
-	ibv_wr_send(qx);
-	ibv_wr_set_sge(qx, lkey, addr, len);
-	CHECKM(!ibv_wr_complete(qx), "post SEND");
-}
-
-static struct ibv_mr *mr_new(size_t len)
-{
-	void *b = calloc(1, len);
-	struct ibv_mr *mr = ibv_reg_mr(pd, b, len, IBV_ACCESS_LOCAL_WRITE |
-				       IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-
-	CHECKM(mr != NULL, "reg_mr: %s", strerror(errno));
-	return mr;
-}
-
-static void mr_free(struct ibv_mr *mr)
-{
-	void *b = mr->addr;
-
-	ibv_dereg_mr(mr);
-	free(b);
-}
-
-static void fill(uint8_t *p, size_t n, uint8_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(seed + i * 7 + (i >> 8));
-}
-
-static enum mlx5dv_mkey_err_type check_mkey(struct mlx5dv_mkey *mk, struct mlx5dv_mkey_err *e)
-{
-	memset(e, 0xa5, sizeof(*e));
-	CHECKM(!mlx5dv_mkey_check(mk, e), "mkey_check");
-	return e->err_type;
+	return new_mkey(MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE);
 }
 
 /* ---- A: wire T10-DIF insert, two blocks, REF_REMAP ----------------------- */
@@ -365,7 +75,7 @@ static const struct mlx5dv_sig_t10dif dif_a = {
 
 static void test_wire_dif_insert(void)
 {
-	struct ibv_qp *qp = sig_qp(0);
+	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *src = mr_new(2 * BS), *dst = mr_new(2 * (BS + 8));
 	struct mlx5dv_sig_block_domain wire = { .sig_type = MLX5DV_SIG_TYPE_T10DIF,
@@ -379,7 +89,7 @@ static void test_wire_dif_insert(void)
 	if (!qp || !mk || !src || !dst)
 		return;
 	fill(src->addr, 2 * BS, 3);
-	configure_ok("A configure", qp, mk, src, 2 * BS, IBV_ACCESS_LOCAL_WRITE, &sa);
+	configure_ok("A configure", qp, mk, src, 2 * BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	/* 1024 data bytes through the key: 1040 on the wire. */
 	rdma_write(qp, mk->lkey, 0, 2 * BS, dst->rkey, (uintptr_t)dst->addr, 1, true);
 	expect_ok("A write", IBV_WC_RDMA_WRITE, 1);
@@ -407,7 +117,7 @@ static void test_wire_dif_insert(void)
 
 static void test_mem_crc_insert(void)
 {
-	struct ibv_qp *qp = sig_qp(0);
+	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *src = mr_new(2 * BS), *mem = mr_new(2 * (BS + 4));
 	struct mlx5dv_sig_crc crc = { .type = MLX5DV_SIG_CRC_TYPE_CRC32C, .seed = 0xffffffff };
@@ -422,7 +132,7 @@ static void test_mem_crc_insert(void)
 		return;
 	fill(src->addr, 2 * BS, 40);
 	configure_ok("B configure", qp, mk, mem, 2 * (BS + 4),
-		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &sa);
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &sa, NULL);
 	rdma_write(qp, src->lkey, (uintptr_t)src->addr, 2 * BS, mk->rkey, 0, 2, true);
 	expect_ok("B write", IBV_WC_RDMA_WRITE, 2);
 	for (k = 0; k < 2; k++) {
@@ -445,7 +155,7 @@ static void test_mem_crc_insert(void)
 
 static void test_mem_crc_check(void)
 {
-	struct ibv_qp *qp = sig_qp(0);
+	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *mem = mr_new(2 * (BS + 4)), *rcv = mr_new(2 * BS);
 	struct mlx5dv_sig_crc crc = { .type = MLX5DV_SIG_CRC_TYPE_CRC32, .seed = 0xffffffff };
@@ -466,7 +176,7 @@ static void test_mem_crc_check(void)
 			 ref_crc32_refl(CRC32_POLY, ~0u, m + k * (BS + 4), BS));
 	}
 	good1 = ref_crc32_refl(CRC32_POLY, ~0u, m + BS + 4, BS);
-	configure_ok("C configure", qp, mk, mem, 2 * (BS + 4), IBV_ACCESS_LOCAL_WRITE, &sa);
+	configure_ok("C configure", qp, mk, mem, 2 * (BS + 4), IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	post_recv(qp, rcv, 2 * BS, 5);
 	send1(qp, mk->lkey, 0, 2 * BS, 6, IBV_SEND_SIGNALED);
 	expect_send_recv("C send", 6, 5);
@@ -498,7 +208,7 @@ static void test_mem_crc_check(void)
 
 static void test_wire_dif_check(void)
 {
-	struct ibv_qp *qp = sig_qp(0);
+	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *wire = mr_new(BS + 8), *mem = mr_new(BS);
 	struct mlx5dv_sig_block_domain wd = { .sig_type = MLX5DV_SIG_TYPE_T10DIF,
@@ -535,7 +245,7 @@ static void test_wire_dif_check(void)
 	w = wire->addr;
 	fill(w, BS, 200);
 	guard = ref_crc16_t10dif(0xffff, w, BS);
-	configure_ok("D configure", qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa);
+	configure_ok("D configure", qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
 		put_be16(w + BS, guard ^ cases[i].guard_xor);
 		put_be16(w + BS + 2, cases[i].app);
@@ -601,7 +311,7 @@ static bool wait_event(enum ibv_event_type type, uint32_t qpn)
 
 static void test_pipelining(void)
 {
-	struct ibv_qp *qp = sig_qp(MLX5DV_QP_CREATE_SIG_PIPELINING);
+	struct ibv_qp *qp = rc_qp(MLX5DV_QP_CREATE_SIG_PIPELINING);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *mem = mr_new(BS + 4), *dst = mr_new(BS), *msg = mr_new(64);
 	struct mlx5dv_sig_crc crc = { .type = MLX5DV_SIG_CRC_TYPE_CRC32, .seed = 0xffffffff };
@@ -620,7 +330,7 @@ static void test_pipelining(void)
 	dx = mlx5dv_qp_ex_from_ibv_qp_ex(ibv_qp_to_qp_ex(qp));
 	fill(mem->addr, BS, 1);
 	put_be32((uint8_t *)mem->addr + BS, 0xdeadbeef);	/* wrong CRC */
-	configure_ok("E configure", qp, mk, mem, BS + 4, IBV_ACCESS_LOCAL_WRITE, &sa);
+	configure_ok("E configure", qp, mk, mem, BS + 4, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	CHECKM(mlx5dv_qp_cancel_posted_send_wrs(dx, 7) == -EINVAL,
 	       "E: cancel on an RTS QP must fail");
 	post_recv(qp, msg, 64, 20);
@@ -672,43 +382,43 @@ static void test_bad_flows(void)
 
 	if (!mk || !mem || !dst)
 		return;
-	qp = sig_qp(0);
+	qp = rc_qp(0);
 	if (!qp)
 		return;
 	/* malformed setters: EINVAL at wr_complete, nothing posted */
 	d.block_size = 77;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL, "block size 77");
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL, "block size 77");
 	d.block_size = MLX5DV_BLOCK_SIZE_512;
 	d.sig.crc = &crc_bad;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL, "CRC seed 5");
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL, "CRC seed 5");
 	d.sig.crc = &crc64;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL,
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL,
 	       "CRC64_XP10 (not offered)");
 	d.sig.crc = &crc;
 	dif_bad.bg = 0x1234;
 	d2.sig_type = MLX5DV_SIG_TYPE_T10DIF;
 	d2.sig.dif = &dif_bad;
 	sa.wire = &d2;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL, "T10 bg 0x1234");
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL, "T10 bg 0x1234");
 	sa.wire = NULL;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL, "no domain");
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL, "no domain");
 	d2 = d;
 	d2.block_size = MLX5DV_BLOCK_SIZE_4096;
 	sa.mem = &d;
 	sa.wire = &d2;
-	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa) == EINVAL,
+	CHECKM(configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL) == EINVAL,
 	       "memory and wire blocks of different sizes");
 	sa.mem = NULL;
 	sa.wire = &d;
 	sa.flags = MLX5DV_SIG_BLOCK_ATTR_FLAG_COPY_MASK;	/* needs both domains alike */
-	ret = configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa);
+	ret = configure(qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	CHECKM(ret == EINVAL, "copy mask without the same block structure: %d", ret);
 	sa.flags = 0;
 	drain();
 
 	/* a transfer that is not whole blocks never touches memory */
 	configure_ok("F configure", qp, mk, mem, 2 * BS, IBV_ACCESS_LOCAL_WRITE |
-		     IBV_ACCESS_REMOTE_WRITE, &sa);
+		     IBV_ACCESS_REMOTE_WRITE, &sa, NULL);
 	memset(dst->addr, 0x77, 2 * BS + 16);
 	rdma_write(qp, mk->lkey, 0, 100, dst->rkey, (uintptr_t)dst->addr, 30, true);
 	expect_err("F: 100 bytes of a 512-byte block", IBV_WC_LOC_PROT_ERR);
@@ -717,10 +427,10 @@ static void test_bad_flows(void)
 	drain();
 
 	/* a signature key as a READ destination: not supported, said so */
-	qp = sig_qp(0);
+	qp = rc_qp(0);
 	if (!qp)
 		return;
-	configure_ok("F configure 2", qp, mk, mem, 2 * BS, IBV_ACCESS_LOCAL_WRITE, &sa);
+	configure_ok("F configure 2", qp, mk, mem, 2 * BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	{
 		struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
 

@@ -18,17 +18,6 @@
 #include "smx_test.h"
 
 /* CHECK with a printf-style explanation; @cond is evaluated once. */
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = !!(cond);                                            \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "    %s: ", #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-		}                                                              \
-	} while (0)
-
 static struct ibv_context *open_dev(void)
 {
 	struct ibv_device **list;

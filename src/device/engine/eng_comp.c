@@ -16,12 +16,17 @@
  * ci): cmd 0 requests an event for the next CQE, 1 for the next solicited or
  * error CQE. Like the hardware, arming when CQEs beyond the given consumer
  * index already exist fires at once (cmd 0; for cmd 1 only new solicited CQEs
- * count). An event disarms the CQ.
+ * count). An event disarms the CQ. Every CQE write first looks at the arm
+ * record, so an arm written before the CQE counts even if its UAR store went
+ * to plain memory (DEVX) and the watcher has not passed yet.
  *
  * EQE (64 bytes): type at byte 1, sub_type at 3, 28 bytes of data at 32,
  * owner at 63 = (pi >> log_size) & 1 (the driver initialises owner = 1).
  * Completion event data: cqn at data + 24. An armed EQ that gets an EQE calls
  * the interrupt handler of eqc.intr and disarms until the next doorbell 0x40.
+ * Doorbells stored in the EQ's UAR page are taken before each EQE is written
+ * (eng_mmio.c), so the overrun check sees the consumer index of every store
+ * made so far. An EQE that finds the EQ full is dropped.
  * The device's internal EQs (no ring) just raise their vector.
  */
 #include <string.h>
@@ -62,6 +67,20 @@ static void eng_cq_error(struct eng *e, struct fw_cq *cq, uint8_t syndrome)
 				cq->obj.uid);
 }
 
+/*
+ * An arm request the client wrote to the arm record (and rang at UAR 0x20,
+ * which lands in plain memory for DEVX clients) before this CQE: take it now,
+ * as the hardware would have processed that doorbell already, instead of at
+ * the watcher's next pass.
+ */
+static void eng_cq_arm_sync(struct eng *e, struct eng_cq *ec)
+{
+	uint32_t w = be32toh(__atomic_load_n(&ec->cq->dbrec[1], __ATOMIC_ACQUIRE));
+
+	if (w != ec->arm_word)
+		eng_cq_arm(e, ec->cq, w);
+}
+
 bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 {
 	struct eng_cq *ec = eng_cq_of(e, cq);
@@ -73,6 +92,7 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 
 	if (!ec)
 		return false;
+	eng_cq_arm_sync(e, ec);
 	pi = ec->pi;
 	ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) &
 	     0xffffff;
@@ -192,6 +212,8 @@ void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
 		eng_irq_fire(e, eq->intr);
 		return;
 	}
+	/* consumer-index (and arm) stores made before this EQE count */
+	eng_eq_uar_take(e, eq->uar);
 	size = 1u << eq->log_size;
 	if (((q->pi - q->ci) & 0xffffff) >= size) {
 		smx_dbg("engine: eq %u overrun, event type 0x%x dropped",

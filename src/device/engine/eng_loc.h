@@ -361,6 +361,10 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 /* eng_mmio.c */
 void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf,
 	      size_t len);
+/* Takes the EQ doorbells stored in @uar's page (true if there were any). */
+bool eng_eq_uar_take(struct eng *e, struct fw_uar *uar);
+/* The same for the pages of every EQ the engine knows (watcher). */
+bool eng_eq_uar_scan(struct eng *e);
 
 /* eng_sq.c: the requester */
 /* Executes posted send WQEs of @q (or flushes them in ERR). */
@@ -433,10 +437,18 @@ struct eng_sig_err {
 	uint16_t syndrome;	/* SMX_SIGERR_SYND_* */
 	uint64_t offset;	/* data offset of the bad block */
 	uint32_t expected_sig, actual_sig, expected_ref, actual_ref;
+	char why[160];		/* a transfer that could not be done */
 };
+/* Keys whose data go through eng_sig_read/write: signature and crypto. */
+static inline bool eng_xform(const struct fw_mkey *mk)
+{
+	return mk->sig.en || mk->crypto_cap;
+}
 uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
 		    uint32_t bsf_bytes, uint64_t layout_len, struct fw_sig *out,
-		    char *why, size_t whylen);
+		    struct fw_mkey_crypto *cout, char *why, size_t whylen);
+/* Wire bytes per block (1 without a signature). */
+uint64_t eng_sig_wire_unit(const struct fw_mkey *mk);
 uint8_t eng_sig_set_psv(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 			uint32_t len, char *why, size_t whylen);
 uint64_t eng_sig_data_len(const struct fw_mkey *mk);

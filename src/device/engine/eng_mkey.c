@@ -222,7 +222,7 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	/* A signature key's address space is its data: the range checked
 	 * below is the layout holding those blocks and their signatures.
 	 * Reached through another indirect key it would be read raw. */
-	if (mk->sig.en) {
+	if (eng_xform(mk)) {
 		uint64_t mva, mlen;
 
 		if (depth) {
@@ -335,7 +335,7 @@ static uint8_t *eng_ind_host(const struct fw_mkey *mk, uint64_t va, uint64_t *co
 	    !eng_ind_piece(mk, va - mk->start, &ik, &addr, &n))
 		return NULL;
 	in = fw_mkey_lookup(mk->fw, ik);
-	if (!in || in->free || in->pd != mk->pd || in->sig.en)
+	if (!in || in->free || in->pd != mk->pd || eng_xform(in))
 		return NULL;
 	base = in->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : in->start;
 	if (!in->len64) {

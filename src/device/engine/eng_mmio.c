@@ -15,6 +15,17 @@
  *                always put it first), so both doorbell flavours behave
  *                identically.
  *
+ * EQ doorbells stored without the library. A DEVX client (FlexIO's
+ * interrupt thread and DPA outboxes among them) rings an EQ with a plain
+ * 32-bit store into its UAR page, which reaches no code here when it
+ * happens. The device takes such stores from the page: a nonzero word at
+ * 0x40 / 0x48 is a doorbell not taken yet (eqn 0 is always a device
+ * completion vector, so no doorbell of an EQ with a ring is 0), and taking
+ * it swaps the word back to 0. The watcher takes them on every pass, and
+ * every EQE write takes those of its EQ's page first, so an EQ overflows
+ * only when its consumer really is behind. A store the library rings
+ * through eng_mmio() is acted on at once and cleared from the page.
+ *
  * Ownership: a doorbell only acts on a queue whose uid may use the page
  * (the queue's own UAR, or a page of the same uid, or a uid 0 queue); other
  * stores are ignored, like a doorbell on a UAR page the queue does not
@@ -40,6 +51,57 @@ static bool eng_uar_may(const struct fw_uar *uar, const struct fw_uar *own,
 	if (own == uar)
 		return true;
 	return obj->uid == uar->obj.uid || uar->obj.uid == 0;
+}
+
+/* An EQ doorbell value (eqn << 24 | ci) from @reg 0x40 (arm) or 0x48. */
+static void eng_eq_db(struct eng *e, struct fw_uar *uar, uint32_t reg, uint32_t v,
+		      bool taken)
+{
+	struct fw_eq *eq = fw_eq_lookup(e->fw, v >> 24);
+	struct eng_eq *q;
+	uint32_t ci = v & 0xffffff;
+
+	if (!eq || eq->internal || !eng_uar_may(uar, eq->uar, &eq->obj)) {
+		smx_dbg("engine: EQ doorbell on UAR %u for eq %u ignored",
+			uar->obj.id, v >> 24);
+		return;
+	}
+	q = eng_eq_of(e, eq);
+	/* Two stores taken from the page at once come in no known order:
+	 * the consumer index only moves forward, and never past the
+	 * producer. */
+	if (taken && q && ((ci - q->ci) & 0xffffff) > ((q->pi - q->ci) & 0xffffff))
+		ci = q->ci;
+	eng_eq_doorbell(e, eq, ci, reg == 0x40);
+}
+
+bool eng_eq_uar_take(struct eng *e, struct fw_uar *uar)
+{
+	uint32_t *w, arm, noarm;
+
+	if (!uar || !uar->page)
+		return false;
+	w = (uint32_t *)((uint8_t *)uar->page + 0x40);
+	if (!__atomic_load_n(&w[0], __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&w[2], __ATOMIC_RELAXED))
+		return false;
+	arm = be32toh(__atomic_exchange_n(&w[0], 0, __ATOMIC_ACQ_REL));
+	noarm = be32toh(__atomic_exchange_n(&w[2], 0, __ATOMIC_ACQ_REL));
+	if (noarm)
+		eng_eq_db(e, uar, 0x48, noarm, true);
+	if (arm)
+		eng_eq_db(e, uar, 0x40, arm, true);
+	return true;
+}
+
+bool eng_eq_uar_scan(struct eng *e)
+{
+	struct eng_obj *o;
+	bool work = false;
+
+	for (o = e->list[ENG_K_EQ].next; o != &e->list[ENG_K_EQ]; o = o->next)
+		work |= eng_eq_uar_take(e, ((struct eng_eq *)o)->eq->uar);
+	return work;
 }
 
 void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
@@ -70,15 +132,14 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (reg == 0x40 || reg == 0x48) {
-		uint32_t v = get_be32(buf);
-		struct fw_eq *eq = fw_eq_lookup(e->fw, v >> 24);
+		uint32_t v = get_be32(buf), was = htobe32(v);
 
-		if (!eq || eq->internal || !eng_uar_may(uar, eq->uar, &eq->obj)) {
-			smx_dbg("engine: EQ doorbell on UAR %u for eq %u ignored",
-				page, v >> 24);
-			return;
-		}
-		eng_eq_doorbell(e, eq, v & 0xffffff, reg == 0x40);
+		/* acted on now: not to be taken from the page again */
+		if (uar->page)
+			__atomic_compare_exchange_n((uint32_t *)((uint8_t *)uar->page + reg),
+						    &was, 0, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+		eng_eq_db(e, uar, reg, v, false);
 		return;
 	}
 	if (reg >= 0x800 && reg < 0xa00 && len >= 8) {

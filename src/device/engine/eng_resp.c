@@ -327,7 +327,7 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	{
 		struct fw_mkey *sk = fw_mkey_lookup(c->e->fw, p->rkey);
 
-		if (sk && !sk->free && sk->sig.en) {
+		if (sk && !sk->free && eng_xform(sk)) {
 			if (p->op != ENG_PKT_WRITE && p->op != ENG_PKT_READ) {
 				snprintf(c->why, sizeof(c->why), "rkey 0x%x is a "
 					 "signature key: no atomics through it",
@@ -348,7 +348,7 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	if (eng_key_check(c->e, p->rkey, c->pd, need, p->raddr, len, &c->mk,
 			  c->why, sizeof(c->why)))
 		return RESP_ERR_ACCESS;
-	if (c->sig_dlen && !c->mk->sig.en) {
+	if (c->sig_dlen && !eng_xform(c->mk)) {
 		snprintf(c->why, sizeof(c->why), "rkey 0x%x changed under the "
 			 "request", p->rkey);
 		return RESP_ERR_ACCESS;
@@ -458,7 +458,7 @@ static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 		sge[l->n].mk = mk;
 		sge[l->n].va = be64toh(d->addr);
 		sge[l->n].len = len;
-		if (mk->sig.en) {
+		if (eng_xform(mk)) {
 			uint64_t wl = eng_sig_wire_len(mk, len);
 			struct resp_sig *rs;
 
@@ -533,17 +533,17 @@ static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
 		struct resp_sig *rs = &c->sig[i];
 		struct eng_sig_err se = { 0 };
 		uint64_t got = end > rs->at ? end - rs->at : 0, dlen;
-		uint64_t wb = eng_sig_wire_len(rs->mk, rs->mk->sig.block);
+		uint64_t wb = eng_sig_wire_unit(rs->mk);
 
 		if (got > rs->wlen)
 			got = rs->wlen;
-		dlen = got / wb * rs->mk->sig.block;
+		/* whole blocks only (every byte without a signature) */
+		dlen = rs->mk->sig.en ? got / wb * rs->mk->sig.block : got;
 		if (!dlen)
 			continue;
 		if (eng_sig_write(rs->mk, rs->va, dlen, rs->buf, &se))
-			smx_dbg("engine: qp 0x%x: signature key 0x%x: its layout "
-				"could not be written", c->qp->obj.id,
-				rs->mk->obj.id << 8 | rs->mk->variant);
+			smx_dbg("engine: qp 0x%x: key 0x%x: %s", c->qp->obj.id,
+				rs->mk->obj.id << 8 | rs->mk->variant, se.why);
 		if (se.set)
 			resp_sig_report(c, rs->mk, &se);
 	}
@@ -572,14 +572,14 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 				 "could not be read", p->len);
 			st = RESP_ERR_ACCESS;
 		} else if (eng_sig_write(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
-			snprintf(c->why, sizeof(c->why), "signature key 0x%x: its "
-				 "layout could not be written", p->rkey);
+			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
+				 se.why);
 			st = RESP_ERR_ACCESS;
 		}
 	} else {
 		if (eng_sig_read(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
-			snprintf(c->why, sizeof(c->why), "signature key 0x%x: its "
-				 "layout could not be read", p->rkey);
+			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
+				 se.why);
 			st = RESP_ERR_ACCESS;
 		} else if (p->rrdata) {
 			if (!eng_rmem_xfer(&hl, 0, p->rrdata, p->len, true)) {

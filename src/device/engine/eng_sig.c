@@ -35,6 +35,7 @@
 
 #include <isa-l/crc.h>
 
+#include "device/engine/eng_crypto.h"
 #include "device/engine/eng_loc.h"
 #include "util/log.h"
 
@@ -139,33 +140,96 @@ static int sig_dom_parse(struct eng *e, struct fw_mkey *mk, const char *dname,
  * @layout_len bytes, into @out (out->en false: no signed domain). Nothing
  * is installed: the caller does once the whole WQE checked out.
  */
+/*
+ * The crypto BSF (AES-XTS): order, data unit, initial tweak (big-endian),
+ * DEK id and key tag. The DEK itself is checked when the key is used.
+ */
+static int crypto_bsf_parse(const struct fw_mkey *mk, const struct smx_crypto_bsf *cb,
+			    uint32_t want_size, struct fw_mkey_crypto *c, char *why,
+			    size_t whylen)
+{
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+
+	if (!mk->crypto_cap) {
+		snprintf(why, whylen, "UMR on key 0x%x: crypto BSF for an mkey "
+			 "created without crypto_en", key);
+		return -1;
+	}
+	if ((cb->bsf_size_type & 0x3f) != SMX_BSF_TYPE_CRYPTO ||
+	    (uint32_t)(cb->bsf_size_type >> SMX_BSF_SIZE_SHIFT) != want_size ||
+	    cb->enc_standard != 0 || cb->enc_order > 3) {
+		snprintf(why, whylen, "UMR on key 0x%x: crypto BSF size/type 0x%x "
+			 "(want size %u, type crypto), standard %u (AES-XTS is 0), "
+			 "order %u", key, cb->bsf_size_type, want_size,
+			 cb->enc_standard, cb->enc_order);
+		return -1;
+	}
+	memset(c, 0, sizeof(*c));
+	c->du = sig_block_bytes(cb->bs_pointer);
+	if (!c->du) {
+		snprintf(why, whylen, "UMR on key 0x%x: crypto data unit selector "
+			 "%u is not 512/520/4096/4160/4048", key, cb->bs_pointer);
+		return -1;
+	}
+	/* orders: 0 encrypted wire + signature, 1 encrypted memory +
+	 * signature, 2 raw wire, 3 raw memory */
+	c->encrypt_on_tx = cb->enc_order == 0 || cb->enc_order == 2;
+	c->sig_before = cb->enc_order == 0 || cb->enc_order == 3;
+	memcpy(c->tweak_be, cb->xts_init_tweak, sizeof(c->tweak_be));
+	c->dek = be32toh(cb->rsvd_dek_ptr) & 0xffffff;
+	memcpy(c->keytag, cb->keytag, sizeof(c->keytag));
+	c->en = true;
+	return 0;
+}
+
 uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
 		    uint32_t bsf_bytes, uint64_t layout_len, struct fw_sig *out,
-		    char *why, size_t whylen)
+		    struct fw_mkey_crypto *cout, char *why, size_t whylen)
 {
 	uint32_t key = mk->obj.id << 8 | mk->variant;
 	const struct smx_bsf *b = (const void *)bsf;
 	uint32_t m, w, size;
 	struct fw_sig s;
 
+	memset(out, 0, sizeof(*out));
+	memset(cout, 0, sizeof(*cout));
 	if (!mk->bsf_cap) {
 		snprintf(why, whylen, "UMR on key 0x%x: BSF for an mkey created "
 			 "without bsf_en", key);
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
 	}
-	if (bsf_bytes < sizeof(*b)) {
-		snprintf(why, whylen, "UMR on key 0x%x: BSF of %u bytes, a "
-			 "signature BSF takes %zu", key, bsf_bytes, sizeof(*b));
+	if (bsf_bytes < sizeof(*b) || bsf_bytes % sizeof(*b) ||
+	    bsf_bytes > 2 * sizeof(*b)) {
+		snprintf(why, whylen, "UMR on key 0x%x: BSF of %u bytes, a BSF "
+			 "takes %zu (signature or crypto) or %zu (both)", key,
+			 bsf_bytes, sizeof(*b), 2 * sizeof(*b));
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
+	/* A crypto BSF alone (its type nibble says so), else signature first. */
+	if ((bsf[0] & 0x0f) == SMX_BSF_TYPE_CRYPTO) {
+		if (bsf_bytes != sizeof(*b)) {
+			snprintf(why, whylen, "UMR on key 0x%x: a crypto BSF first "
+				 "in %u BSF bytes (a signature BSF comes first)",
+				 key, bsf_bytes);
+			goto bad_crypto;
+		}
+		if (crypto_bsf_parse(mk, (const void *)bsf, SMX_BSF_SIZE_WITH_INLINE,
+				     cout, why, whylen))
+			goto bad_crypto;
+		return 0;
 	}
 	size = b->basic.bsf_size_sbs >> SMX_BSF_SIZE_SHIFT;
-	if (size != SMX_BSF_SIZE_WITH_INLINE) {
-		snprintf(why, whylen, "UMR on key 0x%x: BSF size %u (%s); only "
-			 "the inline signature BSF (2) is supported", key, size,
-			 size == SMX_BSF_SIZE_SIG_AND_CRYPTO ? "signature and crypto" :
-			 "basic/extended");
+	if (size != (bsf_bytes > sizeof(*b) ? SMX_BSF_SIZE_SIG_AND_CRYPTO :
+					      SMX_BSF_SIZE_WITH_INLINE)) {
+		snprintf(why, whylen, "UMR on key 0x%x: signature BSF size %u in "
+			 "%u BSF bytes (inline signature 2 alone, signature and "
+			 "crypto 3 before a crypto BSF)", key, size, bsf_bytes);
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
 	}
+	if (bsf_bytes > sizeof(*b) &&
+	    crypto_bsf_parse(mk, (const void *)(bsf + sizeof(*b)),
+			     SMX_BSF_SIZE_SIG_AND_CRYPTO, cout, why, whylen))
+		goto bad_crypto;
 	memset(&s, 0, sizeof(s));
 	s.check_mask = b->basic.check_byte_mask;
 	s.sbs = !!(b->basic.bsf_size_sbs & (1 << SMX_BSF_SBS_SHIFT));
@@ -206,6 +270,14 @@ uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
 	m = sig_bytes(&s.mem);
 	w = sig_bytes(&s.wire);
 	s.en = m || w;
+	/* The device cannot encrypt raw data with both domains signed. */
+	if (cout->en && m && w &&
+	    ((cout->encrypt_on_tx && !cout->sig_before) ||
+	     (!cout->encrypt_on_tx && cout->sig_before))) {
+		snprintf(why, whylen, "UMR on key 0x%x: raw-data crypto order with "
+			 "both signature domains is not supported", key);
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	}
 	if (s.en && layout_len % (s.block + m)) {
 		snprintf(why, whylen, "UMR on key 0x%x: layout of 0x%llx bytes is "
 			 "not a whole number of %u-byte memory blocks", key,
@@ -214,6 +286,9 @@ uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
 	}
 	*out = s;
 	return 0;
+bad_crypto:
+	memset(cout, 0, sizeof(*cout));
+	return MLX5_CQE_SYNDROME_MW_BIND_ERR;
 }
 
 /* SET_PSV WQE: ctrl, then {psv_index, syndrome, transient_signature}. */
@@ -351,36 +426,57 @@ uint64_t eng_sig_data_len(const struct fw_mkey *mk)
 {
 	uint32_t m = sig_bytes(&mk->sig.mem);
 
+	if (!mk->sig.en)
+		return mk->len;
 	return m ? mk->len / (mk->sig.block + m) * mk->sig.block : mk->len;
 }
 
 uint64_t eng_sig_wire_len(const struct fw_mkey *mk, uint64_t data_len)
 {
+	if (!mk->sig.en)
+		return data_len;
 	return data_len + data_len / mk->sig.block * sig_bytes(&mk->sig.wire);
 }
 
 bool eng_sig_data_of_wire(const struct fw_mkey *mk, uint64_t wire_len, uint64_t *data_len)
 {
-	uint64_t wb = mk->sig.block + sig_bytes(&mk->sig.wire);
+	uint64_t wb;
 
+	if (!mk->sig.en) {
+		*data_len = wire_len;
+		return true;
+	}
+	wb = mk->sig.block + sig_bytes(&mk->sig.wire);
 	if (wire_len % wb)
 		return false;
 	*data_len = wire_len / wb * mk->sig.block;
 	return true;
 }
 
+uint64_t eng_sig_wire_unit(const struct fw_mkey *mk)
+{
+	return mk->sig.en ? mk->sig.block + sig_bytes(&mk->sig.wire) : 1;
+}
+
 bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
 		  uint64_t *mva, uint64_t *mlen, char *why, size_t whylen)
 {
-	uint64_t off = va - mk->start, B = mk->sig.block;
+	uint64_t off = va - mk->start, B = mk->sig.en ? mk->sig.block : 1;
 	uint32_t m = sig_bytes(&mk->sig.mem);
+	uint32_t key = mk->obj.id << 8 | mk->variant;
 
+	if (mk->crypto_cap && !mk->crypto.en) {
+		if (why)
+			snprintf(why, whylen, "crypto key 0x%x is used before a UMR "
+				 "configured its crypto properties", key);
+		return false;
+	}
 	if (va < mk->start || off % B || len % B || off > eng_sig_data_len(mk) ||
 	    len > eng_sig_data_len(mk) - off) {
 		if (why)
-			snprintf(why, whylen, "signature key 0x%x: [0x%llx,+0x%llx) "
-				 "is not whole %llu-byte blocks inside its 0x%llx "
-				 "data bytes", mk->obj.id << 8 | mk->variant,
+			snprintf(why, whylen, "%s key 0x%x: [0x%llx,+0x%llx) is not "
+				 "whole %llu-byte blocks inside its 0x%llx data "
+				 "bytes", mk->sig.en ? "signature" : "crypto", key,
 				 (unsigned long long)va, (unsigned long long)len,
 				 (unsigned long long)B,
 				 (unsigned long long)eng_sig_data_len(mk));
@@ -392,81 +488,181 @@ bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
 }
 
 /* Copies between @buf and bytes [off, off + n) of @mk's layout. */
-static bool sig_mem_io(struct fw_mkey *mk, uint64_t off, uint8_t *buf, uint32_t n,
+static bool sig_mem_io(struct fw_mkey *mk, uint64_t off, uint8_t *buf, uint64_t n,
 		       bool to_mem)
 {
 	struct eng_sge ks = { NULL, mk, mk->start + off, n };
 	struct eng_sge hs = { buf, NULL, 0, n };
 	struct eng_sgl kl = { &ks, 1, n }, hl = { &hs, 1, n };
 
-	/* eng_mkey_host() walks the KLM layout itself: the signature state
-	 * plays no part in it. */
+	/* eng_mkey_host() walks the KLM layout itself: the signature and
+	 * crypto state play no part in it. */
 	return to_mem ? eng_sgl_copy(&kl, 0, &hl, 0, n) == n :
 			eng_sgl_copy(&hl, 0, &kl, 0, n) == n;
 }
 
+/*
+ * The crypto step over a stream: @n bytes at byte @at of the key's memory
+ * or wire stream (which one the order decides), en- or decrypted as the
+ * direction requires: encrypt_on_tx encrypts on TX and decrypts on RX.
+ * The DEK is looked up and checked now, like an inner key.
+ */
+static int sig_crypt(struct fw_mkey *mk, uint8_t *buf, uint64_t n, uint64_t at,
+		     bool tx, struct eng_sig_err *err)
+{
+	const struct fw_mkey_crypto *c = &mk->crypto;
+	const struct fw_dek *dek = fw_dek_lookup(mk->fw, c->dek);
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+	int rc;
+
+	if (!dek || dek->state != MLX5_ENCRYPTION_KEY_OBJ_STATE_READY ||
+	    !mk->pd || dek->pdn != mk->pd->obj.id ||
+	    (dek->has_keytag && memcmp(dek->keytag, c->keytag, 8))) {
+		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: DEK 0x%x %s",
+			 key, c->dek, !dek ? "does not exist" :
+			 dek->state != MLX5_ENCRYPTION_KEY_OBJ_STATE_READY ? "is not ready" :
+			 !mk->pd || dek->pdn != mk->pd->obj.id ? "is in another pd" :
+			 "has another key tag");
+		return -1;
+	}
+	if (at % c->du) {
+		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: transfer "
+			 "starts at byte 0x%llx of its stream, inside a %u-byte "
+			 "data unit", key, (unsigned long long)at, c->du);
+		return -1;
+	}
+	rc = eng_xts_crypt(dek->key, dek->key_len, tx == c->encrypt_on_tx, c->tweak_be,
+			   at / c->du, c->du, buf, buf, n);
+	if (rc) {
+		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: AES-XTS "
+			 "cannot process %llu bytes in %u-byte data units (a "
+			 "last unit under 16 bytes)", key, (unsigned long long)n,
+			 c->du);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One block from domain @from (data + its signature, @from_id for error
+ * reports) to domain @to: the incoming signature checked, the data copied,
+ * the outgoing signature generated -- or, with the same block structure,
+ * the bytes of copy_mask taken from the incoming one.
+ */
+static void sig_block_convert(const struct fw_sig *s, const struct fw_sig_dom *from,
+			      const struct fw_sig_dom *to, uint8_t from_id,
+			      const uint8_t *in, uint8_t *out, uint64_t blk,
+			      struct eng_sig_err *err)
+{
+	uint32_t B = s->block, ni = sig_bytes(from), no = sig_bytes(to), i;
+	uint8_t gen[8];
+
+	if (ni)
+		sig_check(s, from, from_id, in, in + B, blk, err);
+	memcpy(out, in, B);
+	if (!no)
+		return;
+	sig_gen(to, in, B, blk, gen);
+	if (s->sbs && ni)
+		for (i = 0; i < no; i++)
+			if (s->copy_mask >> (7 - i) & 1)
+				gen[i] = in[B + i];
+	memcpy(out + B, gen, no);
+}
+
+/*
+ * Memory -> wire (TX: SEND / WRITE gather, READ source) and back (RX),
+ * stage by stage as mlx5dv_wr_set_mkey_crypto(3)'s table orders them:
+ * with the signature after crypto on TX, crypto runs on the memory stream
+ * (data and memory signatures as they sit in memory), else on the wire
+ * stream; the signature step converts between the two streams block by
+ * block, checking the incoming domain and generating (or copying) the
+ * outgoing one.
+ */
 int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
 		 struct eng_sig_err *err)
 {
 	const struct fw_sig *s = &mk->sig;
-	uint32_t B = s->block, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
-	uint8_t blkbuf[4160 + 8], gen[8];
-	uint64_t k, first = (va - mk->start) / B, n = len / B;
+	bool sig = s->en, cry = mk->crypto.en;
+	uint32_t B = sig ? s->block : 0, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
+	uint64_t first = sig ? (va - mk->start) / B : 0, n = sig ? len / B : 0, k;
+	uint64_t moff = sig ? first * (B + m) : va - mk->start;
+	uint64_t mlen = sig ? n * (B + m) : len;
+	uint8_t *M;
+	int rc = -1;
 
-	for (k = 0; k < n; k++) {
-		uint64_t blk = first + k;
-
-		if (!sig_mem_io(mk, blk * (B + m), blkbuf, B + m, false))
-			return -1;
-		if (m)
-			sig_check(s, &s->mem, SMX_SIGERR_DOMAIN_MEMORY, blkbuf,
-				  blkbuf + B, blk, err);
-		memcpy(out, blkbuf, B);
-		if (w) {
-			uint32_t i;
-
-			sig_gen(&s->wire, blkbuf, B, blk, gen);
-			if (s->sbs && m)
-				for (i = 0; i < w; i++)
-					if (s->copy_mask >> (7 - i) & 1)
-						gen[i] = blkbuf[B + i];
-			memcpy(out + B, gen, w);
-		}
-		out += B + w;
+	M = malloc(mlen ? mlen : 1);
+	if (!M) {
+		snprintf(err->why, sizeof(err->why), "no memory for %llu bytes",
+			 (unsigned long long)mlen);
+		return -1;
 	}
-	return 0;
+	if (!sig_mem_io(mk, moff, M, mlen, false)) {
+		snprintf(err->why, sizeof(err->why), "its layout could not be read");
+		goto out;
+	}
+	if (cry && !mk->crypto.sig_before && sig_crypt(mk, M, mlen, moff, true, err))
+		goto out;
+	if (!sig) {
+		memcpy(out, M, mlen);
+	} else {
+		for (k = 0; k < n; k++)
+			sig_block_convert(s, &s->mem, &s->wire, SMX_SIGERR_DOMAIN_MEMORY,
+					  M + k * (B + m), out + k * (B + w), first + k, err);
+	}
+	if (cry && mk->crypto.sig_before &&
+	    sig_crypt(mk, out, sig ? n * (B + w) : len,
+		      sig ? first * (B + w) : va - mk->start, true, err))
+		goto out;
+	rc = 0;
+out:
+	free(M);
+	return rc;
 }
 
 int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *in,
 		  struct eng_sig_err *err)
 {
 	const struct fw_sig *s = &mk->sig;
-	uint32_t B = s->block, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
-	uint8_t blkbuf[4160 + 8], gen[8];
-	uint64_t k, first = (va - mk->start) / B, n = len / B;
+	bool sig = s->en, cry = mk->crypto.en;
+	uint32_t B = sig ? s->block : 0, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
+	uint64_t first = sig ? (va - mk->start) / B : 0, n = sig ? len / B : 0, k;
+	uint64_t moff = sig ? first * (B + m) : va - mk->start;
+	uint64_t mlen = sig ? n * (B + m) : len, wlen = sig ? n * (B + w) : len;
+	uint8_t *M = malloc(mlen ? mlen : 1), *W = cry ? malloc(wlen ? wlen : 1) : NULL;
+	int rc = -1;
 
-	for (k = 0; k < n; k++) {
-		uint64_t blk = first + k;
-
-		memcpy(blkbuf, in, B);
-		if (w)
-			sig_check(s, &s->wire, SMX_SIGERR_DOMAIN_WIRE, in, in + B,
-				  blk, err);
-		if (m) {
-			uint32_t i;
-
-			sig_gen(&s->mem, in, B, blk, gen);
-			if (s->sbs && w)
-				for (i = 0; i < m; i++)
-					if (s->copy_mask >> (7 - i) & 1)
-						gen[i] = in[B + i];
-			memcpy(blkbuf + B, gen, m);
-		}
-		if (!sig_mem_io(mk, blk * (B + m), blkbuf, B + m, true))
-			return -1;
-		in += B + w;
+	if (!M || (cry && !W)) {
+		snprintf(err->why, sizeof(err->why), "no memory for %llu bytes",
+			 (unsigned long long)mlen);
+		goto out;
 	}
-	return 0;
+	if (cry) {
+		memcpy(W, in, wlen);
+		in = W;
+		if (mk->crypto.sig_before &&
+		    sig_crypt(mk, W, wlen, sig ? first * (B + w) : va - mk->start,
+			      false, err))
+			goto out;
+	}
+	if (!sig) {
+		memcpy(M, in, mlen);
+	} else {
+		for (k = 0; k < n; k++)
+			sig_block_convert(s, &s->wire, &s->mem, SMX_SIGERR_DOMAIN_WIRE,
+					  in + k * (B + w), M + k * (B + m), first + k, err);
+	}
+	if (cry && !mk->crypto.sig_before && sig_crypt(mk, M, mlen, moff, false, err))
+		goto out;
+	if (!sig_mem_io(mk, moff, M, mlen, true)) {
+		snprintf(err->why, sizeof(err->why), "its layout could not be written");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(M);
+	free(W);
+	return rc;
 }
 
 void eng_sig_report(struct eng *e, struct fw_cq *cq, const struct fw_mkey *mk,

@@ -568,7 +568,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			s->host = NULL;
 			s->va = be64toh(d->addr);
 			s->len = len;
-			if (s->mk->sig.en) {
+			if (eng_xform(s->mk)) {
 				if (!(w->d->flags & OPF_GATHER)) {
 					SQ_FAIL(err, LOCAL_QP_OP_ERR, segno, "data",
 						"signature key 0x%x as the %s "
@@ -669,7 +669,7 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 			err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 			return err->syndrome;
 		}
-		if (sge[i].mk->sig.en) {
+		if (eng_xform(sge[i].mk)) {
 			SQ_FAIL(err, LOCAL_QP_OP_ERR, 2 + (uint32_t)i, err->segname,
 				"signature key 0x%x in a DMA MMO is not "
 				"supported", be32toh(d[i].lkey));
@@ -917,8 +917,8 @@ static int eng_sq_sig_gather(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		eng_sig_data_of_wire(s->mk, s->len, &dlen);
 		if (eng_sig_read(s->mk, s->va, dlen, w->sigbuf + pos, &se)) {
 			SQ_FAIL(err, LOCAL_PROT_ERR, 1u + w->sig_idx[i], "data",
-				"signature key 0x%x: its layout could not be "
-				"read", s->mk->obj.id << 8 | s->mk->variant);
+				"key 0x%x: %s", s->mk->obj.id << 8 | s->mk->variant,
+				se.why);
 			return -1;
 		}
 		if (se.set) {

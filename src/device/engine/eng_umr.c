@@ -116,6 +116,7 @@ static uint8_t umr_mkey_config(struct eng *e, struct fw_mkey *mk,
 	uint32_t bsf_octw = be16toh(uc->bsf_octowords);
 	bool bsf_set = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE;
 	bool bsf_on = bsf_set && (be32toh(mc->flags_pd) & SMX_MKC_SEG_FLAGS_BSF_ENABLE);
+	struct fw_mkey_crypto cry;
 	struct fw_sig sig;
 
 	if (bsf_octw && !bsf_on)
@@ -220,6 +221,7 @@ static uint8_t umr_mkey_config(struct eng *e, struct fw_mkey *mk,
 		c.free = !!(mc->free & MLX5_WQE_MKEY_CONTEXT_FREE);
 	}
 	memset(&sig, 0, sizeof(sig));
+	memset(&cry, 0, sizeof(cry));
 	if (bsf_on) {
 		uint32_t at = UMR_KLM_OFF + octw * 16u;
 		uint8_t rc;
@@ -229,14 +231,16 @@ static uint8_t umr_mkey_config(struct eng *e, struct fw_mkey *mk,
 				  "octowords of layout does not fit the %u-byte "
 				  "WQE", key, bsf_octw, octw, len);
 		rc = eng_sig_bsf(e, mk, wqe + at, bsf_octw * 16u,
-				 c.set_len ? c.len : mk->len, &sig, why, whylen);
+				 c.set_len ? c.len : mk->len, &sig, &cry, why, whylen);
 		if (rc)
 			return rc;
 	}
 	if (fw_mkey_configure(mk, &c, why, whylen))
 		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
-	if (bsf_set)
+	if (bsf_set) {
 		fw_mkey_set_sig(mk, sig.en ? &sig : NULL);
+		mk->crypto = cry;
+	}
 	/* The driver acknowledges signature errors it has seen. */
 	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR)
 		mk->sig.err_cnt = (be32toh(mc->flags_pd) >> SMX_MKC_SEG_SIG_ERR_CNT_SHIFT) & 1;

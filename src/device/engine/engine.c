@@ -7,7 +7,8 @@
  * THE DOORBELL WATCHER. A device thread that, while any QP exists, compares
  * every QP's send doorbell record with the engine's consumer counter and
  * executes what a client posted by plain stores (DEVX clients never call the
- * library), flushes receives posted to QPs in error, notices CQ arm records,
+ * library), flushes receives posted to QPs in error, notices CQ arm records
+ * and EQ doorbells stored in UAR pages (eng_mmio.c),
  * and retries requesters parked on an RNR or ACK timer when it expires.
  * Period: 100 us for 20 ms after the last work found, then 1 ms, 5 ms after a
  * second of quiet, always shortened to the earliest requester timer. With no
@@ -388,6 +389,7 @@ bool eng_scan(struct eng *e, uint64_t now)
 		}
 	}
 	work |= eng_eth_scan(e);
+	work |= eng_eq_uar_scan(e);
 	return work;
 }
 

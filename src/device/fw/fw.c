@@ -757,6 +757,13 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->ft, "flow_table", 1, 1u << 16);
 	fw_table_init(&fw->fg, "flow_group", 1, 1u << 20);
 	fw_table_init(&fw->fc, "flow_counter", 1, 1u << 16);
+	if (cfg->crypto_mode != SMX_CRYPTO_OFF) {
+		fw->crypto.failed_selftests = fw_crypto_selftest();
+		if (fw->crypto.failed_selftests)
+			smx_err("fw: crypto self-test failed (0x%x): DEKs and "
+				"logins are refused",
+				fw->crypto.failed_selftests);
+	}
 	if (fw_eq_create_internal(fw, cfg->num_comp_vectors ?
 				  cfg->num_comp_vectors : 1)) {
 		fw_destroy(fw);

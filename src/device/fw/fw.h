@@ -254,6 +254,17 @@ struct fw_sig {
 	struct fw_sig_dom mem, wire;
 };
 
+/* The crypto BSF in force on a crypto mkey (AES-XTS). */
+struct fw_mkey_crypto {
+	bool en;
+	bool encrypt_on_tx;	/* memory plaintext, wire encrypted */
+	bool sig_before;	/* TX: signature, then crypto (wire stream) */
+	uint32_t du;		/* data unit bytes */
+	uint8_t tweak_be[16];	/* initial tweak, big-endian */
+	uint32_t dek;		/* DEK object id, checked at use */
+	uint8_t keytag[8];
+};
+
 struct fw_mkey {
 	struct fw_obj obj;	/* obj.id = mkey index (key >> 8) */
 	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* mkc as created (PRM bytes) */
@@ -290,6 +301,10 @@ struct fw_mkey {
 	 * UMR WQE (eng_umr.c) and applied by eng_sig.c on every use. */
 	bool bsf_cap;
 	struct fw_sig sig;
+	/* Crypto mkey (mkc.crypto_en): unusable until a UMR's crypto BSF
+	 * configured it (crypto.en). */
+	bool crypto_cap;
+	struct fw_mkey_crypto crypto;
 };
 
 /*
@@ -540,6 +555,46 @@ struct fw_hooks {
 };
 #define FW_WQ_NEW 0xffu
 void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Crypto (fw_crypto.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A data encryption key as the crypto engine uses it: AES-XTS key1 (data)
+ * then key2 (tweak), already unwrapped. Crypto mkeys name it by object id
+ * in their BSF; the engine checks it at use time (state, PD, keytag), like
+ * the inner keys of an indirect mkey.
+ */
+struct fw_dek {
+	uint8_t state;		/* MLX5_ENCRYPTION_KEY_OBJ_STATE_* */
+	uint8_t key_size;	/* MLX5_ENCRYPTION_KEY_OBJ_KEY_SIZE_* */
+	uint32_t key_len;	/* bytes of key: 32 (2 x 128) or 64 (2 x 256) */
+	uint8_t key[64];
+	bool has_keytag;
+	uint8_t keytag[8];	/* compared with the BSF's keytag when set */
+	uint8_t opaque[8];
+	/* The PD it was made in. Not referenced: like a real part, the device
+	 * lets the PD go first (pyverbs closes PDs before DEKs); a mkey in
+	 * another PD cannot use the key. */
+	uint32_t pdn;
+};
+
+/* The DEK with general object id @id, or NULL (call with fw_lock held). */
+const struct fw_dek *fw_dek_lookup(struct fw *fw, uint32_t id);
+
+/*
+ * AES key unwrap (RFC 3394, default IV 0xA6..A6) of @in_len bytes (a
+ * multiple of 8, at least 24) under @kek (16, 24 or 32 bytes) into @out
+ * (@in_len - 8 bytes). 0, -EINVAL for sizes, -EBADMSG when the integrity
+ * check fails (another KEK or damaged data; @out is cleared), -ENOMEM/-EIO.
+ */
+int fw_crypto_unwrap(const uint8_t *kek, size_t kek_len, const uint8_t *in,
+		     size_t in_len, uint8_t *out);
+
+/* Known-answer tests of AES-XTS and key unwrap; the failed_selftests bits
+ * (0: none failed). Run once when the firmware starts. */
+uint16_t fw_crypto_selftest(void);
 
 /* Device identity as firmware presents it. */
 const struct smx_config *fw_config(const struct fw *fw);

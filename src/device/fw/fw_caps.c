@@ -78,10 +78,20 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, sig_crc32c, 1);
 	CAP_SET(cmd_hca_cap, sig_block_4048, 1);
 	CAP_SET(cmd_hca_cap, log_max_bsf_list_size, 0);
-	/* general objects the firmware implements (fw_genobj.c) */
+	/* general objects the firmware implements (fw_genobj.c); the crypto
+	 * ones as the configured crypto mode offers them */
 	DEVX_SET64(cmd_hca_cap, cap, general_obj_types,
 		   1ull << MLX5_OBJ_TYPE_AV_QP_MAPPING |
-		   1ull << MLX5_OBJ_TYPE_SCHEDULING_ELEMENT);
+		   1ull << MLX5_OBJ_TYPE_SCHEDULING_ELEMENT |
+		   (cfg->crypto_mode != SMX_CRYPTO_OFF ?
+		    1ull << MLX5_OBJ_TYPE_DEK : 0) |
+		   (cfg->crypto_mode == SMX_CRYPTO_WRAPPED ?
+		    1ull << MLX5_OBJ_TYPE_CRYPTO_LOGIN : 0));
+	/* AES-XTS over many data units per mkey, initial tweak big-endian in
+	 * the BSF, incremented per data unit (engine/eng_crypto.c). */
+	CAP_SET(cmd_hca_cap, crypto, cfg->crypto_mode != SMX_CRYPTO_OFF);
+	CAP_SET(cmd_hca_cap, aes_xts_multi_block_be_tweak,
+		cfg->crypto_mode != SMX_CRYPTO_OFF);
 	CAP_SET(cmd_hca_cap, log_max_dci_stream_channels, FW_LOG_MAX_DCI_STREAMS);
 	CAP_SET(cmd_hca_cap, log_max_dci_errored_streams, FW_LOG_MAX_DCI_ERRORED);
 	CAP_SET(cmd_hca_cap, uar_4k, 1);
@@ -231,6 +241,24 @@ static void fw_caps_qos(void *cap)
 	CAP_SET(qos_cap, nic_tsar_type, TSAR_TYPE_CAP_MASK_DWRR);
 }
 
+/* The crypto engine: wrapped (RFC 3394 with the import KEK, after a login)
+ * or plaintext DEK import, as configured; one KEK and one credential held in
+ * "non-volatile" storage (the configuration). */
+static void fw_caps_crypto(const struct fw *fw, void *cap)
+{
+	bool wrapped = fw->cfg.crypto_mode == SMX_CRYPTO_WRAPPED;
+
+	if (fw->cfg.crypto_mode == SMX_CRYPTO_OFF)
+		return;
+	CAP_SET(crypto_caps, wrapped_crypto_operational, wrapped);
+	CAP_SET(crypto_caps, wrapped_import_method,
+		wrapped ? MLX5_CRYPTO_WRAPPED_IMPORT_METHOD_AES_XTS : 0);
+	CAP_SET(crypto_caps, log_max_num_deks, FW_CRYPTO_LOG_MAX_DEKS);
+	CAP_SET(crypto_caps, failed_selftests, fw->crypto.failed_selftests);
+	CAP_SET(crypto_caps, num_nv_import_keks, wrapped);
+	CAP_SET(crypto_caps, num_nv_credentials, wrapped);
+}
+
 static void fw_caps_dev_mem(const struct fw *fw, void *cap)
 {
 	if (!fw->memic_size)
@@ -296,6 +324,9 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 	case MLX5_CAP_QOS:
 		fw_caps_qos(cap);
 		break;
+	case MLX5_CAP_CRYPTO:
+		fw_caps_crypto(c->fw, cap);
+		break;
 	case MLX5_CAP_ETHERNET_OFFLOADS:
 		if (c->fw->cfg.link_layer == SMX_LINK_ETH)
 			fw_caps_eth(cap);
@@ -312,7 +343,6 @@ int fw_caps_query_hca_cap(struct fw_cmd *c)
 	case MLX5_CAP_DEBUG:
 	case MLX5_CAP_DEV_EVENT:
 	case MLX5_CAP_IPSEC:
-	case MLX5_CAP_CRYPTO:
 	case MLX5_CAP_GENERAL_2:
 		/* Known capability page, nothing of it implemented. */
 		break;

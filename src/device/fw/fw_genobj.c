@@ -9,7 +9,9 @@
  *   nodes (root or under a TSAR) and queue-group leaves under a TSAR, with
  *   bw_share / max_average_bw; QPs join a leaf through the extended QP
  *   context (fw_qp.c).
- * The device keeps and answers these objects; the engine neither steers by
+ *   DEK and CRYPTO_LOGIN -- the crypto engine's keys and login sessions
+ *   (fw_crypto.c).
+ * The device keeps and answers the first two; the engine neither steers by
  * a mapping nor shapes traffic by the tree (docs/status.md). Any other type
  * fails BAD_PARAM and is not advertised in general_obj_types.
  */
@@ -17,13 +19,6 @@
 #include <string.h>
 
 #include "device/fw/fw_loc.h"
-
-/* Every general object starts with its handle and its obj_type (so a
- * pointer to one is a pointer to its fw_genobj). */
-struct fw_genobj {
-	struct fw_obj obj;
-	uint16_t type;
-};
 
 struct fw_av_qp_map {
 	struct fw_genobj g;
@@ -45,7 +40,7 @@ struct fw_genobj_ops {
 	size_t out_size;	/* query answer */
 	int (*create)(struct fw_cmd *c, struct fw_genobj **o);
 	int (*modify)(struct fw_cmd *c, struct fw_genobj *o);
-	void (*query)(struct fw_cmd *c, struct fw_genobj *o);
+	int (*query)(struct fw_cmd *c, struct fw_genobj *o);
 	int (*destroy)(struct fw_cmd *c, struct fw_genobj *o);
 };
 
@@ -83,13 +78,14 @@ static int fw_av_qp_map_modify(struct fw_cmd *c, struct fw_genobj *o)
 		       "field", o->obj.id);
 }
 
-static void fw_av_qp_map_query(struct fw_cmd *c, struct fw_genobj *o)
+static int fw_av_qp_map_query(struct fw_cmd *c, struct fw_genobj *o)
 {
 	struct fw_av_qp_map *m = (struct fw_av_qp_map *)o;
 
 	OUT_SET(query_av_qp_mapping_out, obj.qpn, m->qpn);
 	memcpy(OUT_ADDR(query_av_qp_mapping_out, obj.remote_address_vector),
 	       m->av, sizeof(m->av));
+	return 0;
 }
 
 static int fw_av_qp_map_destroy(struct fw_cmd *c, struct fw_genobj *o)
@@ -193,7 +189,7 @@ static int fw_sched_modify(struct fw_cmd *c, struct fw_genobj *o)
 	return 0;
 }
 
-static void fw_sched_query(struct fw_cmd *c, struct fw_genobj *o)
+static int fw_sched_query(struct fw_cmd *c, struct fw_genobj *o)
 {
 	struct fw_sched *s = (struct fw_sched *)o;
 	uint8_t *ctx = OUT_ADDR(query_sched_elem_out, sched_elem.sched_context);
@@ -208,6 +204,7 @@ static void fw_sched_query(struct fw_cmd *c, struct fw_genobj *o)
 	if (s->element_type == MLX5_SCHED_ELEM_TYPE_TSAR)
 		DEVX_SET(sched_context, ctx, sched_elem_attr.tsar_type,
 			 MLX5_SCHED_TSAR_TYPE_DWRR);
+	return 0;
 }
 
 static int fw_sched_destroy(struct fw_cmd *c, struct fw_genobj *o)
@@ -248,6 +245,15 @@ static const struct fw_genobj_ops fw_genobj_types[] = {
 	  DEVX_ST_SZ_BYTES(create_sched_elem_in),
 	  DEVX_ST_SZ_BYTES(query_sched_elem_out),
 	  fw_sched_create, fw_sched_modify, fw_sched_query, fw_sched_destroy },
+	{ MLX5_OBJ_TYPE_DEK, "DEK",
+	  DEVX_ST_SZ_BYTES(create_encryption_key_obj_in),
+	  DEVX_ST_SZ_BYTES(query_encryption_key_obj_out),
+	  fw_dek_create, fw_dek_modify, fw_dek_query, fw_dek_destroy },
+	{ MLX5_OBJ_TYPE_CRYPTO_LOGIN, "CRYPTO_LOGIN",
+	  DEVX_ST_SZ_BYTES(create_crypto_login_obj_in),
+	  DEVX_ST_SZ_BYTES(query_crypto_login_obj_out),
+	  fw_crypto_login_create, fw_crypto_login_modify,
+	  fw_crypto_login_query, fw_crypto_login_destroy },
 };
 
 /* The type's operations, after the mailbox-length checks of @c's opcode. */
@@ -339,8 +345,9 @@ int fw_genobj_query(struct fw_cmd *c)
 
 	if (!o)
 		return -1;
+	if (t->query(c, o))
+		return -1;
 	OUT_SET(general_obj_out_cmd_hdr, obj_id, o->obj.id);
-	t->query(c, o);
 	return 0;
 }
 

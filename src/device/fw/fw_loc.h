@@ -34,6 +34,23 @@ struct fw_memic_blk {
 /* Scheduling elements: largest DWRR weight (qos_cap.max_tsar_bw_share). */
 #define FW_SCHED_MAX_BW_SHARE 100
 
+/* DEKs a device holds at most (crypto_caps.log_max_num_deks). */
+#define FW_CRYPTO_LOG_MAX_DEKS 16
+
+/* Crypto engine state (fw_crypto.c). */
+struct fw_crypto {
+	uint16_t failed_selftests;	/* from fw_crypto_selftest() at start */
+	uint32_t ndeks;
+	struct fw_crypto_login *logins;	/* live login objects, one per uid */
+};
+
+/* Every general object starts with its handle and its obj_type (so a
+ * pointer to one is a pointer to its fw_genobj). */
+struct fw_genobj {
+	struct fw_obj obj;
+	uint16_t type;
+};
+
 struct fw {
 	pthread_mutex_t lock;
 	struct smx_config cfg;
@@ -45,6 +62,7 @@ struct fw {
 	struct fw_table tis, sq, rq, tir, ft, fg, fc;
 	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT */
 	struct fw_eth_stats eth;
+	struct fw_crypto crypto;
 
 	uint8_t *memic;
 	uint64_t memic_size;
@@ -203,6 +221,16 @@ bool fw_sched_queue_group_ok(struct fw_cmd *c, uint32_t id);
 void fw_memic_fini(struct fw *fw);
 /* Host address of device-memory BAR address @addr, NULL unless @len fits. */
 uint8_t *fw_memic_host(struct fw *fw, uint64_t addr, uint64_t len);
+
+/* fw_crypto.c: general objects CRYPTO_LOGIN and DEK (fw_genobj.c table) */
+int fw_crypto_login_create(struct fw_cmd *c, struct fw_genobj **o);
+int fw_crypto_login_modify(struct fw_cmd *c, struct fw_genobj *o);
+int fw_crypto_login_query(struct fw_cmd *c, struct fw_genobj *o);
+int fw_crypto_login_destroy(struct fw_cmd *c, struct fw_genobj *o);
+int fw_dek_create(struct fw_cmd *c, struct fw_genobj **o);
+int fw_dek_modify(struct fw_cmd *c, struct fw_genobj *o);
+int fw_dek_query(struct fw_cmd *c, struct fw_genobj *o);
+int fw_dek_destroy(struct fw_cmd *c, struct fw_genobj *o);
 
 /* fw_eq.c */
 int fw_eq_create(struct fw_cmd *c);

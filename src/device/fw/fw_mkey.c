@@ -99,9 +99,16 @@ int fw_mkey_create(struct fw_cmd *c)
 		return FW_FAIL(c, BAD_PARAM_ERR,
 			       "mkc.qpn 0x%x: must be 0xffffff (no QP binding)",
 			       DEVX_GET(mkc, mkc, qpn));
-	if (DEVX_GET(mkc, mkc, crypto_en))
+	/* A crypto mkey: a BSF-capable indirect mkey whose crypto BSF a UMR
+	 * provides; crypto_en 1 is AES-XTS, the only engine offered. */
+	if (DEVX_GET(mkc, mkc, crypto_en) &&
+	    (DEVX_GET(mkc, mkc, crypto_en) != 1 || !DEVX_GET(mkc, mkc, bsf_en) ||
+	     c->fw->cfg.crypto_mode == SMX_CRYPTO_OFF))
 		return FW_FAIL(c, BAD_PARAM_ERR,
-			       "crypto mkeys are not supported yet");
+			       "crypto_en %u%s: a crypto mkey is crypto_en 1 with "
+			       "bsf_en, on a device whose crypto is on",
+			       DEVX_GET(mkc, mkc, crypto_en),
+			       DEVX_GET(mkc, mkc, bsf_en) ? "" : " without bsf_en");
 	/* A signature mkey: an indirect (KLM) mkey a UMR gives a BSF. */
 	if (DEVX_GET(mkc, mkc, bsf_en) &&
 	    (mode != MLX5_MKC_ACCESS_MODE_KLMS || !DEVX_GET(mkc, mkc, umr_en) ||
@@ -140,6 +147,7 @@ int fw_mkey_create(struct fw_cmd *c)
 	mk->max_klm = octw;
 	mk->fw = c->fw;
 	mk->bsf_cap = DEVX_GET(mkc, mkc, bsf_en);
+	mk->crypto_cap = DEVX_GET(mkc, mkc, crypto_en) == 1;
 	mk->pd = FW_REF(c, pd, DEVX_GET(mkc, mkc, pd), "mkey pd");
 	if (!mk->pd)
 		goto err;

@@ -85,8 +85,11 @@ int fw_uar_alloc(struct fw_cmd *c)
 
 	if (!u)
 		return -1;
-	if (c->fw->uar_pages)
+	if (c->fw->uar_pages) {
 		u->page = c->fw->uar_pages + (size_t)u->obj.id * 4096;
+		/* a doorbell left by the page's last owner is not a request */
+		memset(u->page, 0, 4096);
+	}
 	return 0;
 }
 

@@ -130,7 +130,7 @@ flexio_dev_status_t smx_dpa_window_ptr_acquire(int entity, uint64_t haddr,
 	if (!t || !entity_ok(entity) || !daddr)
 		return FLEXIO_DEV_STATUS_FAILED;
 	if (!t->window_mkey[entity]) {
-		t->dev_errno = FLEXIO_DEV_ERRNO_WINDOW;
+		fx_thread_fault(t, FLEXIO_DEV_ERRNO_WINDOW);
 		return FLEXIO_DEV_STATUS_FAILED;
 	}
 	*daddr = haddr;
@@ -145,7 +145,7 @@ flexio_dev_status_t smx_dpa_window_copy(int entity, int to_host, void *daddr, ui
 	if (!t || !entity_ok(entity) || !daddr || !haddr)
 		return FLEXIO_DEV_STATUS_FAILED;
 	if (!t->window_mkey[entity]) {
-		t->dev_errno = FLEXIO_DEV_ERRNO_WINDOW;
+		fx_thread_fault(t, FLEXIO_DEV_ERRNO_WINDOW);
 		return FLEXIO_DEV_STATUS_FAILED;
 	}
 	if (to_host)

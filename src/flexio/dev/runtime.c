@@ -152,6 +152,8 @@ static void run_one(struct fx_hart *h, struct fx_thread *t)
 		t->uc.uc_link = NULL;
 		makecontext(&t->uc, activation_entry, 0);
 	}
+	if (!t->resume)
+		t->in_err_handler = false;
 	t->resume = false;
 	t->activations++;
 	fx_cur = t;
@@ -488,6 +490,27 @@ void flexio_dev_yield_and_retrigger(void)
 	pthread_mutex_unlock(&rt_lock);
 	t->outcome = FX_END_YIELD;
 	switch_to_sched(t, true);
+}
+
+/*
+ * Recoverable errors are those the DPA takes as a fault of one thread, not
+ * of the process: here, a window access the window does not allow (a memory
+ * fault through the window on the DPA). With a process error handler the
+ * activation ends at the fault and the handler runs on the same thread, its
+ * argument the thread's context (flexio_dev_get_errno tells what happened);
+ * it ends like any handler, a plain return counting as reschedule. A fault
+ * inside the error handler returns to its caller, as without a handler.
+ */
+void fx_thread_fault(struct fx_thread *t, uint64_t err)
+{
+	void *h = t->proc ? t->proc->err_handler : NULL;
+
+	t->dev_errno = err;
+	if (!h || t->in_err_handler || t != fx_cur)
+		return;
+	t->in_err_handler = true;
+	((flexio_dev_event_handler_t *)h)((uint64_t)(uintptr_t)&t->dtctx);
+	end_activation(FX_END_RESCHEDULE, "the process error handler");
 }
 
 void flexio_dev_error(uint8_t error)

@@ -3,6 +3,7 @@
  * Applications (device images registered by softmlx5-dpacc's generated
  * constructors), their entry points, the API version and host logging.
  */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,14 +199,122 @@ flexio_status flexio_app_get_elf(struct flexio_app *app, uint64_t *bin_buff, siz
 	return FLEXIO_STATUS_SUCCESS;
 }
 
+/*
+ * A symbol's bytes in the device image (an ELF shared object), found the way
+ * a loader would: the symbol table entry names a section and an address in
+ * it; the bytes are the section's file contents there (zeros in a NOBITS
+ * section such as .bss). The image came from the app's creator: every
+ * offset is checked before it is used.
+ */
+static bool elf_range_ok(size_t img, uint64_t off, uint64_t len)
+{
+	return off <= img && len <= img - off;
+}
+
+/* Section header @idx, copied out (the image need not be aligned). */
+static bool elf_shdr(const uint8_t *img, const Elf64_Ehdr *eh, uint32_t idx, Elf64_Shdr *sh)
+{
+	if (idx >= eh->e_shnum)
+		return false;
+	memcpy(sh, img + eh->e_shoff + (uint64_t)idx * sizeof(*sh), sizeof(*sh));
+	return true;
+}
+
+/* 1 found (*sym, *sec set), 0 not in the image, -1 malformed image. */
+static int elf_sym_find(const uint8_t *img, size_t n, const char *name, Elf64_Sym *sym,
+			Elf64_Shdr *sec)
+{
+	Elf64_Ehdr eh;
+	uint32_t i;
+	int pass;
+
+	if (n < sizeof(eh))
+		return -1;
+	memcpy(&eh, img, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    !elf_range_ok(n, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+		return -1;
+	/* the full table first; a stripped image still has the dynamic one */
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+
+		for (i = 0; i < eh.e_shnum; i++) {
+			Elf64_Shdr st, str;
+			uint64_t k, cnt;
+
+			elf_shdr(img, &eh, i, &st);
+			if (st.sh_type != want)
+				continue;
+			if (!elf_shdr(img, &eh, st.sh_link, &str) ||
+			    st.sh_entsize != sizeof(Elf64_Sym) ||
+			    !elf_range_ok(n, st.sh_offset, st.sh_size) ||
+			    !elf_range_ok(n, str.sh_offset, str.sh_size))
+				return -1;
+			cnt = st.sh_size / sizeof(Elf64_Sym);
+			for (k = 0; k < cnt; k++) {
+				const char *nm;
+				Elf64_Sym s;
+
+				memcpy(&s, img + st.sh_offset + k * sizeof(s), sizeof(s));
+				if (s.st_name >= str.sh_size)
+					continue;
+				nm = (const char *)img + str.sh_offset + s.st_name;
+				if (strnlen(nm, str.sh_size - s.st_name) == str.sh_size - s.st_name ||
+				    strcmp(nm, name) || s.st_shndx == SHN_UNDEF ||
+				    s.st_shndx >= SHN_LORESERVE)
+					continue;
+				if (!elf_shdr(img, &eh, s.st_shndx, sec) ||
+				    s.st_value < sec->sh_addr || s.st_size > sec->sh_size ||
+				    s.st_value - sec->sh_addr > sec->sh_size - s.st_size)
+					return -1;
+				if (sec->sh_type != SHT_NOBITS &&
+				    !elf_range_ok(n, sec->sh_offset, sec->sh_size))
+					return -1;
+				*sym = s;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 flexio_status flexio_app_extract_symbol(struct flexio_app *app, const char *sym_name,
 					void *data, size_t *size)
 {
-	(void)data;
-	(void)size;
-	fx_err("flexio_app_extract_symbol(%s): not implemented on softmlx5 yet",
-	       sym_name ? sym_name : "(null)");
-	return app ? FLEXIO_STATUS_FAILED : FLEXIO_STATUS_FAILED;
+	Elf64_Shdr sec;
+	Elf64_Sym sym;
+	int r;
+
+	if (!app || !sym_name || !data || !size) {
+		fx_err("flexio_app_extract_symbol: app, symbol name, buffer and size are required");
+		return FLEXIO_STATUS_FAILED;
+	}
+	r = elf_sym_find(app->elf, app->elf_size, sym_name, &sym, &sec);
+	if (r < 0) {
+		fx_err("flexio_app_extract_symbol(%s): the device image of app '%s' is not a "
+		       "well-formed 64-bit ELF", sym_name, app->name);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (r == 0 || !sym.st_size) {
+		/* the SDK's answer for a symbol that is not there: nothing copied */
+		fx_info("flexio_app_extract_symbol(%s): no data for it in app '%s'", sym_name,
+			app->name);
+		*size = 0;
+		return FLEXIO_STATUS_SUCCESS;
+	}
+	if (sym.st_size > *size) {
+		fx_err("flexio_app_extract_symbol(%s): %llu bytes do not fit the %zu-byte buffer",
+		       sym_name, (unsigned long long)sym.st_size, *size);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (sec.sh_type == SHT_NOBITS)
+		memset(data, 0, sym.st_size);
+	else
+		memcpy(data, (const uint8_t *)app->elf + sec.sh_offset +
+			     (sym.st_value - sec.sh_addr), sym.st_size);
+	*size = sym.st_size;
+	return FLEXIO_STATUS_SUCCESS;
 }
 
 struct fx_func *fx_app_find_func(struct flexio_app *app, flexio_func_t *stub)

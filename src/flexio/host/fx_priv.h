@@ -100,6 +100,7 @@ struct fx_thread {
 	enum fx_outcome outcome;
 	uint8_t error_code;
 	uint64_t dev_errno;
+	bool in_err_handler;		/* the process error handler runs on it */
 	uint64_t activations;
 	/* completion of one activation (RPC, destroy) */
 	pthread_cond_t done_cv;
@@ -123,6 +124,9 @@ void fx_thread_trigger(struct fx_thread *t);
 bool fx_thread_run_sync(struct fx_thread *t, unsigned int timeout_ms);
 /* Waits until @t is neither queued nor running (it may still be suspended). */
 void fx_thread_quiesce(struct fx_thread *t);
+/* A recoverable error @err (FLEXIO_DEV_ERRNO_*) of the running activation:
+ * runs the process error handler instead of returning, if there is one. */
+void fx_thread_fault(struct fx_thread *t, uint64_t err);
 extern __thread struct fx_thread *fx_cur;
 
 /* ---- messaging ------------------------------------------------------------ */
@@ -261,6 +265,7 @@ struct flexio_process {
 	/* device image loaded for this process (its own copy of DPA globals) */
 	void *dl;
 	/* threads */
+	void *err_handler;		/* flexio_process_error_handler_set, resolved */
 	struct fx_thread *rpc_thread;
 	pthread_mutex_t rpc_lock;
 	struct flexio_event_handler *handlers;

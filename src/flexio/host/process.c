@@ -419,14 +419,36 @@ enum flexio_err_status flexio_err_status_get(struct flexio_process *process)
 	return e;
 }
 
+static void *resolve(struct flexio_process *p, const char *name);
+
 flexio_status flexio_process_error_handler_set(struct flexio_process *process,
 					       flexio_func_t *error_handler)
 {
-	if (!process || !fx_app_find_func(process->app, error_handler)) {
-		fx_err("flexio_process_error_handler_set: unknown process or function");
+	struct fx_func *f;
+	uint32_t threads;
+	void *fn;
+
+	if (!process || !error_handler) {
+		fx_err("flexio_process_error_handler_set: process and handler are required");
 		return FLEXIO_STATUS_FAILED;
 	}
-	/* Accepted; the handler is not run on errors yet (docs/status.md). */
+	f = fx_app_find_func(process->app, error_handler);
+	if (!f) {
+		fx_err("flexio_process_error_handler_set: function %p is not registered with app "
+		       "'%s'", (void *)error_handler, process->app->name);
+		return FLEXIO_STATUS_FAILED;
+	}
+	/* the SDK's rule: after the process, before its first thread */
+	threads = __atomic_load_n(&process->next_thread_id, __ATOMIC_ACQUIRE);
+	if (threads) {
+		fx_err("flexio_process_error_handler_set(%s): the process already has %u "
+		       "thread(s); set the handler before the first one", f->dev_name, threads);
+		return FLEXIO_STATUS_FAILED;
+	}
+	fn = resolve(process, f->dev_name);
+	if (!fn)
+		return FLEXIO_STATUS_FAILED;
+	process->err_handler = fn;
 	return FLEXIO_STATUS_SUCCESS;
 }
 
@@ -779,6 +801,11 @@ flexio_status flexio_window_create(struct flexio_process *process, struct ibv_pd
 
 	if (!process || !pd || !window) {
 		fx_err("flexio_window_create: process, PD and output are required");
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (!pd->context || pd->context->device != process->ibv_ctx->device) {
+		fx_err("flexio_window_create: the PD is not of device %s, where the process runs",
+		       ibv_get_device_name(process->ibv_ctx->device));
 		return FLEXIO_STATUS_FAILED;
 	}
 	w = calloc(1, sizeof(*w));

@@ -33,7 +33,7 @@
 #include <libflexio-dev/flexio_dev_dpa_arch.h>
 #include "prm/prm.h"
 
-#define FX_EQ_LOG_SIZE 16	/* see fx_events_get */
+#define FX_EQ_LOG_SIZE 12	/* see fx_events_get */
 #define FX_UAR_CQ_DB 0x20
 #define FX_UAR_EQ_DB_ARM 0x40
 #define FX_UAR_EQ_DB_NOARM 0x48
@@ -75,6 +75,13 @@ static void uar_store64(uint8_t *base, uint32_t reg, uint32_t hi_be, uint32_t lo
 	memcpy(&v, w, sizeof(v));
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(volatile uint64_t *)(base + reg) = v;
+}
+
+/* The EQ doorbell is one 32-bit store (the kernel's eq_update_ci). */
+static void uar_store32(uint8_t *base, uint32_t reg, uint32_t v_be)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*(volatile uint32_t *)(base + reg) = v_be;
 }
 
 /* ---- queue memory -------------------------------------------------------------- */
@@ -184,8 +191,8 @@ static void ev_drain(struct fx_events *ev)
 		any = true;
 	}
 	if (any)	/* consumer index, EQ stays always-armed */
-		uar_store64(uar_base(p), FX_UAR_EQ_DB_NOARM,
-			    htobe32((ev->ci & 0xffffff) | ev->eqn << 24), 0);
+		uar_store32(uar_base(p), FX_UAR_EQ_DB_NOARM,
+			    htobe32((ev->ci & 0xffffff) | ev->eqn << 24));
 }
 
 static void *ev_main(void *arg)
@@ -212,10 +219,10 @@ static void *ev_main(void *arg)
 }
 
 /*
- * The process's EQ: always armed, interrupting its own MSI vector. Our
- * software device does not observe user-space stores to the EQ doorbell (only
- * doorbell records are watched), so its consumer index never advances on the
- * device side; the EQ is sized for 64K events per process (docs/flexio.md).
+ * The process's EQ: always armed, interrupting its own MSI vector. The
+ * interrupt thread hands the consumer index back after every drain (UAR
+ * 0x48), so 4096 EQEs only need to hold the events of one drain: at most one
+ * completion event per armed CQ.
  */
 static struct fx_events *fx_events_get(struct flexio_process *p)
 {
@@ -1366,9 +1373,9 @@ void fx_outbox_doorbell(struct flexio_process *p, uint16_t outbox_id, uint32_t r
 	}
 	case FLEXIO_OUTBOX_EQ_DB_REARM:
 	case FLEXIO_OUTBOX_EQ_DB_NO_REARM:
-		uar_store64(uar_base(p),
+		uar_store32(uar_base(p),
 			    reg == FLEXIO_OUTBOX_EQ_DB_REARM ? FX_UAR_EQ_DB_ARM : FX_UAR_EQ_DB_NOARM,
-			    htobe32(((uint32_t)(value >> 32) & 0xffffff) | num << 24), 0);
+			    htobe32(((uint32_t)(value >> 32) & 0xffffff) | num << 24));
 		return;
 	default:
 		fx_err("outbox %u: doorbell register 0x%x (value 0x%llx) is not supported on "
