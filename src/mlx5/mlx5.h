@@ -171,8 +171,9 @@ struct mlx5_caps {
 	uint8_t dm[MLX5_CAP_GENERAL_BYTES];	/* device_mem_cap */
 	uint8_t odp[MLX5_CAP_GENERAL_BYTES];	/* odp_cap */
 	uint8_t eth[MLX5_CAP_GENERAL_BYTES];	/* ETHERNET_OFFLOADS */
-	bool have_eth;
 	uint8_t crypto[MLX5_CAP_GENERAL_BYTES];	/* crypto_caps */
+	/* The pages above stay 4-byte aligned: DEVX_GET reads dwords. */
+	bool have_eth;
 	bool have_roce;
 	bool have_dm;
 	bool have_odp;
