@@ -2053,3 +2053,14 @@ void mlx5_devx_context_cleanup(struct mlx5_context *ctx)
 		}
 	}
 }
+
+/* For the dv flow API: the opcode that created @obj and its number (a TIR
+ * number, a flow table id, a flow counter id ...); false if @obj is NULL. */
+bool mlx5_devx_obj_ident(const struct mlx5dv_devx_obj *obj, uint16_t *creator, uint32_t *id)
+{
+	if (!obj)
+		return false;
+	*creator = (uint16_t)(obj->enc_id >> 32);
+	*id = obj->obj_id;
+	return true;
+}

@@ -111,20 +111,6 @@ SMX_EXPORT void mlx5dv_free_var(struct mlx5dv_var *dv_var) STUB_VOID
 
 /* flow steering, dv flow API -- not planned yet */
 
-SMX_EXPORT struct mlx5dv_flow_matcher *
-mlx5dv_create_flow_matcher(struct ibv_context *context,
-			   struct mlx5dv_flow_matcher_attr *matcher_attr)
-	STUB_PTR
-
-SMX_EXPORT int
-mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher) STUB_INT
-
-SMX_EXPORT struct ibv_flow *
-mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
-		   struct mlx5dv_flow_match_parameters *match_value,
-		   size_t num_actions,
-		   struct mlx5dv_flow_action_attr actions_attr[]) STUB_PTR
-
 SMX_EXPORT struct ibv_flow_action *
 mlx5dv_create_flow_action_esp(struct ibv_context *ctx,
 			      struct ibv_flow_action_esp_attr *esp,

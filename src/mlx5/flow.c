@@ -14,6 +14,12 @@
  * and IPv6 flow label matches, counters, flow actions, non-NORMAL flow
  * types, DONT_TRAP / EGRESS. The priority is not honoured: flows are tried
  * in the order of their group's index range, then their index.
+ *
+ * The mlx5dv flow API (mlx5dv_create_flow_matcher / mlx5dv_create_flow)
+ * puts its rules in the same table: a matcher is a mask of the outer
+ * headers (misc and inner fields answer EOPNOTSUPP), a rule forwards to a
+ * raw packet QP, a DEVX TIR (e.g. a FlexIO RQ's, flexio_rq_get_tir) or a
+ * DEVX flow table, or drops, with an optional tag and DEVX flow counter.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define STEER_LOG_SIZE 16
 #define STEER_FG_SIZE 64
@@ -47,6 +54,7 @@ struct mlx5_flow {
 	struct mlx5_device *mdev;
 	struct mlx5_steer_fg *fg;
 	uint32_t index;
+	struct mlx5dv_flow_matcher *matcher;	/* mlx5dv_create_flow */
 };
 
 _Static_assert(STEER_FG_SIZE == 64, "one 64-bit map per group");
@@ -378,18 +386,104 @@ static int flow_parse(const struct ibv_flow_attr *attr, struct flow_match *m)
 	return 0;
 }
 
-struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
+/* What one flow table entry does (ibv_create_flow or mlx5dv_create_flow). */
+struct steer_rule {
+	const uint8_t *crit, *val;	/* MATCH_BYTES each, outer headers */
+	uint32_t tag;
+	bool drop;
+	uint8_t dest_type;		/* MLX5_FLOW_DESTINATION_TYPE_*, with !drop */
+	uint32_t dest_id;
+	bool count;
+	uint32_t counter;
+};
+
+/* Adds the entry in a group of its criteria; the flow, or NULL + errno. */
+static struct ibv_flow *steer_add(struct ibv_context *ctx, const struct steer_rule *r)
 {
-	struct mlx5_device *mdev = to_mdev(ibqp->context->device);
-	struct mlx5_qp *qp = to_mqp(ibqp);
-	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8;
+	struct mlx5_device *mdev = to_mdev(ctx->device);
+	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 16;
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
 	struct mlx5_steer_fg *g;
-	struct flow_match m;
 	struct mlx5_flow *f;
-	uint32_t slot;
-	uint8_t *in;
-	void *fc, *d;
+	uint32_t slot, action, ndest = 0;
+	uint8_t *in, *d;
+	void *fc;
+	int ret;
+
+	f = calloc(1, sizeof(*f));
+	in = calloc(1, inlen);
+	if (!f || !in) {
+		free(f);
+		free(in);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&mdev->steer_lock);
+	ret = steer_init(mdev);
+	if (ret)
+		goto out;
+	g = steer_fg_get(mdev, r->crit, &ret);
+	if (!g)
+		goto out;
+	for (slot = 0; g->map & (1ull << slot); slot++)
+		;
+	f->index = g->range * STEER_FG_SIZE + slot;
+	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(set_fte_in, in, flow_index, f->index);
+	DEVX_SET(flow_context, fc, group_id, g->id);
+	DEVX_SET(flow_context, fc, flow_tag, r->tag);
+	memcpy(DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers), r->val,
+	       MATCH_BYTES);
+	d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
+	if (r->drop) {
+		action = MLX5_FLOW_CONTEXT_ACTION_DROP;
+	} else {
+		action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
+		DEVX_SET(dest_format, d, destination_type, r->dest_type);
+		DEVX_SET(dest_format, d, destination_id, r->dest_id);
+		ndest = 1;
+	}
+	DEVX_SET(flow_context, fc, destination_list_size, ndest);
+	if (r->count) {
+		/* the counter list follows the destinations, 8 bytes each */
+		uint32_t c = htobe32(r->counter);
+
+		memcpy(d + ndest * 8, &c, 4);
+		DEVX_SET(flow_context, fc, flow_counter_list_size, 1);
+		action |= MLX5_FLOW_CONTEXT_ACTION_COUNT;
+	}
+	DEVX_SET(flow_context, fc, action, action);
+	inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (ndest + r->count);
+	ret = steer_cmd(mdev, in, inlen, out, sizeof(out));
+	if (ret) {
+		steer_fg_put(mdev, g);
+		goto out;
+	}
+	g->map |= 1ull << slot;
+	g->used++;
+	f->fg = g;
+	f->mdev = mdev;
+	f->ibv_flow.context = ctx;
+	f->ibv_flow.handle = f->index;
+out:
+	pthread_mutex_unlock(&mdev->steer_lock);
+	free(in);
+	if (ret) {
+		free(f);
+		errno = ret;
+		return NULL;
+	}
+	return &f->ibv_flow;
+}
+
+struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	struct steer_rule r = { 0 };
+	struct flow_match m;
 	int ret;
 
 	if (!attr || attr->comp_mask) {
@@ -411,64 +505,193 @@ struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *att
 		errno = ret;
 		return NULL;
 	}
-	f = calloc(1, sizeof(*f));
-	in = calloc(1, inlen);
-	if (!f || !in) {
-		free(f);
-		free(in);
+	r.crit = m.crit;
+	r.val = m.val;
+	r.tag = m.tag;
+	r.drop = m.drop;
+	r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+	r.dest_id = qp->raw.tirn;
+	return steer_add(ibqp->context, &r);
+}
+
+/* ---- the mlx5dv flow API: matchers (criteria) and rules ---- */
+
+/* fte_match_param: outer headers first, then misc, inner ... (0x200 bytes) */
+#define MATCH_PARAM_BYTES 0x200
+
+struct mlx5dv_flow_matcher {
+	struct ibv_context *ctx;
+	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
+	uint32_t flows;		/* rules made with it, still alive */
+};
+
+/* Only the outer L2-L4 headers are matched: any mask bit past them (misc,
+ * inner headers, metadata) asks for what this device does not steer on. */
+static int match_outer(const struct mlx5dv_flow_match_parameters *p, uint8_t out[MATCH_BYTES])
+{
+	const uint8_t *b;
+	size_t i;
+
+	memset(out, 0, MATCH_BYTES);
+	if (!p)
+		return 0;
+	b = (const uint8_t *)p->match_buf;
+	if (p->match_sz > MATCH_PARAM_BYTES)
+		return EINVAL;
+	for (i = MATCH_BYTES; i < p->match_sz; i++)
+		if (b[i])
+			return EOPNOTSUPP;
+	memcpy(out, b, p->match_sz < MATCH_BYTES ? p->match_sz : MATCH_BYTES);
+	return 0;
+}
+
+SMX_EXPORT struct mlx5dv_flow_matcher *
+mlx5dv_create_flow_matcher(struct ibv_context *ctx, struct mlx5dv_flow_matcher_attr *a)
+{
+	struct mlx5dv_flow_matcher *fm;
+	int ret;
+
+	if (!ctx || !a || !a->match_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!mlx5dv_is_supported(ctx->device) ||
+	    (a->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) ||
+	    ((a->comp_mask & MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) &&
+	     a->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_RX) ||
+	    a->type != IBV_FLOW_ATTR_NORMAL || a->flags ||
+	    (a->match_criteria_enable & ~(uint8_t)MLX5_MATCH_OUTER_HEADERS)) {
+		smx_dbg("flow matcher: comp_mask 0x%llx ft_type %d type %d flags 0x%x "
+			"criteria 0x%x: only NIC RX, normal, outer headers",
+			(unsigned long long)a->comp_mask, (int)a->ft_type, (int)a->type,
+			a->flags, a->match_criteria_enable);
+		errno = EOPNOTSUPP;	/* NIC RX, outer headers only */
+		return NULL;
+	}
+	fm = calloc(1, sizeof(*fm));
+	if (!fm) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_lock(&mdev->steer_lock);
-	ret = steer_init(mdev);
-	if (ret)
-		goto out;
-	g = steer_fg_get(mdev, m.crit, &ret);
-	if (!g)
-		goto out;
-	for (slot = 0; g->map & (1ull << slot); slot++)
-		;
-	f->index = g->range * STEER_FG_SIZE + slot;
-	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
-	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(set_fte_in, in, table_id, mdev->steer->ft);
-	DEVX_SET(set_fte_in, in, flow_index, f->index);
-	DEVX_SET(flow_context, fc, group_id, g->id);
-	DEVX_SET(flow_context, fc, flow_tag, m.tag);
-	memcpy(DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers), m.val,
-	       MATCH_BYTES);
-	if (m.drop) {
-		DEVX_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_DROP);
-		inlen -= 8;
-	} else {
-		DEVX_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-		DEVX_SET(flow_context, fc, destination_list_size, 1);
-		d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
-		DEVX_SET(dest_format, d, destination_type,
-			 MLX5_FLOW_DESTINATION_TYPE_TIR);
-		DEVX_SET(dest_format, d, destination_id, qp->raw.tirn);
-	}
-	ret = steer_cmd(mdev, in, inlen, out, sizeof(out));
+	ret = match_outer(a->match_mask, fm->crit);
 	if (ret) {
-		steer_fg_put(mdev, g);
-		goto out;
-	}
-	g->map |= 1ull << slot;
-	g->used++;
-	f->fg = g;
-	f->mdev = mdev;
-	f->ibv_flow.context = ibqp->context;
-	f->ibv_flow.handle = f->index;
-out:
-	pthread_mutex_unlock(&mdev->steer_lock);
-	free(in);
-	if (ret) {
-		free(f);
+		smx_dbg("flow matcher: mask of %zu bytes: %s", a->match_mask->match_sz,
+			ret == EINVAL ? "longer than fte_match_param" :
+			"matches past the outer headers (not supported)");
+		free(fm);
 		errno = ret;
 		return NULL;
 	}
-	return &f->ibv_flow;
+	if (!(a->match_criteria_enable & MLX5_MATCH_OUTER_HEADERS))
+		memset(fm->crit, 0, MATCH_BYTES);	/* nothing enabled: match all */
+	fm->ctx = ctx;
+	return fm;
+}
+
+SMX_EXPORT int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *fm)
+{
+	if (!fm)
+		return EINVAL;
+	if (__atomic_load_n(&fm->flows, __ATOMIC_ACQUIRE))
+		return EBUSY;	/* rules made with it still exist */
+	free(fm);
+	return 0;
+}
+
+/*
+ * A rule: the value (masked by the matcher) and its actions -- one
+ * destination (a raw packet QP, or a DEVX TIR or flow table) or DROP, an
+ * optional TAG and an optional DEVX flow counter.
+ */
+SMX_EXPORT struct ibv_flow *
+mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_parameters *value,
+		   size_t n, struct mlx5dv_flow_action_attr actions[])
+{
+	uint8_t val[MATCH_BYTES] __attribute__((aligned(8)));
+	struct steer_rule r = { 0 };
+	bool dest = false;
+	struct ibv_flow *f;
+	size_t i, b;
+	int ret;
+
+	if (!fm || !value || (n && !actions)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = match_outer(value, val);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	for (b = 0; b < MATCH_BYTES; b++)
+		val[b] &= fm->crit[b];
+	for (i = 0; i < n; i++) {
+		const struct mlx5dv_flow_action_attr *a = &actions[i];
+		uint16_t creator;
+		uint32_t id;
+
+		switch (a->type) {
+		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
+			if (dest || !a->qp || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
+			    !to_mqp(a->qp)->raw.tirn) {
+				errno = a->qp && a->qp->qp_type != IBV_QPT_RAW_PACKET ?
+					EOPNOTSUPP : EINVAL;
+				return NULL;
+			}
+			r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+			r.dest_id = to_mqp(a->qp)->raw.tirn;
+			dest = true;
+			break;
+		case MLX5DV_FLOW_ACTION_DEST_DEVX:
+			if (dest || !mlx5_devx_obj_ident(a->obj, &creator, &id)) {
+				errno = EINVAL;
+				return NULL;
+			}
+			if (creator == MLX5_CMD_OP_CREATE_TIR) {
+				r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+			} else if (creator == MLX5_CMD_OP_CREATE_FLOW_TABLE) {
+				r.dest_type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
+			} else {
+				errno = EOPNOTSUPP;	/* a TIR or a flow table */
+				return NULL;
+			}
+			r.dest_id = id;
+			dest = true;
+			break;
+		case MLX5DV_FLOW_ACTION_DROP:
+			r.drop = true;
+			break;
+		case MLX5DV_FLOW_ACTION_TAG:
+			r.tag = a->tag_value;
+			break;
+		case MLX5DV_FLOW_ACTION_COUNTERS_DEVX:
+			if (r.count || !mlx5_devx_obj_ident(a->obj, &creator, &id) ||
+			    creator != MLX5_CMD_OP_ALLOC_FLOW_COUNTER) {
+				errno = EINVAL;
+				return NULL;
+			}
+			r.count = true;
+			r.counter = id;
+			break;
+		default:
+			errno = EOPNOTSUPP;	/* verbs counters, flow actions, default miss */
+			return NULL;
+		}
+	}
+	if (dest == r.drop) {
+		errno = EINVAL;	/* exactly one of a destination or DROP */
+		return NULL;
+	}
+	r.crit = fm->crit;
+	r.val = val;
+	f = steer_add(fm->ctx, &r);
+	if (f) {
+		struct mlx5_flow *mf = SMX_CONTAINER_OF(f, struct mlx5_flow, ibv_flow);
+
+		mf->matcher = fm;
+		__atomic_fetch_add(&fm->flows, 1, __ATOMIC_RELEASE);
+	}
+	return f;
 }
 
 int mlx5_destroy_flow(struct ibv_flow *flow)
@@ -485,8 +708,11 @@ int mlx5_destroy_flow(struct ibv_flow *flow)
 		steer_fg_put(mdev, f->fg);
 	}
 	pthread_mutex_unlock(&mdev->steer_lock);
-	if (!ret)
+	if (!ret) {
+		if (f->matcher)
+			__atomic_fetch_sub(&f->matcher->flows, 1, __ATOMIC_RELEASE);
 		free(f);
+	}
 	return ret;
 }
 

@@ -510,6 +510,8 @@ struct smx_sigerr_cqe;
 int mlx5_mkey_sig_error(struct mlx5_device *mdev, const struct smx_sigerr_cqe *c);
 /* Signature offload: the general caps' sho and sigerr_domain_and_sig_type. */
 bool mlx5_sig_supported(const struct mlx5_context *ctx);
+bool mlx5_devx_obj_ident(const struct mlx5dv_devx_obj *obj, uint16_t *creator,
+			 uint32_t *id);
 int mlx5_genobj_destroy(struct mlx5_context *ctx, uint16_t obj_type,
 			uint32_t obj_id);
 int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,

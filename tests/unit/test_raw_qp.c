@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
 #include "smx_test.h"
@@ -536,6 +537,73 @@ static void test_refused(void)
 	}
 }
 
+/*
+ * The mlx5dv flow API on the same table: a matcher on the outer dmac, a rule
+ * to the QP with a tag, and one to a DEVX TIR is refused when the object is
+ * not a TIR; masks past the outer headers, a rule without a destination,
+ * and destroying a matcher still in use are refused.
+ */
+static void test_dv_flow(void)
+{
+	struct ibv_qp *tx = raw_qp(false, 0, scq), *rx = raw_qp(false, 0, scq);
+	struct {
+		size_t sz;
+		uint8_t b[0x180];
+	} __attribute__((aligned(8))) mask = { 0x180, { 0 } }, val = { 0x180, { 0 } };
+	struct mlx5dv_flow_matcher_attr ma = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.match_criteria_enable = 1,	/* outer headers */
+		.match_mask = (struct mlx5dv_flow_match_parameters *)&mask,
+		.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE,
+		.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX,
+	};
+	struct mlx5dv_flow_action_attr act[2] = {
+		{ .type = MLX5DV_FLOW_ACTION_DEST_IBV_QP, .qp = rx },
+		{ .type = MLX5DV_FLOW_ACTION_TAG, .tag_value = 0x77 },
+	};
+	struct mlx5dv_flow_matcher *fm;
+	struct ibv_flow *fl;
+	uint64_t id = 0;
+	struct rx r;
+
+	CHECK(tx && rx);
+	if (!tx || !rx)
+		return;
+	CHECK_EQ(to_rts(tx), 0);
+	CHECK_EQ(to_rts(rx), 0);
+	/* dmac is bytes 4..9 of fte_match_set_lyr_2_4 (after smac_47_16,
+	 * smac_15_0, ethertype) -- PRM offsets: smac at 0, ethertype at 6,
+	 * dmac_47_16 at 8, dmac_15_0 at 12 */
+	memset(mask.b + 8, 0xff, 4);
+	memset(mask.b + 12, 0xff, 2);
+	memcpy(val.b + 8, dmac, 4);
+	memcpy(val.b + 12, dmac + 4, 2);
+	mask.b[100] = 1;	/* a misc field: not steered on */
+	CHECK(!mlx5dv_create_flow_matcher(ctx, &ma) && errno == EOPNOTSUPP);
+	mask.b[100] = 0;
+	fm = mlx5dv_create_flow_matcher(ctx, &ma);
+	CHECK(fm != NULL);
+	if (!fm)
+		return;
+	CHECK(!mlx5dv_create_flow(fm, (struct mlx5dv_flow_match_parameters *)&val, 1,
+				  &act[1]) && errno == EINVAL);	/* no destination */
+	fl = mlx5dv_create_flow(fm, (struct mlx5dv_flow_match_parameters *)&val, 2, act);
+	CHECK(fl != NULL);
+	CHECK_EQ(mlx5dv_destroy_flow_matcher(fm), EBUSY);
+	post_recv(rx, 300, 0, 256);
+	frame(mem, 80, dmac, false);
+	CHECK_EQ(send_frame(tx, 31, 80, 0), 0);
+	CHECK_EQ(poll_send(&id), IBV_WC_SUCCESS);
+	r = poll_recv();
+	CHECK(r.got && r.status == IBV_WC_SUCCESS && r.wr_id == 300 && r.tag == 0x77 &&
+	      r.len == 80 && !memcmp(mem + 8192, mem, 80));
+	if (fl)
+		CHECK_EQ(ibv_destroy_flow(fl), 0);
+	CHECK_EQ(mlx5dv_destroy_flow_matcher(fm), 0);
+	ibv_destroy_qp(tx);
+	ibv_destroy_qp(rx);
+}
+
 int main(void)
 {
 	struct ibv_cq_init_attr_ex ca = {
@@ -558,6 +626,7 @@ int main(void)
 	test_traffic();
 	test_vlan_strip();
 	test_refused();
+	test_dv_flow();
 	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
 	ibv_destroy_cq(scq);
 	ibv_dereg_mr(mr);
