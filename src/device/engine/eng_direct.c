@@ -36,7 +36,7 @@
  * millisecond and ENG_DALIVE_OPS accesses (the clock is read every that
  * many accesses, slot liveness checked at most once a millisecond).
  *
- * Under eng->lock (requester side) or eng->lock + fw->lock (responder).
+ * Under fw->lock, like every engine pass.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,6 +62,12 @@ struct eng_dent {
 	uint64_t alive_ns;	/* when the target was last seen alive */
 	uint32_t uses;		/* accesses since (the clock is read every
 				 * ENG_DALIVE_OPS of them) */
+	/* From the record, once (eng_direct_learn()): */
+	uint32_t acc;		/* rights both the QP and the key grant */
+	uint64_t max_msg;	/* the QP's log_msg_max in bytes */
+	uint64_t rel;		/* byte @start is at map base + rel */
+	uint8_t *at;		/* byte @start here (d->map's mapping), or
+				 * NULL until mapped */
 	struct smx_drec r;
 };
 
@@ -214,10 +220,19 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
 	}
 	d = &e->dcache[dhash(slot, r->dqpn, r->rkey)];
 	memset(d, 0, sizeof(*d));
+	/* The key's range must lie inside the memfd's: then every access
+	 * inside the key's range is inside the mapping. */
+	if (r->host < r->rva || r->host - r->rva > r->rlen ||
+	    r->len > r->rlen - (r->host - r->rva))
+		return;
 	d->r = *r;
 	d->slot = slot;
 	d->map = -1;
 	d->alive_ns = eng_now();
+	d->acc = r->qp_acc & r->key_acc;
+	d->max_msg = r->log_msg && r->log_msg < 32 ? 1ull << r->log_msg :
+		     UINT64_MAX;
+	d->rel = r->host - r->rva;
 	d->valid = true;
 }
 
@@ -255,8 +270,10 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 
 		munmap(m->base, m->len);
 		for (k = 0; e->dcache && k < ENG_DCACHE; k++)
-			if (e->dcache[k].map == (int8_t)i)
+			if (e->dcache[k].map == (int8_t)i) {
 				e->dcache[k].map = -1;
+				e->dcache[k].at = NULL;
+			}
 	}
 	m->pid = r->pid;
 	m->ino = r->ino;
@@ -291,10 +308,9 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 	struct eng_dent *d;
 	const struct smx_drec *r;
 	uint32_t need, len = datomic(p) ? 8 : p->len;
-	uint64_t off, now;
+	uint64_t now, off, done;
 	struct eng_sge s;
 	struct eng_sgl one;
-	uint64_t done;
 
 	if (!e->direct || !deligible(p))
 		return false;
@@ -302,21 +318,18 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 	if (!d || d->nomap)
 		return false;
 	r = &d->r;
-	/* The responder's checks (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY). */
+	/* The responder's checks (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY):
+	 * transport, rights of both the QP and the key, message size,
+	 * bounds (the key's range lies in the mapping: eng_direct_learn). */
 	if (r->st != p->st)
 		return false;
 	need = p->op == ENG_PKT_WRITE ? ENG_ACC_RW :
 	       p->op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
-	if (!(r->qp_acc & need) || (r->key_acc & need) != need)
+	if ((d->acc & need) != need || p->len > d->max_msg)
 		return false;
-	if (r->log_msg && r->log_msg < 32 && p->len > (1ull << r->log_msg))
-		return false;
-	if (p->raddr < r->start || p->raddr - r->start > r->len ||
-	    len > r->len - (p->raddr - r->start))
-		return false;
-	off = r->host - r->rva + (p->raddr - r->start);
-	if (r->host < r->rva || off > r->rlen || len > r->rlen - off ||
-	    (datomic(p) && ((r->host + (p->raddr - r->start)) & 7)))
+	off = p->raddr - r->start;
+	if (p->raddr < r->start || off > r->len || len > r->len - off ||
+	    (datomic(p) && ((r->host + off) & 7)))
 		return false;
 	if (++d->uses >= ENG_DALIVE_OPS &&
 	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
@@ -328,8 +341,7 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		}
 		d->alive_ns = now;
 	}
-	if (d->map < 0 || !e->dmap[d->map].base ||
-	    e->dmap[d->map].pid != r->pid || e->dmap[d->map].ino != r->ino) {
+	if (!d->at) {
 		int m = dmap_get(e, r);
 
 		if (m < 0) {
@@ -339,18 +351,18 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 			return false;
 		}
 		d->map = (int8_t)m;
+		d->at = e->dmap[m].base + d->rel;
 	}
 	if (!smx_shm_dbegin(e->shm, slot, r->gen)) {
 		d->valid = false;	/* stale: ask again */
 		return false;
 	}
 	if (datomic(p)) {
-		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)
-					    (e->dmap[d->map].base + off));
+		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)(d->at + off));
 		smx_shm_dend(e->shm);
 		return true;
 	}
-	s.host = e->dmap[d->map].base + off;
+	s.host = d->at + off;
 	s.mk = NULL;
 	s.va = 0;
 	s.len = p->len;

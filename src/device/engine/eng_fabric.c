@@ -20,11 +20,11 @@
  * already written into the requester); a response is stored on the parked
  * QP, which is then run again and completes the WQE (eng_sq.c).
  *
- * THREADS AND LOCKS. The inbox thread processes cells under eng->lock ->
- * fw->lock like any engine pass. Cells are reserved in another process's
- * ring without any lock of that process; a full ring is waited for at most
- * 1 ms, then the message counts as lost (the requester's ACK timer retries),
- * so two processes sending to each other can never deadlock.
+ * THREADS AND LOCKS. The inbox thread processes cells under fw->lock like
+ * any engine pass. Cells are reserved in another process's ring without any
+ * lock of that process; a full ring is waited for at most 1 ms, then the
+ * message counts as lost (the requester's ACK timer retries), so two
+ * processes sending to each other can never deadlock.
  */
 #include <errno.h>
 #include <sched.h>
@@ -469,7 +469,6 @@ static unsigned int fab_drain(struct eng *e)
 
 	if (!smx_shm_peek(e->shm))
 		return 0;
-	pthread_mutex_lock(&e->lock);
 	fw_lock(e->fw);
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q = NULL;
@@ -492,7 +491,6 @@ static unsigned int fab_drain(struct eng *e)
 		eng_sq_run(e, run[i]);
 	eng_fabric_ring(e);
 	fw_unlock(e->fw);
-	pthread_mutex_unlock(&e->lock);
 	return n;
 }
 

@@ -118,6 +118,25 @@ static bool eng_ind_piece(const struct fw_mkey *mk, uint64_t off, uint32_t *key,
 	return false;
 }
 
+/* [va, va + len) inside an MTT key's range: are its first and last pages
+ * translated? (Registration fills every page; a partial MTT may not.) */
+static inline bool eng_mtt_covers(const struct fw_mkey *mk, uint64_t va,
+				  uint64_t len)
+{
+	uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
+	uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+
+	return last < mk->nmtt && mk->mtt[last] &&
+	       mk->mtt[(va - base) >> mk->page_shift];
+}
+
+/* [va, va + len) inside a key's range (the key is not len64). */
+static inline bool eng_key_inside(const struct fw_mkey *mk, uint64_t base,
+				  uint64_t va, uint64_t len)
+{
+	return va >= base && va - base <= mk->len && len <= mk->len - (va - base);
+}
+
 static bool eng_ind_mkey(const struct fw_mkey *mk)
 {
 	return mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound &&
@@ -223,9 +242,7 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	 * [0, len) maps onto the device memory that starts at start_addr. */
 	uint64_t base = mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : mk->start;
 
-	if (!mk->len64 &&
-	    (va < base || va - base > mk->len ||
-	     len > mk->len - (va - base))) {
+	if (!mk->len64 && !eng_key_inside(mk, base, va, len)) {
 		if (why)
 			snprintf(why, whylen, "key 0x%x bounds [0x%llx,+0x%llx) "
 				 "outside mkey [0x%llx,+0x%llx)", key,
@@ -273,18 +290,16 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 "translated yet" : "has no layout");
 		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
-		if (len && !mk->umem) {
-			uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
-			uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+		if (len && !mk->umem && !eng_mtt_covers(mk, va, len)) {
+			uint64_t pb = mk->start & ~((1ull << mk->page_shift) - 1);
 
-			if (last >= mk->nmtt || !mk->mtt[last] ||
-			    !mk->mtt[(va - base) >> mk->page_shift]) {
-				if (why)
-					snprintf(why, whylen, "key 0x%x: page %llu "
-						 "has no MTT entry (%u given)", key,
-						 (unsigned long long)last, mk->nmtt);
-				return ENG_KEY_BOUNDS;
-			}
+			if (why)
+				snprintf(why, whylen, "key 0x%x: page %llu "
+					 "has no MTT entry (%u given)", key,
+					 (unsigned long long)((va + len - 1 - pb) >>
+							      mk->page_shift),
+					 mk->nmtt);
+			return ENG_KEY_BOUNDS;
 		}
 		break;
 	default:
@@ -296,6 +311,35 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	}
 	*mkp = mk;
 	return ENG_KEY_OK;
+}
+
+int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
+			 const struct fw_pd *pd, uint32_t need, uint64_t va,
+			 uint64_t len, struct fw_mkey **mkp, char *why,
+			 size_t whylen)
+{
+	struct fw_mkey *mk = kc->mk;
+	int rc;
+
+	/* Only plain MTT keys are cached: their checks are exactly the
+	 * range and the MTT pages below (eng_key_check_at()). */
+	if (mk && kc->gen == e->gen && kc->key == key && kc->pd == pd &&
+	    !(need & ~kc->need) && eng_key_inside(mk, mk->start, va, len) &&
+	    (!len || eng_mtt_covers(mk, va, len))) {
+		*mkp = mk;
+		return ENG_KEY_OK;
+	}
+	rc = eng_key_check(e, key, pd, need, va, len, mkp, why, whylen);
+	mk = *mkp;
+	if (!rc && mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem &&
+	    !mk->len64) {
+		kc->gen = e->gen;
+		kc->key = key;
+		kc->pd = pd;
+		kc->need = need;
+		kc->mk = mk;
+	}
+	return rc;
 }
 
 static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
@@ -442,6 +486,20 @@ uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 	struct eng_cursor d, s;
 	uint64_t done = 0;
 
+	/* Small messages are one contiguous piece on each side: translate
+	 * each once (same checks as below) and copy. */
+	if (dst->n == 1 && src->n == 1 && len &&
+	    doff < dst->sge[0].len && len <= dst->sge[0].len - doff &&
+	    soff < src->sge[0].len && len <= src->sge[0].len - soff) {
+		uint64_t dn, sn;
+		uint8_t *dp = eng_sge_at(&dst->sge[0], doff, &dn);
+		uint8_t *sp = eng_sge_at(&src->sge[0], soff, &sn);
+
+		if (dp && sp && dn >= len && sn >= len) {
+			memmove(dp, sp, len);
+			return len;
+		}
+	}
 	eng_cursor_seek(&d, dst, doff);
 	eng_cursor_seek(&s, src, soff);
 	while (done < len) {

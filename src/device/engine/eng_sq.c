@@ -546,9 +546,10 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			}
 			if (!len)
 				len = 1ull << 31;	/* PRM: 0 means 2 GiB */
-			if (eng_key_check(e, lkey, qp->pd, need,
-					  be64toh(d->addr), len, &s->mk,
-					  err->why, sizeof(err->why))) {
+			if (eng_key_check_cached(e, &q->lkey, lkey, qp->pd,
+						 need, be64toh(d->addr), len,
+						 &s->mk, err->why,
+						 sizeof(err->why))) {
 				err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 				err->seg = segno;
 				err->segname = "data";
@@ -661,10 +662,11 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 }
 
 /* Where the message goes; false when the path leads off this device. */
-static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
+static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 			   struct sq_err *err)
 {
 	const struct smx_config *cfg = fw_config(e->fw);
+	struct fw_qp *qp = eq->qp;
 	struct eng_pkt *p = &w->pkt;
 	const uint8_t *q = qp->qpc;
 
@@ -702,12 +704,33 @@ static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
 			return eng_fabric_gid_local(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
+	if (eq->route_ok && eq->route_gen == e->gen) {
+		p->dqpn = eq->dqpn;
+		return eq->routed;
+	}
 	p->dqpn = DEVX_GET(qpc, q, remote_qpn);
 	if (cfg->link_layer == SMX_LINK_ETH ||
 	    DEVX_GET(qpc, q, primary_address_path.grh))
-		return eng_fabric_gid_local(
+		eq->routed = eng_fabric_gid_local(
 			e, DEVX_ADDR_OF(qpc, q, primary_address_path.rgid_rip));
-	return DEVX_GET(qpc, q, primary_address_path.rlid) == cfg->lid;
+	else
+		eq->routed = DEVX_GET(qpc, q, primary_address_path.rlid) ==
+			     cfg->lid;
+	eq->dqpn = p->dqpn;
+	eq->peer = eng_fabric_peer(e, p->dqpn);
+	eq->route_gen = e->gen;
+	eq->route_ok = true;
+	return eq->routed;
+}
+
+/* eng_fabric_peer() of the message's destination (cached for a connected
+ * QP by eng_sq_address()). */
+static int eng_sq_peer(struct eng *e, const struct eng_qp *q,
+		       const struct eng_pkt *p)
+{
+	if (q->route_ok && q->route_gen == e->gen && p->dqpn == q->dqpn)
+		return q->peer;
+	return eng_fabric_peer(e, p->dqpn);
 }
 
 /* Go-back-N: forget what is in flight; sq_tx returns to the oldest WQE
@@ -801,7 +824,7 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			return -EAGAIN;
 	}
 	/* The oldest request may wait a little for room; one behind others
-	 * must not (the responses that make room need eng->lock). */
+	 * must not (the responses that make room need fw->lock). */
 	rc = eng_fabric_send(e, q, &w->pkt, slot,
 			     at == q->sq_ci ? 1000000ull : 0, why, whylen);
 	if (rc)
@@ -892,7 +915,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 	if (w.d->flags & OPF_UMR) {
 		err.syndrome = eng_umr_exec(e, qp, e->wqe, w.nbb * 64, err.why,
 					    sizeof(err.why));
-		eng_direct_bump(e);	/* a key changed: peers' records too */
+		eng_gen_bump(e);	/* a key changed: caches, peers' records */
 		if (err.syndrome) {
 			err.segname = "umr";
 			err.seg = 1;
@@ -920,18 +943,18 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 			"bytes above the %u-byte MTU", w.pkt.len, mtu);
 		goto fail;
 	}
-	routed = eng_sq_address(e, qp, &w, &err);
+	routed = eng_sq_address(e, q, &w, &err);
 	if (err.syndrome)
 		goto fail;
 
-	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w.pkt.dqpn) < 0))
+	if (at != q->sq_ci && (!routed || eng_sq_peer(e, q, &w.pkt) < 0))
 		return SQ_BLOCK;
 
 	/* Direct placement (eng_direct.c): a WRITE / READ to another
 	 * process with nothing in flight, checked here against the
 	 * target's key record and copied into / out of its memory. */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
-	    !q->have_resp && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0 &&
+	    !q->have_resp && (peer = eng_sq_peer(e, q, &w.pkt)) >= 0 &&
 	    eng_direct_exec(e, &w.pkt, (uint32_t)peer, &r.atomic_orig)) {
 		if ((w.pkt.op == ENG_PKT_CMP_SWAP ||
 		     w.pkt.op == ENG_PKT_FETCH_ADD) && w.data.len) {
@@ -981,7 +1004,7 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 			eng_sgl_copy(&w.data, 0, &one, 0, w.pkt.len);
 		}
 		q->resp_data = false;
-	} else if (routed && (peer = eng_fabric_peer(e, w.pkt.dqpn)) >= 0) {
+	} else if (routed && (peer = eng_sq_peer(e, q, &w.pkt)) >= 0) {
 		int rc = eng_sq_send(e, q, &w, at, (uint32_t)peer, err.why,
 				     sizeof(err.why));
 		uint64_t t;
