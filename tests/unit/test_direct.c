@@ -13,6 +13,8 @@
  *     (through the inbox) and leave T's memory untouched;
  *   - a key deregistered by T after R learned it is not usable any more;
  *   - a key of another PD never becomes usable;
+ *   - the requester's own key, checked once and cached by its QP, still
+ *     refuses a range beyond it and, once deregistered, any use;
  *   - file-backed memory is never placed directly (it keeps the inbox).
  * The segment is private to the test ($SOFTMLX5_SHM_PATH).
  */
@@ -240,6 +242,7 @@ static int target(int in, int out)
 
 static struct side rs;
 static struct ibv_mr *lmr;
+static uint32_t lkey;		/* lmr's, kept after it is deregistered */
 static uint8_t *lbuf;
 static int to_t, from_t;
 
@@ -248,7 +251,7 @@ static int to_t, from_t;
 static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		uint32_t loff, uint32_t len)
 {
-	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, lmr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -276,7 +279,7 @@ static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 static int atomic(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		  uint32_t loff, uint64_t cmp_add, uint64_t swap)
 {
-	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), 8, lmr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), 8, lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 8, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -375,6 +378,7 @@ static int requester(int in, int out)
 	lmr = ibv_reg_mr(rs.pd, lbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
 	if (!lbuf || !lmr)
 		return 2;
+	lkey = lmr->lkey;
 	for (i = 0; i < NPAIR; i++)
 		me.qpn[i] = rs.qp[i]->qp_num;
 	me.gid = rs.gid;
@@ -486,6 +490,24 @@ static int requester(int in, int out)
 	CHECK_EQ(rdma(4, IBV_WR_RDMA_WRITE, t.addr[MR_PD2], t.rkey[MR_PD2], 0, 8),
 		 IBV_WC_REM_ACCESS_ERR);
 	CHECK_EQ(peek(MR_PD2, 0, 64), 0);
+
+	/* Pairs 6 and 0: the local key, cached by the QP after its first
+	 * check, is still checked for each range and dropped when it is
+	 * deregistered (a command moves the engine's generation). */
+	memset(lbuf, 0x42, 64);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24576,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24584,
+		      t.rkey[MR_RW], BUFSZ - 4, 8), IBV_WC_LOC_PROT_ERR);
+	CHECK_EQ(peek(MR_RW, 24584, 8), 0);	/* untouched */
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24592,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(peek(MR_RW, 24576, 8), 0x42);
+	CHECK_EQ(peek(MR_RW, 24592, 8), 0x42);
+	CHECK(ibv_dereg_mr(lmr) == 0);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24600,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_LOC_PROT_ERR);
+	CHECK_EQ(peek(MR_RW, 24600, 8), 0);
 
 	o.op = ORD_DONE;
 	xwrite(out, &o, sizeof(o));

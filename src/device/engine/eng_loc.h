@@ -423,6 +423,58 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		  uint32_t need, uint64_t va, uint64_t len,
 		  struct fw_mkey **mkp, char *why, size_t whylen);
+/* [va, va + len) inside a key's range starting at @base (not len64). */
+static inline bool eng_key_inside(const struct fw_mkey *mk, uint64_t base,
+				  uint64_t va, uint64_t len)
+{
+	return va >= base && va - base <= mk->len && len <= mk->len - (va - base);
+}
+
+/* [va, va + len) (len > 0) inside an MTT key's range: are its first and last
+ * pages translated? (Registration fills every page; a partial MTT may not.) */
+static inline bool eng_mtt_covers(const struct fw_mkey *mk, uint64_t va,
+				  uint64_t len)
+{
+	uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
+	uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+
+	return last < mk->nmtt && mk->mtt[last] &&
+	       mk->mtt[(va - base) >> mk->page_shift];
+}
+
+/* Host address of @va in an MTT key without umem (entry i covers page i
+ * counted from the page holding start_addr) and the bytes left in its page. */
+static inline uint8_t *eng_mtt_host(const struct fw_mkey *mk, uint64_t va,
+				    uint64_t *contig)
+{
+	uint64_t psz = 1ull << mk->page_shift;
+	uint64_t i = (va - (mk->start & ~(psz - 1))) >> mk->page_shift;
+
+	if (i >= mk->nmtt || !mk->mtt[i])
+		return NULL;
+	*contig = psz - (va & (psz - 1));
+	return (uint8_t *)(uintptr_t)mk->mtt[i] + (va & (psz - 1));
+}
+
+/* The key @kc holds, if it is @key, was checked for @pd and (at least)
+ * @need since the last eng_gen_bump() -- only plain MTT keys are cached, so
+ * their range and MTT pages are all that is left to check -- else NULL. */
+static inline struct fw_mkey *eng_kcache_hit(const struct eng *e,
+					     const struct eng_kcache *kc,
+					     uint32_t key,
+					     const struct fw_pd *pd,
+					     uint32_t need, uint64_t va,
+					     uint64_t len)
+{
+	struct fw_mkey *mk = kc->mk;
+
+	if (mk && kc->gen == e->gen && kc->key == key && kc->pd == pd &&
+	    !(need & ~kc->need) && eng_key_inside(mk, mk->start, va, len) &&
+	    (!len || eng_mtt_covers(mk, va, len)))
+		return mk;
+	return NULL;
+}
+
 /* eng_key_check() through @kc: a key found valid with these rights and PD
  * since the last eng_gen_bump() only has its bounds checked again; any other
  * case (or a failure) takes the full check, whose result refills @kc. */
@@ -462,6 +514,11 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
  * inbox (no record, a check failed, the record went stale). */
 bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		     uint64_t *atomic_orig);
+/* The same for an RDMA WRITE (ENG_PKT_WRITE, no immediate) or READ of @len
+ * bytes whose local side is the checked, contiguous host range @local. */
+bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
+		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
+		     uint8_t *local);
 
 /* eng_fabric.c */
 /* Hands @p to the device that owns @p->dqpn; fills the response. */

@@ -118,25 +118,6 @@ static bool eng_ind_piece(const struct fw_mkey *mk, uint64_t off, uint32_t *key,
 	return false;
 }
 
-/* [va, va + len) inside an MTT key's range: are its first and last pages
- * translated? (Registration fills every page; a partial MTT may not.) */
-static inline bool eng_mtt_covers(const struct fw_mkey *mk, uint64_t va,
-				  uint64_t len)
-{
-	uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
-	uint64_t last = (va + len - 1 - base) >> mk->page_shift;
-
-	return last < mk->nmtt && mk->mtt[last] &&
-	       mk->mtt[(va - base) >> mk->page_shift];
-}
-
-/* [va, va + len) inside a key's range (the key is not len64). */
-static inline bool eng_key_inside(const struct fw_mkey *mk, uint64_t base,
-				  uint64_t va, uint64_t len)
-{
-	return va >= base && va - base <= mk->len && len <= mk->len - (va - base);
-}
-
 static bool eng_ind_mkey(const struct fw_mkey *mk)
 {
 	return mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound &&
@@ -318,14 +299,10 @@ int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
 			 uint64_t len, struct fw_mkey **mkp, char *why,
 			 size_t whylen)
 {
-	struct fw_mkey *mk = kc->mk;
+	struct fw_mkey *mk = eng_kcache_hit(e, kc, key, pd, need, va, len);
 	int rc;
 
-	/* Only plain MTT keys are cached: their checks are exactly the
-	 * range and the MTT pages below (eng_key_check_at()). */
-	if (mk && kc->gen == e->gen && kc->key == key && kc->pd == pd &&
-	    !(need & ~kc->need) && eng_key_inside(mk, mk->start, va, len) &&
-	    (!len || eng_mtt_covers(mk, va, len))) {
+	if (mk) {
 		*mkp = mk;
 		return ENG_KEY_OK;
 	}
@@ -405,9 +382,6 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 		*contig = mk->len - va;
 		return mk->memic + va;
 	case MLX5_MKC_ACCESS_MODE_MTT: {
-		uint64_t psz = 1ull << mk->page_shift;
-		uint64_t base, i;
-
 		if (mk->umem) {
 			const struct fw_buf *b = &mk->umem->buf;
 			uint64_t off = mk->umem_offset + (va - mk->start);
@@ -422,12 +396,7 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 				*contig = b->size - off;
 			return p;
 		}
-		base = mk->start & ~(psz - 1);
-		i = (va - base) >> mk->page_shift;
-		if (i >= mk->nmtt || !mk->mtt[i])
-			return NULL;
-		*contig = psz - (va & (psz - 1));
-		return (uint8_t *)(uintptr_t)mk->mtt[i] + (va & (psz - 1));
+		return eng_mtt_host(mk, va, contig);
 	}
 	default:
 		return NULL;
@@ -444,7 +413,11 @@ static uint8_t *eng_sge_at(const struct eng_sge *s, uint64_t off, uint64_t *n)
 		*n = s->len - off;
 		return s->host + off;
 	}
-	p = eng_mkey_host(s->mk, s->va + off, &c);
+	/* Registered memory (plain MTT) without the walk through the modes. */
+	if (s->mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !s->mk->umem)
+		p = eng_mtt_host(s->mk, s->va + off, &c);
+	else
+		p = eng_mkey_host(s->mk, s->va + off, &c);
 	if (!p)
 		return NULL;
 	*n = c < s->len - off ? c : s->len - off;

@@ -386,6 +386,21 @@ struct sq_wqe {
 	const struct mlx5_wqe_av *av;	/* UD */
 };
 
+/*
+ * Zeroes a packet in 32-byte pieces: GCC's generic tuning turns one memset of
+ * a known size above 32 bytes into rep stos, whose start-up cost more than
+ * the rest of the decode on the per-WQE path.
+ */
+static inline void eng_pkt_clear(struct eng_pkt *p)
+{
+	uint8_t *b = (uint8_t *)p;
+	size_t n = sizeof(*p);
+
+	for (; n >= 32; b += 32, n -= 32)
+		memset(b, 0, 32);
+	memset(b, 0, n);
+}
+
 /* Parses and checks the WQE in e->wqe; builds w->pkt. */
 static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			 uint16_t at, uint16_t avail, struct sq_err *err)
@@ -439,7 +454,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		return -1;
 	}
 
-	memset(p, 0, sizeof(*p));
+	eng_pkt_clear(p);
 	p->op = w->d->pkt_op;
 	p->st = (uint8_t)qp->st;
 	p->sqpn = qp->obj.id;
@@ -873,6 +888,61 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	eng_timer_note(e, q->deadline);
 }
 
+/*
+ * The common one-sided case, executed without the general decode: the WQE
+ * in e->wqe at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
+ * control, remote address and one pointer data segment over contiguous
+ * memory -- on a connected QP whose route (cached, so checked since the last
+ * eng_gen_bump()) leads to another process, nothing is in flight, and direct
+ * placement takes it. The checks are the general path's own (the lkey
+ * through q->lkey, eng_direct_rdma() as eng_direct_exec()); anything else,
+ * including every failure, returns false with nothing changed but caches,
+ * and the general path takes the WQE (and reports what is wrong with it).
+ */
+static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)e->wqe;
+	const struct mlx5_wqe_raddr_seg *ra = (const void *)(e->wqe + 16);
+	const struct mlx5_wqe_data_seg *ds = (const void *)(e->wqe + 32);
+	uint32_t qpn_ds = be32toh(ctrl->qpn_ds);
+	uint8_t opcode = (uint8_t)be32toh(ctrl->opmod_idx_opcode);
+	uint32_t bc = be32toh(ds->byte_count), lkey = be32toh(ds->lkey);
+	uint64_t va = be64toh(ds->addr), contig;
+	bool read = opcode == MLX5_OPCODE_RDMA_READ;
+	uint32_t need = read ? ENG_ACC_LW : ENG_ACC_LR;
+	struct fw_mkey *mk;
+	uint8_t *local;
+
+	if ((qpn_ds & 0x3f) != 3 || (qpn_ds >> 8) != qp->obj.id ||
+	    !q->route_ok || q->route_gen != e->gen || !q->routed ||
+	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
+	    q->wait != ENG_WAIT_NONE || !bc || (bc & MLX5_INLINE_SEG))
+		return false;
+	if (opcode == MLX5_OPCODE_RDMA_WRITE) {
+		if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
+			return false;
+	} else if (!read || qp->st != MLX5_QPC_ST_RC) {
+		return false;
+	}
+	mk = eng_kcache_hit(e, &q->lkey, lkey, qp->pd, need, va, bc);
+	if (!mk && eng_key_check_cached(e, &q->lkey, lkey, qp->pd, need, va,
+					bc, &mk, NULL, 0))
+		return false;
+	local = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem ?
+		eng_mtt_host(mk, va, &contig) : eng_mkey_host(mk, va, &contig);
+	if (!local || contig < bc ||
+	    !eng_direct_rdma(e, (uint32_t)q->peer,
+			     read ? ENG_PKT_READ : ENG_PKT_WRITE,
+			     (uint8_t)qp->st, q->dqpn, be32toh(ra->rkey),
+			     be64toh(ra->raddr), bc, local))
+		return false;
+	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
+		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
+	q->sq_ci++;
+	return true;
+}
+
 static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 				uint16_t at)
 {
@@ -893,6 +963,8 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		goto fail;
 	}
+	if (at == q->sq_ci && eng_sq_fast(e, q))
+		return SQ_DONE;
 	if (qp->dci_nerr && fw_qp_dci_streams(qp) &&
 	    eng_sq_stream_errored(qp, be16toh(((const struct mlx5_wqe_ctrl_seg *)
 					     e->wqe)->dci_stream_channel_id))) {
