@@ -56,6 +56,23 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			(unsigned long long)offset, page);
 		return;
 	}
+	/* The send doorbell first: it is the one on the data path. */
+	if (reg >= 0x800 && reg < 0xa00 && len >= 8) {
+		uint32_t qpn = get_be32(buf + 4) >> 8;
+		struct fw_qp *qp = fw_qp_lookup(e->fw, qpn);
+		struct eng_qp *q;
+
+		if (!qp || !eng_uar_may(uar, qp->uar, &qp->obj)) {
+			smx_dbg("engine: send doorbell on UAR %u for qp 0x%x "
+				"ignored (%s)", page, qpn,
+				qp ? "not this UAR's uid" : "no such QP");
+			return;
+		}
+		q = eng_qp_of(e, qp);
+		if (q)
+			eng_sq_run(e, q);
+		return;
+	}
 	if (reg == 0x20 && len >= 8) {
 		uint32_t arm = get_be32(buf), cqn = get_be32(buf + 4) & 0xffffff;
 		struct fw_cq *cq = fw_cq_lookup(e->fw, cqn);
@@ -79,22 +96,6 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			return;
 		}
 		eng_eq_doorbell(e, eq, v & 0xffffff, reg == 0x40);
-		return;
-	}
-	if (reg >= 0x800 && reg < 0xa00 && len >= 8) {
-		uint32_t qpn = get_be32(buf + 4) >> 8;
-		struct fw_qp *qp = fw_qp_lookup(e->fw, qpn);
-		struct eng_qp *q;
-
-		if (!qp || !eng_uar_may(uar, qp->uar, &qp->obj)) {
-			smx_dbg("engine: send doorbell on UAR %u for qp 0x%x "
-				"ignored (%s)", page, qpn,
-				qp ? "not this UAR's uid" : "no such QP");
-			return;
-		}
-		q = eng_qp_of(e, qp);
-		if (q)
-			eng_sq_run(e, q);
 		return;
 	}
 	smx_dbg("engine: store of %zu bytes at UAR %u offset 0x%x ignored", len,

@@ -890,7 +890,7 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 
 /*
  * The common one-sided case, executed without the general decode: the WQE
- * in e->wqe at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
+ * at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
  * control, remote address and one pointer data segment over contiguous
  * memory -- on a connected QP whose route (cached, so checked since the last
  * eng_gen_bump()) leads to another process, nothing is in flight, and direct
@@ -898,27 +898,44 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
  * through q->lkey, eng_direct_rdma() as eng_direct_exec()); anything else,
  * including every failure, returns false with nothing changed but caches,
  * and the general path takes the WQE (and reports what is wrong with it).
+ * The 48 bytes are read once into a private copy, as the general path
+ * copies the WQE before decoding it.
  */
 static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 {
 	struct fw_qp *qp = q->qp;
-	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)e->wqe;
-	const struct mlx5_wqe_raddr_seg *ra = (const void *)(e->wqe + 16);
-	const struct mlx5_wqe_data_seg *ds = (const void *)(e->wqe + 32);
-	uint32_t qpn_ds = be32toh(ctrl->qpn_ds);
-	uint8_t opcode = (uint8_t)be32toh(ctrl->opmod_idx_opcode);
-	uint32_t bc = be32toh(ds->byte_count), lkey = be32toh(ds->lkey);
-	uint64_t va = be64toh(ds->addr), contig;
-	bool read = opcode == MLX5_OPCODE_RDMA_READ;
-	uint32_t need = read ? ENG_ACC_LW : ENG_ACC_LR;
+	struct {
+		struct mlx5_wqe_ctrl_seg ctrl;
+		struct mlx5_wqe_raddr_seg ra;
+		struct mlx5_wqe_data_seg ds;
+	} w;
+	const uint8_t *src;
+	uint32_t qpn_ds, bc, lkey, need;
+	uint64_t va, contig;
+	uint8_t opcode;
 	struct fw_mkey *mk;
 	uint8_t *local;
+	bool read;
 
-	if ((qpn_ds & 0x3f) != 3 || (qpn_ds >> 8) != qp->obj.id ||
-	    !q->route_ok || q->route_gen != e->gen || !q->routed ||
+	if (!q->route_ok || q->route_gen != e->gen || !q->routed ||
 	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
-	    q->wait != ENG_WAIT_NONE || !bc || (bc & MLX5_INLINE_SEG))
+	    q->wait != ENG_WAIT_NONE)
 		return false;
+	src = fw_buf_addr(&qp->buf, qp->sq_offset +
+			  (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64);
+	if (!src)
+		return false;
+	memcpy(&w, src, sizeof(w));
+	qpn_ds = be32toh(w.ctrl.qpn_ds);
+	opcode = (uint8_t)be32toh(w.ctrl.opmod_idx_opcode);
+	bc = be32toh(w.ds.byte_count);
+	if ((qpn_ds & 0x3f) != 3 || (qpn_ds >> 8) != qp->obj.id || !bc ||
+	    (bc & MLX5_INLINE_SEG))
+		return false;
+	read = opcode == MLX5_OPCODE_RDMA_READ;
+	need = read ? ENG_ACC_LW : ENG_ACC_LR;
+	lkey = be32toh(w.ds.lkey);
+	va = be64toh(w.ds.addr);
 	if (opcode == MLX5_OPCODE_RDMA_WRITE) {
 		if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
 			return false;
@@ -934,10 +951,10 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	if (!local || contig < bc ||
 	    !eng_direct_rdma(e, (uint32_t)q->peer,
 			     read ? ENG_PKT_READ : ENG_PKT_WRITE,
-			     (uint8_t)qp->st, q->dqpn, be32toh(ra->rkey),
-			     be64toh(ra->raddr), bc, local))
+			     (uint8_t)qp->st, q->dqpn, be32toh(w.ra.rkey),
+			     be64toh(w.ra.raddr), bc, local))
 		return false;
-	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
+	if (((w.ctrl.fm_ce_se >> 2) & 3) >= 2)
 		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
 	q->sq_ci++;
 	return true;
@@ -963,8 +980,6 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		SQ_FAIL(&err, LOCAL_QP_OP_ERR, 0, "ctrl", "WQE outside the SQ");
 		goto fail;
 	}
-	if (at == q->sq_ci && eng_sq_fast(e, q))
-		return SQ_DONE;
 	if (qp->dci_nerr && fw_qp_dci_streams(qp) &&
 	    eng_sq_stream_errored(qp, be16toh(((const struct mlx5_wqe_ctrl_seg *)
 					     e->wqe)->dci_stream_channel_id))) {
@@ -1278,6 +1293,10 @@ progress:
 		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
+		if (q->sq_tx == q->sq_ci && eng_sq_fast(e, q)) {
+			q->sq_tx = q->sq_ci;
+			continue;
+		}
 		st = eng_sq_exec(e, q, pi, q->sq_tx);
 		if (st == SQ_DONE) {
 			q->sq_tx = q->sq_ci;	/* executed here and then */
