@@ -121,8 +121,8 @@ static bool deligible(uint8_t op, uint8_t st, bool imm, uint64_t raddr,
 	}
 }
 
-static struct eng_dent *dfind(struct eng *e, uint32_t slot, uint32_t dqpn,
-			      uint32_t rkey)
+static inline struct eng_dent *dfind(struct eng *e, uint32_t slot,
+				     uint32_t dqpn, uint32_t rkey)
 {
 	struct eng_dent *d;
 
@@ -312,9 +312,10 @@ static uint64_t datomic_exec(const struct eng_pkt *p, uint64_t *m)
  * inbox. *@dp is the record; its generation is checked by the caller's
  * smx_shm_dbegin(), around the copy.
  */
-static uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
-			bool imm, uint32_t dqpn, uint32_t rkey, uint64_t raddr,
-			uint32_t len, struct eng_dent **dp)
+static inline __attribute__((always_inline))
+uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
+		 uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
+		 struct eng_dent **dp)
 {
 	bool atomic = op == ENG_PKT_CMP_SWAP || op == ENG_PKT_FETCH_ADD;
 	uint64_t alen = atomic ? 8 : len, off, now;

@@ -911,7 +911,7 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	} w;
 	const uint8_t *src;
 	uint32_t qpn_ds, bc, lkey, need;
-	uint64_t va, contig;
+	uint64_t va, contig, at;
 	uint8_t opcode;
 	struct fw_mkey *mk;
 	uint8_t *local;
@@ -921,8 +921,10 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
 	    q->wait != ENG_WAIT_NONE)
 		return false;
-	src = fw_buf_addr(&qp->buf, qp->sq_offset +
-			  (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64);
+	at = qp->sq_offset + (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64;
+	/* fw_buf_addr(), its contiguous case inline. */
+	src = qp->buf.base && at < qp->buf.size ? qp->buf.base + at :
+	      fw_buf_addr(&qp->buf, at);
 	if (!src)
 		return false;
 	memcpy(&w, src, sizeof(w));
