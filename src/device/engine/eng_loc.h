@@ -91,6 +91,7 @@ struct eng_qp {
 	uint32_t dqpn;
 	struct eng_kcache lkey;	/* the gather / scatter list's last lkey */
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
+	bool db_mmio;		/* its send doorbells arrive as MMIO stores */
 	/* Another process's response to the WQE at sq_ci (eng_fabric.c). */
 	bool have_resp;		/* resp holds it: the next execution uses it */
 	bool resp_data;		/* rbuf holds READ data that came inline */

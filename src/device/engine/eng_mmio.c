@@ -69,8 +69,10 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			return;
 		}
 		q = eng_qp_of(e, qp);
-		if (q)
+		if (q) {
+			q->db_mmio = true;
 			eng_sq_run(e, q);
+		}
 		return;
 	}
 	if (reg == 0x20 && len >= 8) {

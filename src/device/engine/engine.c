@@ -19,7 +19,8 @@
  * every 100 us beside a busy data path costs that data path dearly when the
  * two CPUs are hyperthreads of one core (a VM's vCPUs often are), and there
  * is nothing for it to find. Hand-written doorbells make it find work, which
- * is what keeps it fast.
+ * is what keeps it fast; WQEs it finds on a QP that was rung through MMIO
+ * before (caught between the record and the doorbell) do not count.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -222,6 +223,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->have_resp = false;
 		q->token = 0;
 		q->last_wqe_sent = false;
+		q->db_mmio = false;
 		break;
 	case MLX5_QPC_STATE_ERR:
 		if (old != MLX5_QPC_STATE_ERR)
@@ -348,7 +350,10 @@ bool eng_scan(struct eng *e, uint64_t now)
 			uint16_t before = q->sq_ci;
 
 			eng_sq_run(e, q);
-			work |= q->sq_ci != before;
+			/* A QP rung through MMIO was caught between its record
+			 * and its doorbell, which is on its way: no reason to
+			 * poll faster (and contend with that thread). */
+			work |= q->sq_ci != before && !q->db_mmio;
 		}
 		if (q->wait != ENG_WAIT_NONE)
 			eng_timer_note(e, q->deadline);
