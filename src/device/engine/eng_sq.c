@@ -31,6 +31,11 @@
  * the window to the oldest WQE (go-back-N): it and everything after it go
  * out again with the same PSNs, responses from before count as stale.
  *
+ * Fast lane (eng_sq_fast()): a one-WQEBB RDMA WRITE / READ at the head of an
+ * empty window, to another process, that direct placement takes is run
+ * without the general decode, from caches that eng_gen_bump() voids (the
+ * QP's route, its last lkey); what it does not take goes the general way.
+ *
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
  *
