@@ -189,6 +189,12 @@ struct eng {
 	bool rx_stop;
 	uint64_t token;			/* last request token (fw->lock) */
 	uint64_t spin_ns;		/* rx thread spins this long after work */
+	/* Inbox served by the application's pollers (eng_fabric.c): empty
+	 * CQ polls so far, their count at the last CQ arm, and when a batch
+	 * last found cells (all atomic). */
+	uint32_t polls;
+	uint32_t polls_armed;
+	uint64_t traffic_ns;
 	uint8_t *rx_buf;		/* READ data scratch (fw->lock) */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */
@@ -538,6 +544,8 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 /* Wakes every process published to since the last call (one futex wake per
  * sleeping process, not one per message). */
 void eng_fabric_ring(struct eng *e);
+/* A CQ was armed by a doorbell: the application waits for events now. */
+void eng_fabric_armed(struct eng *e);
 /* Frees the pipelining buffers of @q (QP destroyed). */
 void eng_sq_free(struct eng_qp *q);
 /* Stops the inbox thread (eng_destroy). */
