@@ -450,17 +450,26 @@ static inline bool eng_mtt_covers(const struct fw_mkey *mk, uint64_t va,
 }
 
 /* Host address of @va in an MTT key without umem (entry i covers page i
- * counted from the page holding start_addr) and the bytes left in its page. */
+ * counted from the page holding start_addr) and the bytes that follow it
+ * contiguously: the rest of its page, and further pages while each next
+ * entry is the host page right after (what reg_mr makes) and fewer than
+ * @want bytes are covered (0: one page). */
 static inline uint8_t *eng_mtt_host(const struct fw_mkey *mk, uint64_t va,
-				    uint64_t *contig)
+				    uint64_t want, uint64_t *contig)
 {
 	uint64_t psz = 1ull << mk->page_shift;
 	uint64_t i = (va - (mk->start & ~(psz - 1))) >> mk->page_shift;
+	uint64_t c;
 
 	if (i >= mk->nmtt || !mk->mtt[i])
 		return NULL;
-	*contig = psz - (va & (psz - 1));
-	return (uint8_t *)(uintptr_t)mk->mtt[i] + (va & (psz - 1));
+	c = psz - (va & (psz - 1));
+	for (; c < want && i + 1 < mk->nmtt &&
+	       mk->mtt[i + 1] == mk->mtt[i] + psz; i++)
+		c += psz;
+	*contig = c;
+	return (uint8_t *)(uintptr_t)mk->mtt[(va - (mk->start & ~(psz - 1))) >>
+					     mk->page_shift] + (va & (psz - 1));
 }
 
 /* The key @kc holds, if it is @key, was checked for @pd and (at least)

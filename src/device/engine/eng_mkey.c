@@ -19,7 +19,8 @@
  *          piece by piece, and again when the piece is translated.
  * KSM mkeys are refused with ENG_KEY_MODE for now.
  * Nothing outside a checked [va, va + len) is ever touched: copies walk the
- * checked lists and translate at most one page at a time.
+ * checked lists and translate at most one run of pages at a time (pages
+ * whose MTT entries are consecutive host pages, inside the checked range).
  */
 #include <stdio.h>
 #include <string.h>
@@ -396,7 +397,7 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 				*contig = b->size - off;
 			return p;
 		}
-		return eng_mtt_host(mk, va, contig);
+		return eng_mtt_host(mk, va, 0, contig);
 	}
 	default:
 		return NULL;
@@ -415,7 +416,7 @@ static uint8_t *eng_sge_at(const struct eng_sge *s, uint64_t off, uint64_t *n)
 	}
 	/* Registered memory (plain MTT) without the walk through the modes. */
 	if (s->mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !s->mk->umem)
-		p = eng_mtt_host(s->mk, s->va + off, &c);
+		p = eng_mtt_host(s->mk, s->va + off, s->len - off, &c);
 	else
 		p = eng_mkey_host(s->mk, s->va + off, &c);
 	if (!p)

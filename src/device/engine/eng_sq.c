@@ -954,7 +954,8 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 					bc, &mk, NULL, 0))
 		return false;
 	local = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem ?
-		eng_mtt_host(mk, va, &contig) : eng_mkey_host(mk, va, &contig);
+		eng_mtt_host(mk, va, bc, &contig) :
+		eng_mkey_host(mk, va, &contig);
 	if (!local || contig < bc ||
 	    !eng_direct_rdma(e, (uint32_t)q->peer,
 			     read ? ENG_PKT_READ : ENG_PKT_WRITE,
@@ -1099,9 +1100,17 @@ static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 		}
 		q->resp_data = false;
 	} else if (routed && (peer = eng_sq_peer(e, q, &w.pkt)) >= 0) {
-		int rc = eng_sq_send(e, q, &w, at, (uint32_t)peer, err.why,
-				     sizeof(err.why));
+		int rc;
 		uint64_t t;
+
+		/* Behind requests in flight, a WQE that direct placement
+		 * would take (its record is current) waits for the window
+		 * to drain rather than join it: else a requester that keeps
+		 * posting never leaves the inbox. */
+		if (at != q->sq_ci && !eng_direct_want(e, (uint32_t)peer, &w.pkt))
+			return SQ_BLOCK;
+		rc = eng_sq_send(e, q, &w, at, (uint32_t)peer, err.why,
+				 sizeof(err.why));
 
 		if (rc == -EINVAL) {
 			err.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
