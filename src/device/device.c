@@ -192,6 +192,11 @@ void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
 		eng_mmio_write(dev->eng, offset, buf, len);
 }
 
+bool smx_dev_progress(struct smx_dev *dev)
+{
+	return dev && eng_fabric_progress(dev->eng);
+}
+
 int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
 			 void *arg)
 {

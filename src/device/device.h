@@ -9,6 +9,7 @@
 #ifndef SMX_DEVICE_DEVICE_H
 #define SMX_DEVICE_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,15 @@ uint64_t smx_dev_memic_base(const struct smx_dev *dev);
 void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value);
 void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
 			size_t len);
+
+/*
+ * Lends the calling thread to the device: it serves what other processes
+ * sent (requests, responses) if any is waiting, as the device's inbox thread
+ * would, and returns whether there was any. A driver calls it when a CQ
+ * poll finds nothing -- the thread is idle, and the inbox thread would need
+ * a wake-up and a CPU to do the same. Cheap when the inbox is empty.
+ */
+bool smx_dev_progress(struct smx_dev *dev);
 
 /*
  * Interrupts. An EQ's eqc.intr names an MSI-X vector; when the device writes

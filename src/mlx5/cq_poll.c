@@ -283,8 +283,10 @@ int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct mlx5_cq *cq = to_mcq(ibcq);
 	struct mlx5_cqe64 *cqe;
+	bool lent = false;
 	int n = 0, err = 0;
 
+again:
 	pthread_spin_lock(&cq->lock);
 	while (n < ne && (cqe = cqe_next_user(cq))) {
 		err = cqe_decode(cq, cqe, &wc[n]);
@@ -296,6 +298,13 @@ int mlx5_cq_poll(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (n || err)
 		cq_update_ci(cq);
 	pthread_spin_unlock(&cq->lock);
+	/* Nothing yet: let the device use this idle thread for what other
+	 * processes sent, then look once more. */
+	if (!n && !err && !lent) {
+		lent = true;
+		if (smx_dev_progress(to_mctx(ibcq->context)->hca))
+			goto again;
+	}
 	return err && !n ? -1 : n;
 }
 
@@ -353,16 +362,24 @@ static int ex_read_next(struct mlx5_cq *cq)
 static int ex_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
 {
 	struct mlx5_cq *cq = ex_to_mcq(ex);
+	bool lent = false;
 	int ret;
 
 	if (attr->comp_mask)
 		return EINVAL;
+again:
 	pthread_spin_lock(&cq->lock);
 	ret = ex_read_next(cq);
 	if (ret) {
 		if (ret != ENOENT)
 			cq_update_ci(cq);
 		pthread_spin_unlock(&cq->lock);
+		/* As mlx5_cq_poll(): an idle poller serves the inbox. */
+		if (ret == ENOENT && !lent) {
+			lent = true;
+			if (smx_dev_progress(to_mctx(ex->context)->hca))
+				goto again;
+		}
 		return ret;
 	}
 	cq->polling = true;

@@ -13,6 +13,8 @@
  *     (through the inbox) and leave T's memory untouched;
  *   - a key deregistered by T after R learned it is not usable any more;
  *   - a key of another PD never becomes usable;
+ *   - the requester's own key, checked once and cached by its QP, still
+ *     refuses a range beyond it and, once deregistered, any use;
  *   - file-backed memory is never placed directly (it keeps the inbox).
  * The segment is private to the test ($SOFTMLX5_SHM_PATH).
  */
@@ -142,13 +144,52 @@ static void xread(int fd, void *p, size_t n)
 /* Target                                                             */
 /* ------------------------------------------------------------------ */
 
-enum { ORD_DONE, ORD_DEREG, ORD_PEEK };
+enum { ORD_DONE, ORD_DEREG, ORD_PEEK, ORD_RECV };
 
 struct order {
 	int op;
 	int mr;
 	uint32_t off, len;
 };
+
+/*
+ * @n receives of 8 bytes on pair 0 into @at, then a busy poll of the CQ
+ * (no pause: the inbox is served by this poller once SENDs keep coming)
+ * until all completed or 3 s passed. Says "ready" (1) after posting; the
+ * answer is how many completed successfully.
+ */
+static uint8_t target_recv(struct side *s, struct ibv_mr *m, uint8_t *at,
+			   uint32_t n, int out)
+{
+	struct timespec t0, t;
+	uint8_t ready = 1, got = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_sge sge = { (uintptr_t)(at + 8 * i), 8, m->lkey };
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		CHECK(ibv_post_recv(s->qp[0], &wr, &bad) == 0);
+	}
+	xwrite(out, &ready, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n;) {
+		struct ibv_wc wc;
+		int k = ibv_poll_cq(s->cq, 1, &wc);
+
+		if (k == 1) {
+			got += wc.status == IBV_WC_SUCCESS &&
+			       wc.opcode == IBV_WC_RECV && wc.byte_len == 8;
+			i++;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 3)
+			break;
+	}
+	return got;
+}
 
 static int target(int in, int out)
 {
@@ -219,6 +260,9 @@ static int target(int in, int out)
 		if (o.op == ORD_DEREG) {
 			CHECK(ibv_dereg_mr(mr[o.mr]) == 0);
 			mr[o.mr] = NULL;
+		} else if (o.op == ORD_RECV) {
+			sum = target_recv(&s, mr[o.mr], buf[o.mr] + o.off, o.len,
+					  out);
 		} else {
 			/* One byte: 0 when [off, off + len) is all the
 			 * initial pattern, else the first byte that is not. */
@@ -240,6 +284,7 @@ static int target(int in, int out)
 
 static struct side rs;
 static struct ibv_mr *lmr;
+static uint32_t lkey;		/* lmr's, kept after it is deregistered */
 static uint8_t *lbuf;
 static int to_t, from_t;
 
@@ -248,7 +293,7 @@ static int to_t, from_t;
 static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		uint32_t loff, uint32_t len)
 {
-	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, lmr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -276,7 +321,7 @@ static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 static int atomic(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		  uint32_t loff, uint64_t cmp_add, uint64_t swap)
 {
-	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), 8, lmr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), 8, lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = 8, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -375,6 +420,7 @@ static int requester(int in, int out)
 	lmr = ibv_reg_mr(rs.pd, lbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
 	if (!lbuf || !lmr)
 		return 2;
+	lkey = lmr->lkey;
 	for (i = 0; i < NPAIR; i++)
 		me.qpn[i] = rs.qp[i]->qp_num;
 	me.gid = rs.gid;
@@ -486,6 +532,42 @@ static int requester(int in, int out)
 	CHECK_EQ(rdma(4, IBV_WR_RDMA_WRITE, t.addr[MR_PD2], t.rkey[MR_PD2], 0, 8),
 		 IBV_WC_REM_ACCESS_ERR);
 	CHECK_EQ(peek(MR_PD2, 0, 64), 0);
+
+	/* Pair 0: SENDs to a target that busy-polls its CQ -- after the
+	 * first, its poller serves its inbox and producers need not wake
+	 * its inbox thread -- all land, in order. */
+	o.op = ORD_RECV;
+	o.mr = MR_RW;
+	o.off = 49152;
+	o.len = 16;	/* max_recv_wr */
+	xwrite(out, &o, sizeof(o));
+	xread(in, &c, 1);
+	for (i = 0; i < 16; i++) {
+		memset(lbuf + 2048, 0x60 + i, 8);
+		CHECK_EQ(rdma(0, IBV_WR_SEND, 0, 0, 2048, 8), IBV_WC_SUCCESS);
+	}
+	xread(in, &c, 1);
+	CHECK_EQ(c, 16);
+	CHECK_EQ(peek(MR_RW, 49152, 8), 0x60);
+	CHECK_EQ(peek(MR_RW, 49152 + 15 * 8, 8), 0x60 + 15);
+
+	/* Pairs 6 and 0: the local key, cached by the QP after its first
+	 * check, is still checked for each range and dropped when it is
+	 * deregistered (a command moves the engine's generation). */
+	memset(lbuf, 0x42, 64);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24576,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(rdma(6, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24584,
+		      t.rkey[MR_RW], BUFSZ - 4, 8), IBV_WC_LOC_PROT_ERR);
+	CHECK_EQ(peek(MR_RW, 24584, 8), 0);	/* untouched */
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24592,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_SUCCESS);
+	CHECK_EQ(peek(MR_RW, 24576, 8), 0x42);
+	CHECK_EQ(peek(MR_RW, 24592, 8), 0x42);
+	CHECK(ibv_dereg_mr(lmr) == 0);
+	CHECK_EQ(rdma(0, IBV_WR_RDMA_WRITE, t.addr[MR_RW] + 24600,
+		      t.rkey[MR_RW], 0, 8), IBV_WC_LOC_PROT_ERR);
+	CHECK_EQ(peek(MR_RW, 24600, 8), 0);
 
 	o.op = ORD_DONE;
 	xwrite(out, &o, sizeof(o));

@@ -36,7 +36,7 @@
  * millisecond and ENG_DALIVE_OPS accesses (the clock is read every that
  * many accesses, slot liveness checked at most once a millisecond).
  *
- * Under eng->lock (requester side) or eng->lock + fw->lock (responder).
+ * Under fw->lock, like every engine pass.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,6 +62,12 @@ struct eng_dent {
 	uint64_t alive_ns;	/* when the target was last seen alive */
 	uint32_t uses;		/* accesses since (the clock is read every
 				 * ENG_DALIVE_OPS of them) */
+	/* From the record, once (eng_direct_learn()): */
+	uint32_t acc;		/* rights both the QP and the key grant */
+	uint64_t max_msg;	/* the QP's log_msg_max in bytes */
+	uint64_t rel;		/* byte @start is at map base + rel */
+	uint8_t *at;		/* byte @start here (d->map's mapping), or
+				 * NULL until mapped */
 	struct smx_drec r;
 };
 
@@ -96,35 +102,35 @@ static uint32_t dhash(uint32_t slot, uint32_t dqpn, uint32_t rkey)
 	return ((rkey * 2654435761u) ^ (dqpn * 40503u) ^ slot) % ENG_DCACHE;
 }
 
-static bool datomic(const struct eng_pkt *p)
+/* The operations direct placement takes (the rest make responder CQEs or
+ * consume receives): @len is the message length, atomics' result length. */
+static bool deligible(uint8_t op, uint8_t st, bool imm, uint64_t raddr,
+		      uint32_t len)
 {
-	return p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD;
-}
-
-static bool deligible(const struct eng_pkt *p)
-{
-	if (datomic(p))	/* misaligned: the responder's NAK */
-		return p->st == MLX5_QPC_ST_RC && !(p->raddr & 7);
-	if (!p->len || p->len > (1u << 31))
+	switch (op) {
+	case ENG_PKT_CMP_SWAP:
+	case ENG_PKT_FETCH_ADD:	/* misaligned: the responder's NAK */
+		return st == MLX5_QPC_ST_RC && !(raddr & 7);
+	case ENG_PKT_WRITE:
+		return len && len <= (1u << 31) && !imm &&
+		       (st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_UC);
+	case ENG_PKT_READ:
+		return len && len <= (1u << 31) && st == MLX5_QPC_ST_RC;
+	default:
 		return false;
-	if (p->op == ENG_PKT_WRITE)
-		return !(p->flags & ENG_PKT_F_IMM) &&
-		       (p->st == MLX5_QPC_ST_RC || p->st == MLX5_QPC_ST_UC);
-	if (p->op == ENG_PKT_READ)
-		return p->st == MLX5_QPC_ST_RC;
-	return false;
+	}
 }
 
-static struct eng_dent *dfind(struct eng *e, uint32_t slot,
-			      const struct eng_pkt *p)
+static inline struct eng_dent *dfind(struct eng *e, uint32_t slot,
+				     uint32_t dqpn, uint32_t rkey)
 {
 	struct eng_dent *d;
 
 	if (!e->dcache)
 		return NULL;
-	d = &e->dcache[dhash(slot, p->dqpn, p->rkey)];
-	if (!d->valid || d->slot != slot || d->r.dqpn != p->dqpn ||
-	    d->r.rkey != p->rkey)
+	d = &e->dcache[dhash(slot, dqpn, rkey)];
+	if (!d->valid || d->slot != slot || d->r.dqpn != dqpn ||
+	    d->r.rkey != rkey)
 		return NULL;
 	return d;
 }
@@ -133,9 +139,10 @@ bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
 	struct eng_dent *d;
 
-	if (!e->direct || !deligible(p))
+	if (!e->direct || !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM,
+				     p->raddr, p->len))
 		return false;
-	d = dfind(e, slot, p);
+	d = dfind(e, slot, p->dqpn, p->rkey);
 	return !d || d->r.gen != smx_shm_dgen(e->shm, slot);
 }
 
@@ -214,10 +221,19 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
 	}
 	d = &e->dcache[dhash(slot, r->dqpn, r->rkey)];
 	memset(d, 0, sizeof(*d));
+	/* The key's range must lie inside the memfd's: then every access
+	 * inside the key's range is inside the mapping. */
+	if (r->host < r->rva || r->host - r->rva > r->rlen ||
+	    r->len > r->rlen - (r->host - r->rva))
+		return;
 	d->r = *r;
 	d->slot = slot;
 	d->map = -1;
 	d->alive_ns = eng_now();
+	d->acc = r->qp_acc & r->key_acc;
+	d->max_msg = r->log_msg && r->log_msg < 32 ? 1ull << r->log_msg :
+		     UINT64_MAX;
+	d->rel = r->host - r->rva;
 	d->valid = true;
 }
 
@@ -255,8 +271,10 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 
 		munmap(m->base, m->len);
 		for (k = 0; e->dcache && k < ENG_DCACHE; k++)
-			if (e->dcache[k].map == (int8_t)i)
+			if (e->dcache[k].map == (int8_t)i) {
 				e->dcache[k].map = -1;
+				e->dcache[k].at = NULL;
+			}
 	}
 	m->pid = r->pid;
 	m->ino = r->ino;
@@ -285,72 +303,90 @@ static uint64_t datomic_exec(const struct eng_pkt *p, uint64_t *m)
 	}
 }
 
-bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
-		     uint64_t *atomic_orig)
+/*
+ * Where in @slot's memory (mapped here) an access of @op lands: every check
+ * the responder would make passes (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY --
+ * transport, rights of both the QP and the key, message size, bounds; the
+ * key's range lies in the mapping, checked in eng_direct_learn()), the
+ * target was seen alive lately and its memory is mapped. NULL: take the
+ * inbox. *@dp is the record; its generation is checked by the caller's
+ * smx_shm_dbegin(), around the copy.
+ */
+static inline __attribute__((always_inline))
+uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
+		 uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
+		 struct eng_dent **dp)
 {
+	bool atomic = op == ENG_PKT_CMP_SWAP || op == ENG_PKT_FETCH_ADD;
+	uint64_t alen = atomic ? 8 : len, off, now;
 	struct eng_dent *d;
 	const struct smx_drec *r;
-	uint32_t need, len = datomic(p) ? 8 : p->len;
-	uint64_t off, now;
-	struct eng_sge s;
-	struct eng_sgl one;
-	uint64_t done;
+	uint32_t need;
 
-	if (!e->direct || !deligible(p))
-		return false;
-	d = dfind(e, slot, p);
+	if (!e->direct || !deligible(op, st, imm, raddr, len))
+		return NULL;
+	d = dfind(e, slot, dqpn, rkey);
 	if (!d || d->nomap)
-		return false;
+		return NULL;
 	r = &d->r;
-	/* The responder's checks (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY). */
-	if (r->st != p->st)
-		return false;
-	need = p->op == ENG_PKT_WRITE ? ENG_ACC_RW :
-	       p->op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
-	if (!(r->qp_acc & need) || (r->key_acc & need) != need)
-		return false;
-	if (r->log_msg && r->log_msg < 32 && p->len > (1ull << r->log_msg))
-		return false;
-	if (p->raddr < r->start || p->raddr - r->start > r->len ||
-	    len > r->len - (p->raddr - r->start))
-		return false;
-	off = r->host - r->rva + (p->raddr - r->start);
-	if (r->host < r->rva || off > r->rlen || len > r->rlen - off ||
-	    (datomic(p) && ((r->host + (p->raddr - r->start)) & 7)))
-		return false;
+	if (r->st != st)
+		return NULL;
+	need = op == ENG_PKT_WRITE ? ENG_ACC_RW :
+	       op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
+	if ((d->acc & need) != need || len > d->max_msg)
+		return NULL;
+	off = raddr - r->start;
+	if (raddr < r->start || off > r->len || alen > r->len - off ||
+	    (atomic && ((r->host + off) & 7)))
+		return NULL;
 	if (++d->uses >= ENG_DALIVE_OPS &&
 	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
 		int32_t pid = 0;
 
 		if (!smx_shm_alive(e->shm, slot, &pid) || pid != r->pid) {
 			d->valid = false;
-			return false;
+			return NULL;
 		}
 		d->alive_ns = now;
 	}
-	if (d->map < 0 || !e->dmap[d->map].base ||
-	    e->dmap[d->map].pid != r->pid || e->dmap[d->map].ino != r->ino) {
+	if (!d->at) {
 		int m = dmap_get(e, r);
 
 		if (m < 0) {
 			smx_dbg("engine: cannot map pid %d's memory for direct "
 				"placement; using the inbox", (int)r->pid);
 			d->nomap = true;
-			return false;
+			return NULL;
 		}
 		d->map = (int8_t)m;
+		d->at = e->dmap[m].base + d->rel;
 	}
-	if (!smx_shm_dbegin(e->shm, slot, r->gen)) {
+	*dp = d;
+	return d->at + off;
+}
+
+bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
+		     uint64_t *atomic_orig)
+{
+	struct eng_dent *d;
+	uint8_t *at = dtarget(e, slot, p->op, p->st, p->flags & ENG_PKT_F_IMM,
+			      p->dqpn, p->rkey, p->raddr, p->len, &d);
+	struct eng_sge s;
+	struct eng_sgl one;
+	uint64_t done;
+
+	if (!at)
+		return false;
+	if (!smx_shm_dbegin(e->shm, slot, d->r.gen)) {
 		d->valid = false;	/* stale: ask again */
 		return false;
 	}
-	if (datomic(p)) {
-		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)
-					    (e->dmap[d->map].base + off));
+	if (p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD) {
+		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)at);
 		smx_shm_dend(e->shm);
 		return true;
 	}
-	s.host = e->dmap[d->map].base + off;
+	s.host = at;
 	s.mk = NULL;
 	s.va = 0;
 	s.len = p->len;
@@ -363,4 +399,29 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		done = p->rdata ? eng_sgl_copy(p->rdata, 0, &one, 0, p->len) : 0;
 	smx_shm_dend(e->shm);
 	return done == p->len;
+}
+
+bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
+		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
+		     uint8_t *local)
+{
+	struct eng_dent *d;
+	uint8_t *at;
+
+	if (op != ENG_PKT_WRITE && op != ENG_PKT_READ)
+		return false;
+	at = dtarget(e, slot, op, st, false, dqpn, rkey, raddr, len, &d);
+	if (!at)
+		return false;
+	if (!smx_shm_dbegin(e->shm, slot, d->r.gen)) {
+		d->valid = false;	/* stale: ask again */
+		return false;
+	}
+	/* memmove: a PA-mode lkey may name our own mapping of the target. */
+	if (op == ENG_PKT_WRITE)
+		memmove(at, local, len);
+	else
+		memmove(local, at, len);
+	smx_shm_dend(e->shm);
+	return true;
 }

@@ -20,11 +20,11 @@
  * already written into the requester); a response is stored on the parked
  * QP, which is then run again and completes the WQE (eng_sq.c).
  *
- * THREADS AND LOCKS. The inbox thread processes cells under eng->lock ->
- * fw->lock like any engine pass. Cells are reserved in another process's
- * ring without any lock of that process; a full ring is waited for at most
- * 1 ms, then the message counts as lost (the requester's ACK timer retries),
- * so two processes sending to each other can never deadlock.
+ * THREADS AND LOCKS. The inbox thread processes cells under fw->lock like
+ * any engine pass. Cells are reserved in another process's ring without any
+ * lock of that process; a full ring is waited for at most 1 ms, then the
+ * message counts as lost (the requester's ACK timer retries), so two
+ * processes sending to each other can never deadlock.
  */
 #include <errno.h>
 #include <sched.h>
@@ -39,6 +39,9 @@
 
 #define FAB_RESERVE_WAIT_NS 1000000ull	/* a full inbox: wait up to 1 ms */
 #define FAB_MAX_BATCH 32u		/* cells per lock hold */
+#define FAB_POLLED_PARK_NS 1000000ull	/* inbox thread's park while polled */
+#define FAB_POLLED_RECENT_NS 10000000ull /* traffic this recent: polled */
+#define FAB_POLLED_PER_MS 200u		/* empty polls per ms: busy polling */
 
 static inline void fab_relax(void)
 {
@@ -469,7 +472,6 @@ static unsigned int fab_drain(struct eng *e)
 
 	if (!smx_shm_peek(e->shm))
 		return 0;
-	pthread_mutex_lock(&e->lock);
 	fw_lock(e->fw);
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q = NULL;
@@ -492,17 +494,56 @@ static unsigned int fab_drain(struct eng *e)
 		eng_sq_run(e, run[i]);
 	eng_fabric_ring(e);
 	fw_unlock(e->fw);
-	pthread_mutex_unlock(&e->lock);
+	if (n)
+		__atomic_store_n(&e->traffic_ns, eng_now(), __ATOMIC_RELAXED);
 	return n;
 }
 
+bool eng_fabric_progress(struct eng *e)
+{
+	if (!e || !e->shm)
+		return false;
+	/* Several pollers may race here: any change will do. */
+	__atomic_store_n(&e->polls, __atomic_load_n(&e->polls, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	return fab_drain(e);
+}
+
+void eng_fabric_armed(struct eng *e)
+{
+	if (!e->shm)
+		return;
+	__atomic_store_n(&e->polls_armed,
+			 __atomic_load_n(&e->polls, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	/* The application is about to wait for an event instead of polling:
+	 * producers must wake the inbox thread again, now if cells wait. */
+	if (smx_shm_unpoll(e->shm))
+		smx_shm_kick(e->shm);
+}
+
+/*
+ * THE INBOX THREAD parks on its futex doorbell when the inbox is empty. While
+ * cells keep coming (within FAB_POLLED_RECENT_NS) and the application busy-
+ * polls its CQs (FAB_POLLED_PER_MS empty polls since the thread last looked,
+ * none armed since), the pollers serve the inbox themselves
+ * (eng_fabric_progress()): the thread then parks "polled", for at most
+ * FAB_POLLED_PARK_NS, and producers skip the futex wake-up -- on two cores
+ * that wake-up, and the context switch it forces on a busy CPU, cost more
+ * than the message. If the pollers stop without arming, a cell waits that
+ * long at most; an arm (eng_fabric_armed()) ends it at once. An application
+ * that waits for events polls a few times per event: far below the rate.
+ */
 static void *fab_rx_thread(void *arg)
 {
 	struct eng *e = arg;
-	uint64_t last = 0;
+	uint64_t last = 0, seen_ns = 0;
+	uint32_t seen = 0;
 
 	while (!__atomic_load_n(&e->rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
+		uint32_t p;
+		bool polled;
 
 		if (fab_drain(e)) {
 			last = eng_now();
@@ -515,7 +556,16 @@ static void *fab_rx_thread(void *arg)
 			sched_yield();
 			continue;
 		}
-		smx_shm_wait(e->shm, 1000000000ull);
+		p = __atomic_load_n(&e->polls, __ATOMIC_RELAXED);
+		polled = p != __atomic_load_n(&e->polls_armed, __ATOMIC_RELAXED) &&
+			 (uint64_t)(p - seen) * 1000000ull >=
+			 (now - seen_ns) * FAB_POLLED_PER_MS &&
+			 now - __atomic_load_n(&e->traffic_ns, __ATOMIC_RELAXED) <
+			 FAB_POLLED_RECENT_NS;
+		seen = p;
+		seen_ns = now;
+		smx_shm_wait(e->shm, polled ? FAB_POLLED_PARK_NS : 1000000000ull,
+			     polled);
 		last = 0;
 	}
 	return NULL;

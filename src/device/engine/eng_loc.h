@@ -5,19 +5,20 @@
  * and cross-file prototypes grouped by the file that defines them.
  *
  * LOCKING AND THREADS.
- *   eng->lock   outer lock; serialises every engine pass (an MMIO doorbell
- *               in the caller's thread, one doorbell-watcher pass).
- *   fw->lock    nested inside eng->lock for the whole pass: fw object
- *               pointers (QP, CQ, mkey ...) stay valid and no command can
- *               change a QP's state under a WQE being executed. Command
- *               handlers run with fw->lock only and call the engine hooks
- *               (engine.c) with it held; hooks never take eng->lock.
- *   Order: eng->lock -> fw->lock -> wlock, the device's irq_lock (leaves).
- * So every piece of engine state hanging off a firmware object (->eng) and
- * the engine's object lists are protected by fw->lock; eng->lock adds the
- * single-threaded execution of the data path. Interrupt handlers are called
- * with both held (device.h: handlers must not issue commands or ring
- * doorbells synchronously).
+ *   fw->lock    the one lock of the data path: every engine pass (an MMIO
+ *               doorbell in the storing thread, a doorbell-watcher pass, an
+ *               inbox batch) holds it throughout, so fw object pointers
+ *               (QP, CQ, mkey ...) stay valid, no command can change a QP's
+ *               state under a WQE being executed, and passes run one at a
+ *               time. Command handlers hold it too and call the engine hooks
+ *               (engine.c) with it held.
+ *   Order: fw->lock -> wlock, the device's irq_lock (leaves).
+ * So every piece of engine state hanging off a firmware object (->eng), the
+ * engine's object lists and its scratch (below) are protected by fw->lock.
+ * (An engine lock outside it used to serialise passes as well; it protected
+ * nothing fw->lock did not, and cost every doorbell a second lock.)
+ * Interrupt handlers are called with fw->lock held (device.h: handlers must
+ * not issue commands or ring doorbells synchronously).
  */
 #ifndef SMX_DEVICE_ENGINE_ENG_LOC_H
 #define SMX_DEVICE_ENGINE_ENG_LOC_H
@@ -57,6 +58,19 @@ enum eng_wait {
 				 * response (eng_fabric.c), or the ACK timer */
 };
 
+/*
+ * The last local key a QP's WQEs named, as eng_key_check() found it: valid
+ * while e->gen is @gen (nothing about any key or QP changed since), so only
+ * the bounds of each new access remain to check (eng_key_check_cached()).
+ */
+struct eng_kcache {
+	uint64_t gen;
+	uint32_t key;
+	uint32_t need;		/* rights checked (ENG_ACC_*) */
+	const struct fw_pd *pd;	/* protection domain checked */
+	struct fw_mkey *mk;	/* NULL: nothing cached */
+};
+
 struct eng_qp {
 	struct eng_obj o;
 	struct fw_qp *qp;
@@ -69,8 +83,17 @@ struct eng_qp {
 	uint32_t wqe_psn;	/* first PSN of the WQE at sq_ci */
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
 	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
+	/* The connected QP's route as the QPC gives it (eng_sq_address()),
+	 * valid while e->gen is @route_gen (the QPC changes by commands). */
+	uint64_t route_gen;
+	bool route_ok;
+	bool routed;		/* the path leads to this device */
+	int32_t peer;		/* eng_fabric_peer(dqpn) */
+	uint32_t dqpn;
+	struct eng_kcache lkey;	/* the gather / scatter list's last lkey */
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
 	bool sig_drain;		/* drain_sigerr: a signature error, stop in SQD */
+	bool db_mmio;		/* its send doorbells arrive as MMIO stores */
 	/* Another process's response to the WQE at sq_ci (eng_fabric.c). */
 	bool have_resp;		/* resp holds it: the next execution uses it */
 	bool resp_data;		/* rbuf holds READ data that came inline */
@@ -152,12 +175,12 @@ struct eng_rq {
 /* ------------------------------------------------------------------ */
 
 struct eng {
-	pthread_mutex_t lock;		/* see LOCKING above */
 	struct smx_dev *dev;
 	struct fw *fw;
 	uint8_t *bar;
 	uint32_t nr_uars;
 	struct eng_obj list[ENG_K_NUM];	/* sentinels (fw->lock) */
+	uint64_t gen;			/* eng_gen_bump() (fw->lock) */
 	uint32_t nqps;			/* (fw->lock) */
 
 	/* Doorbell watcher. */
@@ -167,7 +190,8 @@ struct eng {
 	pthread_cond_t wcond;
 	bool stop;
 	uint32_t wqps;			/* QPs as the watcher knows (wlock) */
-	uint64_t last_activity;		/* ns of the last doorbell work */
+	uint64_t last_activity;		/* ns of the last work it found */
+	bool scan_now;			/* a pass is wanted at once (wlock) */
 	uint64_t next_timer;		/* earliest requester timer, ns */
 
 	/* The populated GIDs, read once from the firmware (the table is
@@ -181,13 +205,19 @@ struct eng {
 	pthread_t rx_thr;
 	bool rx_started;
 	bool rx_stop;
-	uint64_t token;			/* last request token (eng->lock) */
+	uint64_t token;			/* last request token (fw->lock) */
 	uint64_t spin_ns;		/* rx thread spins this long after work */
-	uint8_t *rx_buf;		/* READ data scratch (eng->lock) */
+	/* Inbox served by the application's pollers (eng_fabric.c): empty
+	 * CQ polls so far, their count at the last CQ arm, and when a batch
+	 * last found cells (all atomic). */
+	uint32_t polls;
+	uint32_t polls_armed;
+	uint64_t traffic_ns;
+	uint8_t *rx_buf;		/* READ data scratch (fw->lock) */
 	uint64_t ring_mask;		/* slots published to, not yet woken
-					 * (eng->lock): eng_fabric_ring() */
+					 * (fw->lock): eng_fabric_ring() */
 
-	/* Direct placement (eng_direct.c, eng->lock): records of peers'
+	/* Direct placement (eng_direct.c, fw->lock): records of peers'
 	 * keys and the peers' memfds mapped here. */
 	bool direct;
 	struct eng_dent *dcache;	/* ENG_DCACHE entries, lazily */
@@ -199,7 +229,7 @@ struct eng {
 	} dmap[8];
 	uint32_t dmap_next;		/* round-robin victim */
 
-	/* Scratch for the WQE being executed (under eng->lock). */
+	/* Scratch for the WQE being executed (fw->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
 };
 
@@ -333,6 +363,10 @@ struct eng_cq *eng_cq_of(struct eng *e, struct fw_cq *cq);
 struct eng_eq *eng_eq_of(struct eng *e, struct fw_eq *eq);
 struct eng_srq *eng_srq_of(struct eng *e, struct fw_srq *srq);
 void eng_irq_fire(struct eng *e, uint32_t vector);
+/* A key or a QP of this process changed (every command, a UMR, a remote
+ * invalidation, a QP error), before fw->lock is dropped: what WQEs cached
+ * about them (struct eng_qp c_*) and the records peers hold are void. */
+void eng_gen_bump(struct eng *e);
 /* Moves @qp to ERR as the hardware does after an error completion. */
 void eng_qp_to_err(struct eng *e, struct fw_qp *qp);
 /* A requester timer was set: make the watcher wake by @deadline. */
@@ -473,6 +507,74 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		  uint32_t need, uint64_t va, uint64_t len,
 		  struct fw_mkey **mkp, char *why, size_t whylen);
+/* [va, va + len) inside a key's range starting at @base (not len64). */
+static inline bool eng_key_inside(const struct fw_mkey *mk, uint64_t base,
+				  uint64_t va, uint64_t len)
+{
+	return va >= base && va - base <= mk->len && len <= mk->len - (va - base);
+}
+
+/* [va, va + len) (len > 0) inside an MTT key's range: are its first and last
+ * pages translated? (Registration fills every page; a partial MTT may not.) */
+static inline bool eng_mtt_covers(const struct fw_mkey *mk, uint64_t va,
+				  uint64_t len)
+{
+	uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
+	uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+
+	return last < mk->nmtt && mk->mtt[last] &&
+	       mk->mtt[(va - base) >> mk->page_shift];
+}
+
+/* Host address of @va in an MTT key without umem (entry i covers page i
+ * counted from the page holding start_addr) and the bytes that follow it
+ * contiguously: the rest of its page, and further pages while each next
+ * entry is the host page right after (what reg_mr makes) and fewer than
+ * @want bytes are covered (0: one page). */
+static inline uint8_t *eng_mtt_host(const struct fw_mkey *mk, uint64_t va,
+				    uint64_t want, uint64_t *contig)
+{
+	uint64_t psz = 1ull << mk->page_shift;
+	uint64_t i = (va - (mk->start & ~(psz - 1))) >> mk->page_shift;
+	uint64_t c;
+
+	if (i >= mk->nmtt || !mk->mtt[i])
+		return NULL;
+	c = psz - (va & (psz - 1));
+	for (; c < want && i + 1 < mk->nmtt &&
+	       mk->mtt[i + 1] == mk->mtt[i] + psz; i++)
+		c += psz;
+	*contig = c;
+	return (uint8_t *)(uintptr_t)mk->mtt[(va - (mk->start & ~(psz - 1))) >>
+					     mk->page_shift] + (va & (psz - 1));
+}
+
+/* The key @kc holds, if it is @key, was checked for @pd and (at least)
+ * @need since the last eng_gen_bump() -- only plain MTT keys are cached, so
+ * their range and MTT pages are all that is left to check -- else NULL. */
+static inline struct fw_mkey *eng_kcache_hit(const struct eng *e,
+					     const struct eng_kcache *kc,
+					     uint32_t key,
+					     const struct fw_pd *pd,
+					     uint32_t need, uint64_t va,
+					     uint64_t len)
+{
+	struct fw_mkey *mk = kc->mk;
+
+	if (mk && kc->gen == e->gen && kc->key == key && kc->pd == pd &&
+	    !(need & ~kc->need) && eng_key_inside(mk, mk->start, va, len) &&
+	    (!len || eng_mtt_covers(mk, va, len)))
+		return mk;
+	return NULL;
+}
+
+/* eng_key_check() through @kc: a key found valid with these rights and PD
+ * since the last eng_gen_bump() only has its bounds checked again; any other
+ * case (or a failure) takes the full check, whose result refills @kc. */
+int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
+			 const struct fw_pd *pd, uint32_t need, uint64_t va,
+			 uint64_t len, struct fw_mkey **mkp, char *why,
+			 size_t whylen);
 /* Host address of @va in @mk, and how many bytes are contiguous there. */
 uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va,
 		       uint64_t *contig);
@@ -492,7 +594,8 @@ uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off);
  * peer's memfd-backed memory after its own check of the peer's key. */
 void eng_direct_start(struct eng *e);
 void eng_direct_fini(struct eng *e);
-/* This process's keys or QPs changed: records given out are void. */
+/* This process's keys or QPs changed: records given out are void (called
+ * by eng_gen_bump()). */
 void eng_direct_bump(struct eng *e);
 /* Should the request to @slot ask for a record? */
 bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p);
@@ -504,6 +607,11 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
  * inbox (no record, a check failed, the record went stale). */
 bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		     uint64_t *atomic_orig);
+/* The same for an RDMA WRITE (ENG_PKT_WRITE, no immediate) or READ of @len
+ * bytes whose local side is the checked, contiguous host range @local. */
+bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
+		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
+		     uint8_t *local);
 
 /* eng_fabric.c */
 /* Hands @p to the device that owns @p->dqpn; fills the response. */
@@ -522,6 +630,8 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 /* Wakes every process published to since the last call (one futex wake per
  * sleeping process, not one per message). */
 void eng_fabric_ring(struct eng *e);
+/* A CQ was armed by a doorbell: the application waits for events now. */
+void eng_fabric_armed(struct eng *e);
 /* Frees the pipelining buffers of @q (QP destroyed). */
 void eng_sq_free(struct eng_qp *q);
 /* Stops the inbox thread (eng_destroy). */

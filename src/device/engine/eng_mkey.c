@@ -19,7 +19,8 @@
  *          piece by piece, and again when the piece is translated.
  * KSM mkeys are refused with ENG_KEY_MODE for now.
  * Nothing outside a checked [va, va + len) is ever touched: copies walk the
- * checked lists and translate at most one page at a time.
+ * checked lists and translate at most one run of pages at a time (pages
+ * whose MTT entries are consecutive host pages, inside the checked range).
  */
 #include <stdio.h>
 #include <string.h>
@@ -240,9 +241,7 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	 * [0, len) maps onto the device memory that starts at start_addr. */
 	uint64_t base = mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : mk->start;
 
-	if (!mk->len64 &&
-	    (va < base || va - base > mk->len ||
-	     len > mk->len - (va - base))) {
+	if (!mk->len64 && !eng_key_inside(mk, base, va, len)) {
 		if (why)
 			snprintf(why, whylen, "key 0x%x bounds [0x%llx,+0x%llx) "
 				 "outside mkey [0x%llx,+0x%llx)", key,
@@ -290,18 +289,16 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 "translated yet" : "has no layout");
 		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
-		if (len && !mk->umem) {
-			uint64_t base = mk->start & ~((1ull << mk->page_shift) - 1);
-			uint64_t last = (va + len - 1 - base) >> mk->page_shift;
+		if (len && !mk->umem && !eng_mtt_covers(mk, va, len)) {
+			uint64_t pb = mk->start & ~((1ull << mk->page_shift) - 1);
 
-			if (last >= mk->nmtt || !mk->mtt[last] ||
-			    !mk->mtt[(va - base) >> mk->page_shift]) {
-				if (why)
-					snprintf(why, whylen, "key 0x%x: page %llu "
-						 "has no MTT entry (%u given)", key,
-						 (unsigned long long)last, mk->nmtt);
-				return ENG_KEY_BOUNDS;
-			}
+			if (why)
+				snprintf(why, whylen, "key 0x%x: page %llu "
+					 "has no MTT entry (%u given)", key,
+					 (unsigned long long)((va + len - 1 - pb) >>
+							      mk->page_shift),
+					 mk->nmtt);
+			return ENG_KEY_BOUNDS;
 		}
 		break;
 	default:
@@ -313,6 +310,31 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	}
 	*mkp = mk;
 	return ENG_KEY_OK;
+}
+
+int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
+			 const struct fw_pd *pd, uint32_t need, uint64_t va,
+			 uint64_t len, struct fw_mkey **mkp, char *why,
+			 size_t whylen)
+{
+	struct fw_mkey *mk = eng_kcache_hit(e, kc, key, pd, need, va, len);
+	int rc;
+
+	if (mk) {
+		*mkp = mk;
+		return ENG_KEY_OK;
+	}
+	rc = eng_key_check(e, key, pd, need, va, len, mkp, why, whylen);
+	mk = *mkp;
+	if (!rc && mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem &&
+	    !mk->len64) {
+		kc->gen = e->gen;
+		kc->key = key;
+		kc->pd = pd;
+		kc->need = need;
+		kc->mk = mk;
+	}
+	return rc;
 }
 
 static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
@@ -378,9 +400,6 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 		*contig = mk->len - va;
 		return mk->memic + va;
 	case MLX5_MKC_ACCESS_MODE_MTT: {
-		uint64_t psz = 1ull << mk->page_shift;
-		uint64_t base, i;
-
 		if (mk->umem) {
 			const struct fw_buf *b = &mk->umem->buf;
 			uint64_t off = mk->umem_offset + (va - mk->start);
@@ -395,12 +414,7 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 				*contig = b->size - off;
 			return p;
 		}
-		base = mk->start & ~(psz - 1);
-		i = (va - base) >> mk->page_shift;
-		if (i >= mk->nmtt || !mk->mtt[i])
-			return NULL;
-		*contig = psz - (va & (psz - 1));
-		return (uint8_t *)(uintptr_t)mk->mtt[i] + (va & (psz - 1));
+		return eng_mtt_host(mk, va, 0, contig);
 	}
 	default:
 		return NULL;
@@ -417,7 +431,11 @@ static uint8_t *eng_sge_at(const struct eng_sge *s, uint64_t off, uint64_t *n)
 		*n = s->len - off;
 		return s->host + off;
 	}
-	p = eng_mkey_host(s->mk, s->va + off, &c);
+	/* Registered memory (plain MTT) without the walk through the modes. */
+	if (s->mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !s->mk->umem)
+		p = eng_mtt_host(s->mk, s->va + off, s->len - off, &c);
+	else
+		p = eng_mkey_host(s->mk, s->va + off, &c);
 	if (!p)
 		return NULL;
 	*n = c < s->len - off ? c : s->len - off;
@@ -459,6 +477,20 @@ uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 	struct eng_cursor d, s;
 	uint64_t done = 0;
 
+	/* Small messages are one contiguous piece on each side: translate
+	 * each once (same checks as below) and copy. */
+	if (dst->n == 1 && src->n == 1 && len &&
+	    doff < dst->sge[0].len && len <= dst->sge[0].len - doff &&
+	    soff < src->sge[0].len && len <= src->sge[0].len - soff) {
+		uint64_t dn, sn;
+		uint8_t *dp = eng_sge_at(&dst->sge[0], doff, &dn);
+		uint8_t *sp = eng_sge_at(&src->sge[0], soff, &sn);
+
+		if (dp && sp && dn >= len && sn >= len) {
+			memmove(dp, sp, len);
+			return len;
+		}
+	}
 	eng_cursor_seek(&d, dst, doff);
 	eng_cursor_seek(&s, src, soff);
 	while (done < len) {

@@ -118,30 +118,7 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			(unsigned long long)offset, page);
 		return;
 	}
-	if (reg == 0x20 && len >= 8) {
-		uint32_t arm = get_be32(buf), cqn = get_be32(buf + 4) & 0xffffff;
-		struct fw_cq *cq = fw_cq_lookup(e->fw, cqn);
-
-		if (!cq || !eng_uar_may(uar, cq->uar, &cq->obj)) {
-			smx_dbg("engine: CQ doorbell on UAR %u for cq 0x%x "
-				"ignored (%s)", page, cqn,
-				cq ? "not this UAR's uid" : "no such CQ");
-			return;
-		}
-		eng_cq_arm(e, cq, arm);
-		return;
-	}
-	if (reg == 0x40 || reg == 0x48) {
-		uint32_t v = get_be32(buf), was = htobe32(v);
-
-		/* acted on now: not to be taken from the page again */
-		if (uar->page)
-			__atomic_compare_exchange_n((uint32_t *)((uint8_t *)uar->page + reg),
-						    &was, 0, false, __ATOMIC_ACQ_REL,
-						    __ATOMIC_RELAXED);
-		eng_eq_db(e, uar, reg, v, false);
-		return;
-	}
+	/* The send doorbell first: it is the one on the data path. */
 	if (reg >= 0x800 && reg < 0xa00 && len >= 8) {
 		uint32_t qpn = get_be32(buf + 4) >> 8;
 		struct fw_qp *qp;
@@ -160,7 +137,6 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			return;
 		}
 		qp = fw_qp_lookup(e->fw, qpn);
-
 		if (!qp || !eng_uar_may(uar, qp->uar, &qp->obj)) {
 			smx_dbg("engine: send doorbell on UAR %u for qp 0x%x "
 				"ignored (%s)", page, qpn,
@@ -168,8 +144,35 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			return;
 		}
 		q = eng_qp_of(e, qp);
-		if (q)
+		if (q) {
+			q->db_mmio = true;
 			eng_sq_run(e, q);
+		}
+		return;
+	}
+	if (reg == 0x20 && len >= 8) {
+		uint32_t arm = get_be32(buf), cqn = get_be32(buf + 4) & 0xffffff;
+		struct fw_cq *cq = fw_cq_lookup(e->fw, cqn);
+
+		if (!cq || !eng_uar_may(uar, cq->uar, &cq->obj)) {
+			smx_dbg("engine: CQ doorbell on UAR %u for cq 0x%x "
+				"ignored (%s)", page, cqn,
+				cq ? "not this UAR's uid" : "no such CQ");
+			return;
+		}
+		eng_cq_arm(e, cq, arm);
+		eng_fabric_armed(e);
+		return;
+	}
+	if (reg == 0x40 || reg == 0x48) {
+		uint32_t v = get_be32(buf), was = htobe32(v);
+
+		/* acted on now: not to be taken from the page again */
+		if (uar->page)
+			__atomic_compare_exchange_n((uint32_t *)((uint8_t *)uar->page + reg),
+						    &was, 0, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+		eng_eq_db(e, uar, reg, v, false);
 		return;
 	}
 	smx_dbg("engine: store of %zu bytes at UAR %u offset 0x%x ignored", len,

@@ -510,7 +510,7 @@ static bool resp_invalidate(struct resp_ctx *c)
 		return false;
 	}
 	fw_mkey_invalidate(mk, false, 0);
-	eng_direct_bump(c->e);	/* peers' records of it are void */
+	eng_gen_bump(c->e);	/* caches and peers' records of it are void */
 	return true;
 }
 

@@ -31,6 +31,11 @@
  * the window to the oldest WQE (go-back-N): it and everything after it go
  * out again with the same PSNs, responses from before count as stale.
  *
+ * Fast lane (eng_sq_fast()): a one-WQEBB RDMA WRITE / READ at the head of an
+ * empty window, to another process, that direct placement takes is run
+ * without the general decode, from caches that eng_gen_bump() voids (the
+ * QP's route, its last lkey); what it does not take goes the general way.
+ *
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
  *
@@ -395,6 +400,21 @@ struct sq_wqe {
 	uint8_t *sigbuf;
 };
 
+/*
+ * Zeroes a packet in 32-byte pieces: GCC's generic tuning turns one memset of
+ * a known size above 32 bytes into rep stos, whose start-up cost more than
+ * the rest of the decode on the per-WQE path.
+ */
+static inline void eng_pkt_clear(struct eng_pkt *p)
+{
+	uint8_t *b = (uint8_t *)p;
+	size_t n = sizeof(*p);
+
+	for (; n >= 32; b += 32, n -= 32)
+		memset(b, 0, 32);
+	memset(b, 0, n);
+}
+
 /* Parses and checks the WQE in e->wqe; builds w->pkt. */
 static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			 uint16_t at, uint16_t avail, struct sq_err *err)
@@ -450,7 +470,7 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		return -1;
 	}
 
-	memset(p, 0, sizeof(*p));
+	eng_pkt_clear(p);
 	p->op = w->d->pkt_op;
 	p->st = (uint8_t)qp->st;
 	p->sqpn = qp->obj.id;
@@ -557,9 +577,10 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			}
 			if (!len)
 				len = 1ull << 31;	/* PRM: 0 means 2 GiB */
-			if (eng_key_check(e, lkey, qp->pd, need,
-					  be64toh(d->addr), len, &s->mk,
-					  err->why, sizeof(err->why))) {
+			if (eng_key_check_cached(e, &q->lkey, lkey, qp->pd,
+						 need, be64toh(d->addr), len,
+						 &s->mk, err->why,
+						 sizeof(err->why))) {
 				err->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 				err->seg = segno;
 				err->segname = "data";
@@ -690,10 +711,11 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 }
 
 /* Where the message goes; false when the path leads off this device. */
-static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
+static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 			   struct sq_err *err)
 {
 	const struct smx_config *cfg = fw_config(e->fw);
+	struct fw_qp *qp = eq->qp;
 	struct eng_pkt *p = &w->pkt;
 	const uint8_t *q = qp->qpc;
 
@@ -731,12 +753,33 @@ static bool eng_sq_address(struct eng *e, struct fw_qp *qp, struct sq_wqe *w,
 			return eng_fabric_gid_local(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
+	if (eq->route_ok && eq->route_gen == e->gen) {
+		p->dqpn = eq->dqpn;
+		return eq->routed;
+	}
 	p->dqpn = DEVX_GET(qpc, q, remote_qpn);
 	if (cfg->link_layer == SMX_LINK_ETH ||
 	    DEVX_GET(qpc, q, primary_address_path.grh))
-		return eng_fabric_gid_local(
+		eq->routed = eng_fabric_gid_local(
 			e, DEVX_ADDR_OF(qpc, q, primary_address_path.rgid_rip));
-	return DEVX_GET(qpc, q, primary_address_path.rlid) == cfg->lid;
+	else
+		eq->routed = DEVX_GET(qpc, q, primary_address_path.rlid) ==
+			     cfg->lid;
+	eq->dqpn = p->dqpn;
+	eq->peer = eng_fabric_peer(e, p->dqpn);
+	eq->route_gen = e->gen;
+	eq->route_ok = true;
+	return eq->routed;
+}
+
+/* eng_fabric_peer() of the message's destination (cached for a connected
+ * QP by eng_sq_address()). */
+static int eng_sq_peer(struct eng *e, const struct eng_qp *q,
+		       const struct eng_pkt *p)
+{
+	if (q->route_ok && q->route_gen == e->gen && p->dqpn == q->dqpn)
+		return q->peer;
+	return eng_fabric_peer(e, p->dqpn);
 }
 
 /* Go-back-N: forget what is in flight; sq_tx returns to the oldest WQE
@@ -830,7 +873,7 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 			return -EAGAIN;
 	}
 	/* The oldest request may wait a little for room; one behind others
-	 * must not (the responses that make room need eng->lock). */
+	 * must not (the responses that make room need fw->lock). */
 	rc = eng_fabric_send(e, q, &w->pkt, slot,
 			     at == q->sq_ci ? 1000000ull : 0, why, whylen);
 	if (rc)
@@ -951,6 +994,84 @@ static void eng_sq_sig_drained(struct eng *e, struct eng_qp *q)
 static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi,
 				    uint16_t at, struct sq_wqe *wp);
 
+/*
+ * The common one-sided case, executed without the general decode: the WQE
+ * at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
+ * control, remote address and one pointer data segment over contiguous
+ * memory -- on a connected QP whose route (cached, so checked since the last
+ * eng_gen_bump()) leads to another process, nothing is in flight, and direct
+ * placement takes it. The checks are the general path's own (the lkey
+ * through q->lkey, eng_direct_rdma() as eng_direct_exec()); anything else,
+ * including every failure, returns false with nothing changed but caches,
+ * and the general path takes the WQE (and reports what is wrong with it).
+ * The 48 bytes are read once into a private copy, as the general path
+ * copies the WQE before decoding it.
+ */
+static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+	struct {
+		struct mlx5_wqe_ctrl_seg ctrl;
+		struct mlx5_wqe_raddr_seg ra;
+		struct mlx5_wqe_data_seg ds;
+	} w;
+	const uint8_t *src;
+	uint32_t qpn_ds, bc, lkey, need;
+	uint64_t va, contig, at;
+	uint8_t opcode;
+	struct fw_mkey *mk;
+	uint8_t *local;
+	bool read;
+
+	if (!q->route_ok || q->route_gen != e->gen || !q->routed ||
+	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
+	    q->wait != ENG_WAIT_NONE)
+		return false;
+	at = qp->sq_offset + (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64;
+	/* fw_buf_addr(), its contiguous case inline. */
+	src = qp->buf.base && at < qp->buf.size ? qp->buf.base + at :
+	      fw_buf_addr(&qp->buf, at);
+	if (!src)
+		return false;
+	memcpy(&w, src, sizeof(w));
+	qpn_ds = be32toh(w.ctrl.qpn_ds);
+	opcode = (uint8_t)be32toh(w.ctrl.opmod_idx_opcode);
+	bc = be32toh(w.ds.byte_count);
+	if ((qpn_ds & 0x3f) != 3 || (qpn_ds >> 8) != qp->obj.id || !bc ||
+	    (bc & MLX5_INLINE_SEG))
+		return false;
+	read = opcode == MLX5_OPCODE_RDMA_READ;
+	need = read ? ENG_ACC_LW : ENG_ACC_LR;
+	lkey = be32toh(w.ds.lkey);
+	va = be64toh(w.ds.addr);
+	if (opcode == MLX5_OPCODE_RDMA_WRITE) {
+		if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
+			return false;
+	} else if (!read || qp->st != MLX5_QPC_ST_RC) {
+		return false;
+	}
+	mk = eng_kcache_hit(e, &q->lkey, lkey, qp->pd, need, va, bc);
+	if (!mk && eng_key_check_cached(e, &q->lkey, lkey, qp->pd, need, va,
+					bc, &mk, NULL, 0))
+		return false;
+	/* signature / crypto keys transform their data: the general path */
+	if (eng_xform(mk))
+		return false;
+	local = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem ?
+		eng_mtt_host(mk, va, bc, &contig) :
+		eng_mkey_host(mk, va, &contig);
+	if (!local || contig < bc ||
+	    !eng_direct_rdma(e, (uint32_t)q->peer,
+			     read ? ENG_PKT_READ : ENG_PKT_WRITE,
+			     (uint8_t)qp->st, q->dqpn, be32toh(w.ra.rkey),
+			     be64toh(w.ra.raddr), bc, local))
+		return false;
+	if (((w.ctrl.fm_ce_se >> 2) & 3) >= 2)
+		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
+	q->sq_ci++;
+	return true;
+}
+
 static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
 				uint16_t at)
 {
@@ -1004,7 +1125,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	if (w->d->flags & OPF_UMR) {
 		err.syndrome = eng_umr_exec(e, qp, e->wqe, w->nbb * 64, err.why,
 					    sizeof(err.why));
-		eng_direct_bump(e);	/* a key changed: peers' records too */
+		eng_gen_bump(e);	/* a key changed: caches, peers' records */
 		if (err.syndrome) {
 			err.segname = "umr";
 			err.seg = 1;
@@ -1042,11 +1163,11 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 			"bytes above the %u-byte MTU", w->pkt.len, mtu);
 		goto fail;
 	}
-	routed = eng_sq_address(e, qp, w, &err);
+	routed = eng_sq_address(e, q, w, &err);
 	if (err.syndrome)
 		goto fail;
 
-	if (at != q->sq_ci && (!routed || eng_fabric_peer(e, w->pkt.dqpn) < 0))
+	if (at != q->sq_ci && (!routed || eng_sq_peer(e, q, &w->pkt) < 0))
 		return SQ_BLOCK;
 	/* Data through signature keys, unless this is only the completion
 	 * of a request another process answered. */
@@ -1058,7 +1179,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	 * process with nothing in flight, checked here against the
 	 * target's key record and copied into / out of its memory. */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
-	    !q->have_resp && (peer = eng_fabric_peer(e, w->pkt.dqpn)) >= 0 &&
+	    !q->have_resp && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
 	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
 		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
 		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len) {
@@ -1108,10 +1229,18 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 			eng_sgl_copy(&w->data, 0, &one, 0, w->pkt.len);
 		}
 		q->resp_data = false;
-	} else if (routed && (peer = eng_fabric_peer(e, w->pkt.dqpn)) >= 0) {
-		int rc = eng_sq_send(e, q, w, at, (uint32_t)peer, err.why,
-				     sizeof(err.why));
+	} else if (routed && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0) {
+		int rc;
 		uint64_t t;
+
+		/* Behind requests in flight, a WQE that direct placement
+		 * would take (its record is current) waits for the window
+		 * to drain rather than join it: else a requester that keeps
+		 * posting never leaves the inbox. */
+		if (at != q->sq_ci && !eng_direct_want(e, (uint32_t)peer, &w->pkt))
+			return SQ_BLOCK;
+		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, err.why,
+				 sizeof(err.why));
 
 		if (rc == -EINVAL) {
 			err.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
@@ -1317,6 +1446,10 @@ progress:
 		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
+		if (q->sq_tx == q->sq_ci && eng_sq_fast(e, q)) {
+			q->sq_tx = q->sq_ci;
+			continue;
+		}
 		st = eng_sq_exec(e, q, pi, q->sq_tx);
 		if (st == SQ_DONE) {
 			q->sq_tx = q->sq_ci;	/* executed here and then */

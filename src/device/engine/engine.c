@@ -10,9 +10,18 @@
  * library), flushes receives posted to QPs in error, notices CQ arm records
  * and EQ doorbells stored in UAR pages (eng_mmio.c),
  * and retries requesters parked on an RNR or ACK timer when it expires.
- * Period: 100 us for 20 ms after the last work found, then 1 ms, 5 ms after a
- * second of quiet, always shortened to the earliest requester timer. With no
- * QP at all it sleeps on a condition variable until one is created.
+ * Period: 100 us for 20 ms after the last work it found itself, then 1 ms,
+ * 5 ms after a second of quiet, always shortened to the earliest requester
+ * timer; a QP state change asks for one pass at once. With no QP at all it
+ * sleeps on a condition variable until one is created.
+ *
+ * Doorbells that arrive as MMIO stores (eng_mmio_write) are executed by the
+ * storing thread and do not make the watcher poll faster: a watcher waking
+ * every 100 us beside a busy data path costs that data path dearly when the
+ * two CPUs are hyperthreads of one core (a VM's vCPUs often are), and there
+ * is nothing for it to find. Hand-written doorbells make it find work, which
+ * is what keeps it fast; WQEs it finds on a QP that was rung through MMIO
+ * before (caught between the record and the doorbell) do not count.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,16 +36,6 @@ uint64_t eng_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The same clock at tick resolution, for activity stamps that only steer
- * the watcher's polling period: a doorbell should not pay a clock read. */
-static uint64_t eng_now_coarse(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -180,7 +179,7 @@ struct eng_srq *eng_srq_of(struct eng *e, struct fw_srq *srq)
 }
 
 /* ------------------------------------------------------------------ */
-/* Firmware hooks (fw->lock held, never eng->lock)                    */
+/* Firmware hooks (called by command handlers, fw->lock held)        */
 /* ------------------------------------------------------------------ */
 
 static void eng_hook_qp_created(void *arg, struct fw_qp *qp)
@@ -220,7 +219,7 @@ void eng_qp_to_err(struct eng *e, struct fw_qp *qp)
 		return;
 	qp->state = MLX5_QPC_STATE_ERR;
 	DEVX_SET(qpc, qp->qpc, state, MLX5_QPC_STATE_ERR);
-	eng_direct_bump(e);	/* direct WRITE / READ to it must stop */
+	eng_gen_bump(e);	/* direct WRITE / READ to it must stop */
 	if (q)
 		eng_qp_entered_err(e, q);
 }
@@ -247,6 +246,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->sig_drain = false;
 		q->token = 0;
 		q->last_wqe_sent = false;
+		q->db_mmio = false;
 		break;
 	case MLX5_QPC_STATE_ERR:
 		if (old != MLX5_QPC_STATE_ERR)
@@ -265,9 +265,9 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		break;
 	}
 	/* WQEs posted before RTS (or during SQD) are now executable: let the
-	 * watcher look at once. */
+	 * watcher look at once (one pass; its period stays as it was). */
 	pthread_mutex_lock(&e->wlock);
-	e->last_activity = eng_now();
+	e->scan_now = true;
 	pthread_cond_signal(&e->wcond);
 	pthread_mutex_unlock(&e->wlock);
 }
@@ -294,10 +294,16 @@ static void eng_hook_qp_event(void *arg, struct fw_qp *qp, uint8_t type)
 	eng_async_event(arg, type, qp->obj.id, false, qp->obj.uid);
 }
 
-/* A command ran: keys and QPs may have changed (direct placement). */
+void eng_gen_bump(struct eng *e)
+{
+	e->gen++;
+	eng_direct_bump(e);
+}
+
+/* A command ran: keys and QPs may have changed. */
 static void eng_hook_changed(void *arg)
 {
-	eng_direct_bump(arg);
+	eng_gen_bump(arg);
 }
 
 static const struct fw_hooks eng_hooks = {
@@ -328,7 +334,7 @@ void eng_timer_note(struct eng *e, uint64_t deadline)
 {
 	if (deadline >= e->next_timer)
 		return;
-	/* wlock is a leaf: fine under eng->lock and fw->lock. */
+	/* wlock is a leaf: fine under fw->lock. */
 	pthread_mutex_lock(&e->wlock);
 	e->next_timer = deadline;
 	pthread_cond_signal(&e->wcond);
@@ -373,7 +379,10 @@ bool eng_scan(struct eng *e, uint64_t now)
 			uint16_t before = q->sq_ci;
 
 			eng_sq_run(e, q);
-			work |= q->sq_ci != before;
+			/* A QP rung through MMIO was caught between its record
+			 * and its doorbell, which is on its way: no reason to
+			 * poll faster (and contend with that thread). */
+			work |= q->sq_ci != before && !q->db_mmio;
 		}
 		if (q->wait != ENG_WAIT_NONE)
 			eng_timer_note(e, q->deadline);
@@ -398,11 +407,9 @@ void eng_poll(struct eng *e)
 	uint64_t now = eng_now();
 	bool work;
 
-	pthread_mutex_lock(&e->lock);
 	fw_lock(e->fw);
 	work = eng_scan(e, now);
 	fw_unlock(e->fw);
-	pthread_mutex_unlock(&e->lock);
 	if (work)
 		__atomic_store_n(&e->last_activity, now, __ATOMIC_RELAXED);
 }
@@ -420,9 +427,16 @@ static void *eng_watcher(void *arg)
 			pthread_cond_wait(&e->wcond, &e->wlock);
 			continue;
 		}
+		if (e->scan_now) {
+			e->scan_now = false;
+			pthread_mutex_unlock(&e->wlock);
+			eng_poll(e);
+			pthread_mutex_lock(&e->wlock);
+			continue;
+		}
 		now = eng_now();
 		idle = __atomic_load_n(&e->last_activity, __ATOMIC_RELAXED);
-		idle = idle < now ? now - idle : 0;	/* stamps may be coarse */
+		idle = idle < now ? now - idle : 0;
 		period = idle < 20000000ull ? 100000ull :
 			 idle < 1000000000ull ? 1000000ull : 5000000ull;
 		next = now + period;
@@ -469,7 +483,6 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	e->next_timer = UINT64_MAX;
 	for (k = 0; k < ENG_K_NUM; k++)
 		e->list[k].next = e->list[k].prev = &e->list[k];
-	pthread_mutex_init(&e->lock, NULL);
 	pthread_mutex_init(&e->wlock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -522,17 +535,13 @@ void eng_destroy(struct eng *e)
 	fw_unlock(e->fw);
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
-	pthread_mutex_destroy(&e->lock);
 	free(e->rx_buf);
 	free(e);
 }
 
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
 {
-	pthread_mutex_lock(&e->lock);
 	fw_lock(e->fw);
 	eng_mmio(e, offset, buf, len);
 	fw_unlock(e->fw);
-	pthread_mutex_unlock(&e->lock);
-	__atomic_store_n(&e->last_activity, eng_now_coarse(), __ATOMIC_RELAXED);
 }

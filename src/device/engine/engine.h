@@ -31,6 +31,10 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm);
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf,
 		    size_t len);
 
+/* Serves this process's inbox from the calling thread if anything waits
+ * there (smx_dev_progress()); true if there was. */
+bool eng_fabric_progress(struct eng *e);
+
 /* Runs one pass of the doorbell watcher now (tests: deterministic timing). */
 void eng_poll(struct eng *e);
 

@@ -34,6 +34,15 @@
 
 enum { SLOT_FREE = 0, SLOT_ALIVE = 1 };
 
+/* smx_slot.sleeping. Processes of the first layout write 0 / 1 only, and
+ * wake on anything but 0: SLEEP_POLLED costs them a needless wake-up. */
+enum {
+	SLEEP_NO = 0,
+	SLEEP_WAKE = 1,		/* parked: producers ring the bell */
+	SLEEP_POLLED = 2,	/* parked, the owner's threads poll the inbox
+				 * and the park is short: no bell needed */
+};
+
 struct smx_slot {
 	/* Process table entry (changed under the header mutex). */
 	uint32_t state;
@@ -49,7 +58,7 @@ struct smx_slot {
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t head __attribute__((aligned(64)));
 	uint32_t bell __attribute__((aligned(64)));	/* futex word */
-	uint32_t sleeping;
+	uint32_t sleeping;	/* SLEEP_*: the owner's inbox thread */
 	struct smx_cell cell[SMX_SHM_CELLS];
 };
 
@@ -419,6 +428,8 @@ static long shm_futex(uint32_t *w, int op, uint32_t val,
 	return syscall(SYS_futex, w, op, val, ts, NULL, 0);
 }
 
+static void shm_ring(struct smx_slot *sl, bool always);
+
 struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 				 uint64_t wait_ns, uint64_t *posp)
 {
@@ -448,9 +459,10 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 		}
 		if (d < 0) {
 			/* Full: the owner has not consumed yet (wake it: cells
-			 * may have been published quietly). */
+			 * may have been published quietly; polled or not, it
+			 * must not let us wait). */
 			if (!t0) {
-				smx_shm_ring(s, slot);
+				shm_ring(sl, true);
 				t0 = shm_now();
 			}
 			else if (shm_now() - t0 > wait_ns)
@@ -490,29 +502,37 @@ void smx_shm_publish(struct smx_shm *s, uint32_t slot, struct smx_cell *c,
 	smx_shm_ring(s, slot);
 }
 
-void smx_shm_ring(struct smx_shm *s, uint32_t slot)
+static void shm_ring(struct smx_slot *sl, bool always)
 {
-	struct smx_slot *sl;
+	uint32_t z;
 
-	if (!s || slot >= SMX_SHM_SLOTS)
-		return;
-	sl = &s->h->slot[slot];
 	/* Pairs with the fence in smx_shm_wait(): either the owner sees the
 	 * cells published before this call before it sleeps, or we see it
-	 * sleeping and wake it. */
+	 * sleeping and wake it -- unless it said its threads poll. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sl->sleeping, __ATOMIC_RELAXED)) {
+	z = __atomic_load_n(&sl->sleeping, __ATOMIC_RELAXED);
+	if (z == SLEEP_WAKE || (always && z != SLEEP_NO)) {
 		__atomic_fetch_add(&sl->bell, 1, __ATOMIC_RELEASE);
 		shm_futex(&sl->bell, FUTEX_WAKE, INT_MAX, NULL);
 	}
 }
 
+void smx_shm_ring(struct smx_shm *s, uint32_t slot)
+{
+	if (!s || slot >= SMX_SHM_SLOTS)
+		return;
+	shm_ring(&s->h->slot[slot], false);
+}
+
+/* The owner consumes under its engine lock, but any of its threads may peek
+ * first (a hint, checked again under the lock): head is read atomically. */
 struct smx_cell *smx_shm_peek(struct smx_shm *s)
 {
 	struct smx_slot *sl = &s->h->slot[s->slot];
-	struct smx_cell *c = &sl->cell[sl->head & (SMX_SHM_CELLS - 1)];
+	uint64_t h = __atomic_load_n(&sl->head, __ATOMIC_RELAXED);
+	struct smx_cell *c = &sl->cell[h & (SMX_SHM_CELLS - 1)];
 
-	if (__atomic_load_n(&c->seq, __ATOMIC_ACQUIRE) != sl->head + 1)
+	if (__atomic_load_n(&c->seq, __ATOMIC_ACQUIRE) != h + 1)
 		return NULL;
 	return c;
 }
@@ -520,13 +540,14 @@ struct smx_cell *smx_shm_peek(struct smx_shm *s)
 void smx_shm_pop(struct smx_shm *s)
 {
 	struct smx_slot *sl = &s->h->slot[s->slot];
-	struct smx_cell *c = &sl->cell[sl->head & (SMX_SHM_CELLS - 1)];
+	uint64_t h = __atomic_load_n(&sl->head, __ATOMIC_RELAXED);
+	struct smx_cell *c = &sl->cell[h & (SMX_SHM_CELLS - 1)];
 
-	__atomic_store_n(&c->seq, sl->head + SMX_SHM_CELLS, __ATOMIC_RELEASE);
-	sl->head++;
+	__atomic_store_n(&c->seq, h + SMX_SHM_CELLS, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl->head, h + 1, __ATOMIC_RELAXED);
 }
 
-void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns)
+void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled)
 {
 	struct smx_slot *sl = &s->h->slot[s->slot];
 	uint32_t v = __atomic_load_n(&sl->bell, __ATOMIC_ACQUIRE);
@@ -535,11 +556,27 @@ void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns)
 		.tv_nsec = (long)(timeout_ns % 1000000000ull),
 	};
 
-	__atomic_store_n(&sl->sleeping, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->sleeping, polled ? SLEEP_POLLED : SLEEP_WAKE,
+			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!smx_shm_peek(s))
 		shm_futex(&sl->bell, FUTEX_WAIT, v, &ts);
-	__atomic_store_n(&sl->sleeping, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->sleeping, SLEEP_NO, __ATOMIC_RELAXED);
+}
+
+bool smx_shm_unpoll(struct smx_shm *s)
+{
+	struct smx_slot *sl;
+	uint32_t z = SLEEP_POLLED;
+
+	if (!s)
+		return false;
+	sl = &s->h->slot[s->slot];
+	/* From here producers wake the parked thread; cells published
+	 * before are seen by our peek after the exchange's fence. */
+	__atomic_compare_exchange_n(&sl->sleeping, &z, SLEEP_WAKE, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return smx_shm_peek(s) != NULL;
 }
 
 void smx_shm_kick(struct smx_shm *s)
@@ -570,12 +607,13 @@ bool smx_shm_dbegin(struct smx_shm *s, uint32_t slot, uint64_t gen)
 
 	if (slot >= SMX_SHM_SLOTS)
 		return false;
-	__atomic_store_n(&me->dbusy, (uint64_t)(uint32_t)s->pid << 32 |
-			 (slot + 1), __ATOMIC_RELAXED);
 	/* Dekker with smx_shm_dbump(): store busy, fence, load the
-	 * generation; it stores the generation, fences, loads busy. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&s->h->slot[slot].dgen, __ATOMIC_RELAXED) == gen)
+	 * generation; it stores the generation, fences, loads busy. The
+	 * exchange is the store and the full fence in one locked
+	 * instruction (cheaper than a store and an mfence on x86). */
+	__atomic_exchange_n(&me->dbusy, (uint64_t)(uint32_t)s->pid << 32 |
+			    (slot + 1), __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->h->slot[slot].dgen, __ATOMIC_SEQ_CST) == gen)
 		return true;
 	__atomic_store_n(&me->dbusy, 0, __ATOMIC_RELEASE);
 	return false;

@@ -162,9 +162,13 @@ void smx_shm_pop(struct smx_shm *s);
 /*
  * Parks the calling thread until a producer rings this process's doorbell
  * or @timeout_ns passes (spurious returns possible). smx_shm_kick() wakes
- * it (used at shutdown).
+ * it (used at shutdown). With @polled the owner says that its own threads
+ * are polling the inbox meanwhile (smx_dev_progress()): producers then skip
+ * the wake-up, and @timeout_ns bounds how long a cell may wait if they
+ * stop; smx_shm_unpoll() withdraws that (true: cells are waiting).
  */
-void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns);
+void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled);
+bool smx_shm_unpoll(struct smx_shm *s);
 void smx_shm_kick(struct smx_shm *s);
 
 /*

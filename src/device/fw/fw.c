@@ -178,7 +178,7 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 	c->op_mod = IN_GET(mbox_in, op_mod);
 	c->desc = fw_cmd_find(c->opcode);
 
-	pthread_mutex_lock(&fw->lock);
+	smx_mutex_lock(&fw->lock);
 	if (!c->desc)
 		FW_FAIL(c, BAD_OP_ERR, "opcode 0x%x is not implemented",
 			c->opcode);
@@ -199,7 +199,7 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 		c->desc->handler(c);
 	if (fw->hooks.changed)
 		fw->hooks.changed(fw->hooks_arg);
-	pthread_mutex_unlock(&fw->lock);
+	smx_mutex_unlock(&fw->lock);
 
 	if (c->status != MLX5_CMD_STAT_OK) {
 		memset(outb, 0, outlen);
@@ -218,12 +218,12 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 
 void fw_lock(struct fw *fw)
 {
-	pthread_mutex_lock(&fw->lock);
+	smx_mutex_lock(&fw->lock);
 }
 
 void fw_unlock(struct fw *fw)
 {
-	pthread_mutex_unlock(&fw->lock);
+	smx_mutex_unlock(&fw->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -266,7 +266,7 @@ static void fw_table_partition(struct fw_table *t, uint32_t slot)
 
 void fw_set_slot(struct fw *fw, uint32_t slot)
 {
-	pthread_mutex_lock(&fw->lock);
+	smx_mutex_lock(&fw->lock);
 	fw_table_partition(&fw->pd, slot);
 	fw_table_partition(&fw->xrcd, slot);
 	fw_table_partition(&fw->cq, slot);
@@ -276,7 +276,7 @@ void fw_set_slot(struct fw *fw, uint32_t slot)
 	fw_table_partition(&fw->genobj, slot);
 	fw_table_partition(&fw->sq, slot);
 	fw_table_partition(&fw->rq, slot);
-	pthread_mutex_unlock(&fw->lock);
+	smx_mutex_unlock(&fw->lock);
 }
 
 void fw_table_fini(struct fw_table *t)
@@ -725,7 +725,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 			return NULL;
 		}
 	}
-	pthread_mutex_init(&fw->lock, NULL);
+	fw->lock = (struct smx_mutex)SMX_MUTEX_INIT;
 	fw->cfg = *cfg;
 	fw->memic = memic;
 	fw->memic_size = memic_size;
@@ -779,13 +779,13 @@ void fw_set_uar_pages(struct fw *fw, void *pages)
 
 void fw_set_hooks(struct fw *fw, const struct fw_hooks *hooks, void *arg)
 {
-	pthread_mutex_lock(&fw->lock);
+	smx_mutex_lock(&fw->lock);
 	if (hooks)
 		fw->hooks = *hooks;
 	else
 		memset(&fw->hooks, 0, sizeof(fw->hooks));
 	fw->hooks_arg = arg;
-	pthread_mutex_unlock(&fw->lock);
+	smx_mutex_unlock(&fw->lock);
 }
 
 void fw_hook_eng_free(struct fw *fw, void **eng)
@@ -850,7 +850,6 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->xrcd, void, fw_free_plain);
 	FW_FREE_TABLE(fw->uctx, void, fw_free_plain);
 	fw_memic_fini(fw);
-	pthread_mutex_destroy(&fw->lock);
 	free(fw);
 }
 

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "device/fw/fw.h"
+#include "util/mutex.h"
 
 /* A handle namespace: ids in [min, min + limit), slots grown on demand. */
 struct fw_table {
@@ -52,7 +53,7 @@ struct fw_genobj {
 };
 
 struct fw {
-	pthread_mutex_t lock;
+	struct smx_mutex lock;	/* util/mutex.h: taken per doorbell */
 	struct smx_config cfg;
 
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
