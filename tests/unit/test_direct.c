@@ -36,7 +36,7 @@
 
 #include "smx_test.h"
 
-#define NPAIR 8
+#define NPAIR 9
 #define BUFSZ 65536
 
 enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, MR_FILE, NMR };
@@ -76,7 +76,8 @@ static void side_open(struct side *s)
 		struct ibv_qp_init_attr a = {
 			.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
 			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
+				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .max_inline_data = 64 },
 		};
 
 		s->qp[i] = ibv_create_qp(s->pd, &a);
@@ -317,6 +318,30 @@ static int rdma(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 	}
 }
 
+/* rdma() of an inline RDMA WRITE: the data travels in the WQE. */
+static int rdma_inline(int p, uint64_t raddr, uint32_t rkey, uint32_t loff,
+		       uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)(lbuf + loff), len, 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = 9, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	if (ibv_post_send(rs.qp[p], &wr, &bad))
+		return -2;
+	for (i = 0; i < 30000; i++) {
+		if (ibv_poll_cq(rs.cq, 1, &wc) == 1)
+			return wc.status;
+		usleep(100);
+	}
+	return -1;
+}
+
 /* An 8-byte atomic on pair @p, result at lbuf + @loff; WC status or -1. */
 static int atomic(int p, enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey,
 		  uint32_t loff, uint64_t cmp_add, uint64_t swap)
@@ -480,6 +505,31 @@ static int requester(int in, int out)
 	CHECK(kill(t.pid, SIGCONT) == 0);
 	CHECK_EQ(lbuf[20480], 0x11);
 	CHECK_EQ(lbuf[20480 + 4095], 0x11);
+
+	/* Pair 8: inline WRITEs (one WQEBB: 8 and 28 bytes; two: 40), placed
+	 * by the requester while the target is stopped once the record is
+	 * learned; one beyond the key is refused and writes nothing. */
+	memset(lbuf + 3072, 0x2d, 64);
+	CHECK_EQ(rdma_inline(8, t.addr[MR_RW] + 57344, t.rkey[MR_RW], 3072, 8),
+		 IBV_WC_SUCCESS);
+	CHECK(stop(t.pid));
+	CHECK_EQ(rdma_inline(8, t.addr[MR_RW] + 57352, t.rkey[MR_RW], 3072, 8),
+		 IBV_WC_SUCCESS);
+	CHECK_EQ(rdma_inline(8, t.addr[MR_RW] + 57360, t.rkey[MR_RW], 3072, 28),
+		 IBV_WC_SUCCESS);
+	CHECK_EQ(rdma_inline(8, t.addr[MR_RW] + 57388, t.rkey[MR_RW], 3072, 40),
+		 IBV_WC_SUCCESS);
+	CHECK(kill(t.pid, SIGCONT) == 0);
+	CHECK_EQ(peek(MR_RW, 57344, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57359, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57360, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57387, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57388, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57427, 1), 0x2d);
+	CHECK_EQ(peek(MR_RW, 57428, 8), 0);	/* and nothing beyond */
+	CHECK_EQ(rdma_inline(8, t.addr[MR_RW] + BUFSZ - 4, t.rkey[MR_RW], 3072,
+			     8), IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(peek(MR_RW, BUFSZ - 4, 4), 0);
 
 	/* Pair 7: file-backed memory keeps the inbox: a WRITE works while
 	 * the target runs, and does not complete while it is stopped. */

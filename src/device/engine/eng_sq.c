@@ -998,14 +998,15 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
  * The common one-sided case, executed without the general decode: the WQE
  * at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
  * control, remote address and one pointer data segment over contiguous
- * memory -- on a connected QP whose route (cached, so checked since the last
+ * memory, or (WRITE) one inline segment of up to 28 bytes -- on a connected
+ * QP whose route (cached, so checked since the last
  * eng_gen_bump()) leads to another process, nothing is in flight, and direct
  * placement takes it. The checks are the general path's own (the lkey
  * through q->lkey, eng_direct_rdma() as eng_direct_exec()); anything else,
  * including every failure, returns false with nothing changed but caches,
  * and the general path takes the WQE (and reports what is wrong with it).
- * The 48 bytes are read once into a private copy, as the general path
- * copies the WQE before decoding it.
+ * The WQEBB is read once into a private copy, as the general path copies
+ * the WQE before decoding it; inline data is placed from that copy.
  */
 static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 {
@@ -1013,11 +1014,14 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	struct {
 		struct mlx5_wqe_ctrl_seg ctrl;
 		struct mlx5_wqe_raddr_seg ra;
-		struct mlx5_wqe_data_seg ds;
+		union {
+			struct mlx5_wqe_data_seg ds;
+			uint8_t inl[32];	/* byte count, then data */
+		};
 	} w;
 	const uint8_t *src;
-	uint32_t qpn_ds, bc, lkey, need;
-	uint64_t va, contig, at;
+	uint32_t qpn_ds, ds, bc, lkey, need;
+	uint64_t va, contig = 0, at;
 	uint8_t opcode;
 	struct fw_mkey *mk;
 	uint8_t *local;
@@ -1035,10 +1039,24 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 		return false;
 	memcpy(&w, src, sizeof(w));
 	qpn_ds = be32toh(w.ctrl.qpn_ds);
+	ds = qpn_ds & 0x3f;
 	opcode = (uint8_t)be32toh(w.ctrl.opmod_idx_opcode);
 	bc = be32toh(w.ds.byte_count);
-	if ((qpn_ds & 0x3f) != 3 || (qpn_ds >> 8) != qp->obj.id || !bc ||
-	    (bc & MLX5_INLINE_SEG))
+	if ((qpn_ds >> 8) != qp->obj.id)
+		return false;
+	if (bc & MLX5_INLINE_SEG) {
+		/* Inline WRITE: the data follows its 4-byte count and is
+		 * the WQE's only data segment, ending in DS 3 or 4 (one
+		 * WQEBB). */
+		bc &= ~MLX5_INLINE_SEG;
+		if (opcode != MLX5_OPCODE_RDMA_WRITE || (ds != 3 && ds != 4) ||
+		    !bc || (4 + bc + 15) / 16 != ds - 2 ||
+		    (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC))
+			return false;
+		local = w.inl + 4;
+		goto place;
+	}
+	if (ds != 3 || !bc)
 		return false;
 	read = opcode == MLX5_OPCODE_RDMA_READ;
 	need = read ? ENG_ACC_LW : ENG_ACC_LR;
@@ -1060,11 +1078,13 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	local = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->umem ?
 		eng_mtt_host(mk, va, bc, &contig) :
 		eng_mkey_host(mk, va, &contig);
-	if (!local || contig < bc ||
-	    !eng_direct_rdma(e, (uint32_t)q->peer,
-			     read ? ENG_PKT_READ : ENG_PKT_WRITE,
-			     (uint8_t)qp->st, q->dqpn, be32toh(w.ra.rkey),
-			     be64toh(w.ra.raddr), bc, local))
+	if (!local || contig < bc)
+		return false;
+place:
+	if (!eng_direct_rdma(e, (uint32_t)q->peer,
+			     opcode == MLX5_OPCODE_RDMA_READ ? ENG_PKT_READ :
+			     ENG_PKT_WRITE, (uint8_t)qp->st, q->dqpn,
+			     be32toh(w.ra.rkey), be64toh(w.ra.raddr), bc, local))
 		return false;
 	if (((w.ctrl.fm_ce_se >> 2) & 3) >= 2)
 		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
