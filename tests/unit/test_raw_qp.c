@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "smx_test.h"
+#include "verbs_test_util.h"
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -28,26 +29,6 @@ static struct ibv_cq_ex *rcq;
 
 static const uint8_t dmac[6] = { 0x01, 0x50, 0x56, 0x19, 0x20, 0xa7 };
 static const uint8_t smac[6] = { 0x24, 0x8a, 0x07, 0xa5, 0x28, 0xc8 };
-
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no device\n");
-		exit(1);
-	}
-	c = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!c) {
-		fprintf(stderr, "open: %s\n", strerror(errno));
-		exit(1);
-	}
-	return c;
-}
 
 /* Eth [VLAN] | IPv4 | UDP | payload, @len bytes, IP/UDP checksums 0. */
 static void frame(uint8_t *f, size_t len, const uint8_t *dst, bool vlan)
