@@ -527,6 +527,10 @@ uint64_t mlx5_qp_ex_supported_ops(enum ibv_qp_type t);
 void mlx5_srq_free_wqe(struct mlx5_srq *srq, uint32_t idx);
 void mlx5_cq_ex_init(struct mlx5_cq *cq);
 
+/* qp.c: receive queue sizing, shared by every QP type that owns an RQ */
+int mlx5_rq_size(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		 const struct ibv_qp_cap *cap);
+
 /* raw.c: raw packet QPs (IBV_QPT_RAW_PACKET) */
 struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 				  struct ibv_qp_init_attr_ex *attr);

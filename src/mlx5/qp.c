@@ -293,14 +293,13 @@ static int qp_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	return 0;
 }
 
-static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
-		      struct ibv_qp_cap *cap)
+/* Receive queue geometry from the caller's caps; shared with raw packet QPs. */
+int mlx5_rq_size(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		 const struct ibv_qp_cap *cap)
 {
 	uint32_t desc;
 
-	if (qp->has_srq || qp->qp_type == IBV_QPT_XRC_SEND ||
-	    qp->qp_type == IBV_QPT_XRC_RECV || qp->qp_type == IBV_QPT_DRIVER ||
-	    !cap->max_recv_wr) {
+	if (!cap->max_recv_wr) {
 		qp->rq.wqe_cnt = 0;
 		return 0;
 	}
@@ -317,6 +316,18 @@ static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	qp->rq.max_post = qp->rq.wqe_cnt;
 	qp->rq.max_gs = desc / (uint32_t)sizeof(struct mlx5_wqe_data_seg);
 	return 0;
+}
+
+static int qp_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		      struct ibv_qp_cap *cap)
+{
+	/* SRQ users and XRC/driver QPs own no receive queue. */
+	if (qp->has_srq || qp->qp_type == IBV_QPT_XRC_SEND ||
+	    qp->qp_type == IBV_QPT_XRC_RECV || qp->qp_type == IBV_QPT_DRIVER) {
+		qp->rq.wqe_cnt = 0;
+		return 0;
+	}
+	return mlx5_rq_size(ctx, qp, cap);
 }
 
 /* ------------------------------------------------------------------ */

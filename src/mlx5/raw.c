@@ -80,28 +80,6 @@ static int raw_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	return 0;
 }
 
-static int raw_size_rq(struct mlx5_context *ctx, struct mlx5_qp *qp,
-		       struct ibv_qp_cap *cap)
-{
-	uint32_t desc;
-
-	if (!cap->max_recv_wr)
-		return 0;
-	if (cap->max_recv_wr > ctx->max_qp_wr || cap->max_recv_sge > ctx->max_sge)
-		return EINVAL;
-	desc = mlx5_roundup_pow2((cap->max_recv_sge ? cap->max_recv_sge : 1) *
-				 (uint32_t)sizeof(struct mlx5_wqe_data_seg));
-	if (desc < MLX5_RECV_WQE_MIN)
-		desc = MLX5_RECV_WQE_MIN;
-	if (desc > DEVX_GET(cmd_hca_cap, ctx->caps.gen, max_wqe_sz_rq))
-		return EINVAL;
-	qp->rq.wqe_cnt = mlx5_roundup_pow2(cap->max_recv_wr);
-	qp->rq.wqe_shift = mlx5_ilog2_ceil(desc);
-	qp->rq.max_post = qp->rq.wqe_cnt;
-	qp->rq.max_gs = desc / (uint32_t)sizeof(struct mlx5_wqe_data_seg);
-	return 0;
-}
-
 /* ---- the PRM objects ---- */
 
 static int raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num)
@@ -314,7 +292,7 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 	qp->raw.cvlan_strip = flags & IBV_QP_CREATE_CVLAN_STRIPPING;
 	ret = raw_size_sq(ctx, qp, &attr->cap);
 	if (!ret)
-		ret = raw_size_rq(ctx, qp, &attr->cap);
+		ret = mlx5_rq_size(ctx, qp, &attr->cap);
 	if (ret) {
 		free(qp);
 		errno = ret;
