@@ -71,8 +71,7 @@ check: deps
 	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
 		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
 	$(call banner,"crypto: test_mlx5_crypto in both DEK import modes")
-	tests/conformance/run_crypto.sh --build $(BUILD) --min-pass 6 \
-		--skip test_mlx5_crypto_signature_mkey
+	tests/conformance/run_crypto.sh --build $(BUILD) --min-pass 7
 	$(call banner,"two processes: pingpong + perftest pairs; idle CPU; kill one side")
 	tests/conformance/run_pingpong.sh --build $(BUILD) --timeout 60
 	$(call banner,"make check: all stages passed")

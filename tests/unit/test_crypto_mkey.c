@@ -12,6 +12,8 @@
  *   C  signature before crypto (row C): wire T10-DIF then encryption of
  *      data + DIF in 520-byte data units;
  *   B  signature after crypto (row B): the wire CRC32 covers the ciphertext;
+ *   C2 rdma-core's signature + crypto case: 512 wire bytes of a key with a
+ *      wire CRC32 are block 0's data, one data unit, both directions;
  *   bad flows: a crypto key used before its crypto properties are set, a
  *      DEK of another PD, a wrong key tag, malformed setters.
  * Runs with SOFTMLX5_CRYPTO_MODE=plaintext (ctest sets it): plaintext DEKs.
@@ -207,7 +209,7 @@ static void test_sig_and_crypto(struct mlx5dv_dek *d)
 	/* C: data + DIF, encrypted in 520-byte data units */
 	ca = cattr(d, true, true, MLX5DV_BLOCK_SIZE_520, 3);
 	configure_ok("C configure", qp, mk, src, 2 * DU, IBV_ACCESS_LOCAL_WRITE, &sa, &ca);
-	rdma_write(qp, mk->lkey, 0, 2 * DU, dst->rkey, (uintptr_t)dst->addr, 5, true);
+	rdma_write(qp, mk->lkey, 0, 2 * (DU + 8), dst->rkey, (uintptr_t)dst->addr, 5, true);
 	expect_ok("C write", IBV_WC_RDMA_WRITE, 5);
 	for (k = 0; k < 2; k++) {
 		const uint8_t *b = (const uint8_t *)src->addr + k * DU;
@@ -229,7 +231,7 @@ static void test_sig_and_crypto(struct mlx5dv_dek *d)
 	wd.sig.crc = &crc;
 	ca = cattr(d, true, false, MLX5DV_BLOCK_SIZE_512, 3);
 	configure_ok("B configure", qp, mk, src, 2 * DU, IBV_ACCESS_LOCAL_WRITE, &sa, &ca);
-	rdma_write(qp, mk->lkey, 0, 2 * DU, dst->rkey, (uintptr_t)dst->addr, 6, true);
+	rdma_write(qp, mk->lkey, 0, 2 * (DU + 4), dst->rkey, (uintptr_t)dst->addr, 6, true);
 	expect_ok("B write", IBV_WC_RDMA_WRITE, 6);
 	ref_xts(key256, 32, true, t0, DU, src->addr, plain, 2 * DU);
 	for (k = 0; k < 2; k++) {
@@ -244,6 +246,26 @@ static void test_sig_and_crypto(struct mlx5dv_dek *d)
 		w[DU + 3] = (uint8_t)c;
 	}
 	CHECKM(!memcmp(dst->addr, want, 2 * (DU + 4)), "B: wire is not enc(data) + CRC");
+
+	/* C2, rdma-core's test_mlx5_crypto_signature_mkey: a wire CRC32 before
+	 * crypto in 512-byte units, one block, a 512-byte transfer. The key's
+	 * address space is the wire stream, so that is block 0's data without
+	 * its CRC: exactly the stream's first data unit, encrypted. */
+	ca = cattr(d, true, true, MLX5DV_BLOCK_SIZE_512, 3);
+	configure_ok("C2 configure", qp, mk, src, DU,
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &sa, &ca);
+	memcpy(plain, src->addr, DU);
+	memset(dst->addr, 0x5a, 2 * (DU + 8));
+	rdma_write(qp, mk->lkey, 0, DU, dst->rkey, (uintptr_t)dst->addr, 7, true);
+	expect_ok("C2 write", IBV_WC_RDMA_WRITE, 7);
+	ref_xts(key256, 32, true, t0, DU, plain, want, DU);
+	CHECKM(!memcmp(dst->addr, want, DU) && ((uint8_t *)dst->addr)[DU] == 0x5a,
+	       "C2: 512 wire bytes are not enc(block 0's data)");
+	/* and back: that ciphertext written into the key lands as plaintext */
+	memset(src->addr, 0, DU);
+	rdma_write(qp, dst->lkey, (uintptr_t)dst->addr, DU, mk->rkey, 0, 8, true);
+	expect_ok("C2 write back", IBV_WC_RDMA_WRITE, 8);
+	CHECKM(!memcmp(src->addr, plain, DU), "C2: RX did not decrypt into memory");
 	ibv_destroy_qp(qp);
 	mlx5dv_destroy_mkey(mk);
 	mr_free(src);

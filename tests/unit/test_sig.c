@@ -91,7 +91,7 @@ static void test_wire_dif_insert(void)
 	fill(src->addr, 2 * BS, 3);
 	configure_ok("A configure", qp, mk, src, 2 * BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
 	/* 1024 data bytes through the key: 1040 on the wire. */
-	rdma_write(qp, mk->lkey, 0, 2 * BS, dst->rkey, (uintptr_t)dst->addr, 1, true);
+	rdma_write(qp, mk->lkey, 0, 2 * (BS + 8), dst->rkey, (uintptr_t)dst->addr, 1, true);
 	expect_ok("A write", IBV_WC_RDMA_WRITE, 1);
 	for (k = 0; k < 2; k++) {
 		const uint8_t *blk = (const uint8_t *)src->addr + k * BS;
@@ -251,10 +251,10 @@ static void test_wire_dif_check(void)
 		put_be16(w + BS + 2, cases[i].app);
 		put_be32(w + BS + 4, cases[i].ref);
 		memset(mem->addr, 0, BS);
-		/* The receive goes through the key: BS data bytes are BS + 8
-		 * on the wire. */
+		/* The receive goes through the key, whose address space is the
+		 * wire: BS data bytes and their 8-byte DIF. */
 		{
-			struct ibv_sge sge = { 0, BS, mk->lkey };
+			struct ibv_sge sge = { 0, BS + 8, mk->lkey };
 			struct ibv_recv_wr rw = { .wr_id = 10, .sg_list = &sge, .num_sge = 1 },
 					   *bad;
 
@@ -416,13 +416,47 @@ static void test_bad_flows(void)
 	sa.flags = 0;
 	drain();
 
-	/* a transfer that is not whole blocks never touches memory */
+	/* The key's address space is the wire stream, 2 * (BS + 4) bytes
+	 * here: parts of blocks move as they are, a block's CRC is generated
+	 * only where the range reaches it, and past the end nothing moves. */
 	configure_ok("F configure", qp, mk, mem, 2 * BS, IBV_ACCESS_LOCAL_WRITE |
 		     IBV_ACCESS_REMOTE_WRITE, &sa, NULL);
+	fill(mem->addr, 2 * BS, 60);
 	memset(dst->addr, 0x77, 2 * BS + 16);
 	rdma_write(qp, mk->lkey, 0, 100, dst->rkey, (uintptr_t)dst->addr, 30, true);
-	expect_err("F: 100 bytes of a 512-byte block", IBV_WC_LOC_PROT_ERR);
-	CHECKM(((uint8_t *)dst->addr)[0] == 0x77, "F: partial block written");
+	expect_err("F: 100 bytes", IBV_WC_SUCCESS);
+	CHECKM(!memcmp(dst->addr, mem->addr, 100) && ((uint8_t *)dst->addr)[100] == 0x77,
+	       "F: 100 bytes of block 0 are its first 100 data bytes");
+	{
+		/* block 0's CRC, then 8 data bytes of block 1 */
+		const uint8_t *m = mem->addr, *d = dst->addr;
+
+		rdma_write(qp, mk->lkey, BS, 12, dst->rkey, (uintptr_t)dst->addr, 31, true);
+		expect_err("F: 12 bytes across blocks", IBV_WC_SUCCESS);
+		CHECKM(be32toh(*(const uint32_t *)d) == ref_crc32_refl(CRC32_POLY, 0, m, BS) &&
+		       !memcmp(d + 4, m + BS, 8), "F: [BS, +12) is CRC(block 0) + data");
+	}
+	{
+		/* a receive of BS wire bytes: block 0's data, its CRC never
+		 * arrives, so there is nothing to check and no error */
+		struct ibv_sge sge = { 0, BS, mk->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 33, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		fill(dst->addr, BS, 150);
+		memset(mem->addr, 0, 2 * BS);
+		CHECKM(!ibv_post_recv(qp, &rw, &bad), "F post_recv");
+		send1(qp, dst->lkey, (uintptr_t)dst->addr, BS, 34, IBV_SEND_SIGNALED);
+		expect_err("F: send", IBV_WC_SUCCESS);
+		expect_err("F: receive of part of a wire stream", IBV_WC_SUCCESS);
+		CHECKM(!memcmp(mem->addr, dst->addr, BS) && ((uint8_t *)mem->addr)[BS] == 0,
+		       "F: the received data bytes did not land alone");
+		CHECKM(mlx5dv_mkey_check(mk, &(struct mlx5dv_mkey_err){ 0 }) == 0,
+		       "F: mkey_check");
+	}
+	memset(dst->addr, 0x77, 2 * BS + 16);
+	rdma_write(qp, mk->lkey, 1, 2 * (BS + 4), dst->rkey, (uintptr_t)dst->addr, 32, true);
+	expect_err("F: one byte past the wire stream", IBV_WC_LOC_PROT_ERR);
+	CHECKM(((uint8_t *)dst->addr)[0] == 0x77, "F: out-of-range transfer wrote");
 	ibv_destroy_qp(qp);
 	drain();
 

@@ -481,19 +481,16 @@ static inline bool eng_xform(const struct fw_mkey *mk)
 uint8_t eng_sig_bsf(struct eng *e, struct fw_mkey *mk, const uint8_t *bsf,
 		    uint32_t bsf_bytes, uint64_t layout_len, struct fw_sig *out,
 		    struct fw_mkey_crypto *cout, char *why, size_t whylen);
-/* Wire bytes per block (1 without a signature). */
-uint64_t eng_sig_wire_unit(const struct fw_mkey *mk);
 uint8_t eng_sig_set_psv(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 			uint32_t len, char *why, size_t whylen);
-uint64_t eng_sig_data_len(const struct fw_mkey *mk);
-uint64_t eng_sig_wire_len(const struct fw_mkey *mk, uint64_t data_len);
-bool eng_sig_data_of_wire(const struct fw_mkey *mk, uint64_t wire_len, uint64_t *data_len);
-/* The layout range [*mva, +*mlen) holding data [va, +len) of a signature
- * key; false (with @why) unless it is whole blocks inside the key. */
+/* The key's address space is its wire stream, eng_sig_len() bytes. */
+uint64_t eng_sig_len(const struct fw_mkey *mk);
+/* The layout range [*mva, +*mlen) holding the blocks wire bytes [va, +len)
+ * touch; false (with @why) unless the range is inside the key. */
 bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
 		  uint64_t *mva, uint64_t *mlen, char *why, size_t whylen);
-/* Data [va, +len) out of / into memory in wire format (eng_sig_wire_len()
- * bytes at @out / @in); -1 if the layout could not be translated. */
+/* Wire bytes [va, +len) out of / into memory (@out / @in, len bytes);
+ * -1 with err->why if the layout could not be translated. */
 int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
 		 struct eng_sig_err *err);
 int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *in,

@@ -220,8 +220,8 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 b < 5 ? eng_acc_name[b] : "?");
 		return ENG_KEY_RIGHTS;
 	}
-	/* A signature key's address space is its data: the range checked
-	 * below is the layout holding those blocks and their signatures.
+	/* A signature key's address space is its wire stream: the range
+	 * checked below is the layout of the blocks the range touches.
 	 * Reached through another indirect key it would be read raw. */
 	if (eng_xform(mk)) {
 		uint64_t mva, mlen;

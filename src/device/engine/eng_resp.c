@@ -86,13 +86,13 @@ struct resp_ctx {
 	struct eng_rwqe w;
 	uint32_t seg;		/* failing receive segment, for the log */
 	bool dup;		/* a duplicate READ being re-executed */
-	uint64_t sig_dlen;	/* the rkey is a signature key: data bytes */
+	bool rsig;		/* the rkey is a signature or crypto key */
 	/* Receive entries through signature keys: the message lands in a
 	 * staging buffer, then goes through the key (eng_sig.c). */
 	uint32_t nsig;
 	struct resp_sig {
 		struct fw_mkey *mk;
-		uint64_t va, dlen;
+		uint64_t va;
 		uint8_t *buf;
 		uint64_t at, wlen;	/* offset in the message, wire bytes */
 	} *sig;			/* ENG_MAX_SGE, allocated on first use */
@@ -321,9 +321,9 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 	/* A zero-length RDMA operation touches no memory: no rkey check. */
 	if (!len)
 		return RESP_GET_RECV;
-	/* A signature key's range is in data bytes; the message carries the
-	 * wire format (data and the wire domain's signatures). */
-	c->sig_dlen = 0;
+	/* A signature key's range is in wire bytes (data and the wire
+	 * domain's signatures), as the message carries them. */
+	c->rsig = false;
 	{
 		struct fw_mkey *sk = fw_mkey_lookup(c->e->fw, p->rkey);
 
@@ -334,21 +334,14 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 					 p->rkey);
 				return RESP_ERR_ACCESS;
 			}
-			if (!eng_sig_data_of_wire(sk, len, &c->sig_dlen)) {
-				snprintf(c->why, sizeof(c->why), "rkey 0x%x is a "
-					 "signature key with %u-byte blocks: %u "
-					 "bytes are not whole blocks on the wire",
-					 p->rkey, sk->sig.block, len);
-				return RESP_ERR_ACCESS;
-			}
-			len = (uint32_t)c->sig_dlen;
+			c->rsig = true;
 		}
 	}
 	/* XRC: the PD is the XRC SRQ's (c->pd), the target QP has none of its own. */
 	if (eng_key_check(c->e, p->rkey, c->pd, need, p->raddr, len, &c->mk,
 			  c->why, sizeof(c->why)))
 		return RESP_ERR_ACCESS;
-	if (c->sig_dlen && !eng_xform(c->mk)) {
+	if (c->rsig && !eng_xform(c->mk)) {
 		snprintf(c->why, sizeof(c->why), "rkey 0x%x changed under the "
 			 "request", p->rkey);
 		return RESP_ERR_ACCESS;
@@ -459,7 +452,7 @@ static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 		sge[l->n].va = be64toh(d->addr);
 		sge[l->n].len = len;
 		if (eng_xform(mk)) {
-			uint64_t wl = eng_sig_wire_len(mk, len);
+			uint64_t wl = len;	/* wire bytes */
 			struct resp_sig *rs;
 
 			if (!c->sig)
@@ -477,13 +470,11 @@ static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 			}
 			rs->mk = mk;
 			rs->va = be64toh(d->addr);
-			rs->dlen = len;
 			rs->at = l->len;
 			rs->wlen = wl;
 			c->nsig++;
 			sge[l->n].host = rs->buf;
 			sge[l->n].mk = NULL;
-			sge[l->n].len = len = wl;
 		}
 		l->n++;
 		l->len += len;
@@ -523,7 +514,7 @@ static void resp_sig_report(struct resp_ctx *c, const struct fw_mkey *mk,
 	eng_sig_report(c->e, cq, mk, c->qp->obj.id, se);
 }
 
-/* The staged receive entries through signature keys: the whole blocks the
+/* The staged receive entries through signature keys: the wire bytes the
  * message (ending at byte @end of the scatter list) filled go through. */
 static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
 {
@@ -532,16 +523,13 @@ static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
 	for (i = 0; i < c->nsig; i++) {
 		struct resp_sig *rs = &c->sig[i];
 		struct eng_sig_err se = { 0 };
-		uint64_t got = end > rs->at ? end - rs->at : 0, dlen;
-		uint64_t wb = eng_sig_wire_unit(rs->mk);
+		uint64_t got = end > rs->at ? end - rs->at : 0;
 
 		if (got > rs->wlen)
 			got = rs->wlen;
-		/* whole blocks only (every byte without a signature) */
-		dlen = rs->mk->sig.en ? got / wb * rs->mk->sig.block : got;
-		if (!dlen)
+		if (!got)
 			continue;
-		if (eng_sig_write(rs->mk, rs->va, dlen, rs->buf, &se))
+		if (eng_sig_write(rs->mk, rs->va, got, rs->buf, &se))
 			smx_dbg("engine: qp 0x%x: key 0x%x: %s", c->qp->obj.id,
 				rs->mk->obj.id << 8 | rs->mk->variant, se.why);
 		if (se.set)
@@ -571,13 +559,13 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
 				 "could not be read", p->len);
 			st = RESP_ERR_ACCESS;
-		} else if (eng_sig_write(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
+		} else if (eng_sig_write(c->mk, p->raddr, p->len, buf, &se)) {
 			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
 				 se.why);
 			st = RESP_ERR_ACCESS;
 		}
 	} else {
-		if (eng_sig_read(c->mk, p->raddr, c->sig_dlen, buf, &se)) {
+		if (eng_sig_read(c->mk, p->raddr, p->len, buf, &se)) {
 			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
 				 se.why);
 			st = RESP_ERR_ACCESS;
@@ -648,7 +636,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		return RESP_COMPLETE;
 	}
 	case ENG_PKT_WRITE:
-		if (p->len && c->sig_dlen)
+		if (p->len && c->rsig)
 			return resp_sig_rdma(c, true);
 		if (p->len) {
 			one.mk = c->mk;
@@ -670,7 +658,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_READ:
-		if (p->len && c->sig_dlen)
+		if (p->len && c->rsig)
 			return resp_sig_rdma(c, false);
 		if (p->len) {
 			one.mk = c->mk;

@@ -6,10 +6,10 @@
  * A signature mkey has two domains, memory and wire, each unsigned or
  * protected per block of B data bytes by a T10-DIF tuple (8 bytes: guard,
  * application tag, reference tag) or a CRC32/CRC32C (4 bytes), stored after
- * the block, big-endian. The key's address space is the data alone: an SGE
- * of n * B bytes is n blocks, which are n * (B + m) bytes of the key's
+ * the block, big-endian. n blocks are n * (B + m) bytes of the key's
  * layout in memory (m = the memory domain's signature bytes) and
- * n * (B + w) bytes on the wire. Data leaving memory through the key
+ * n * (B + w) bytes on the wire; the key's address space is the wire
+ * stream (see eng_sig_len()). Data leaving memory through the key
  * (SEND / WRITE gather, READ source) has its memory signature checked
  * against check_byte_mask and the wire signature generated; data arriving
  * (receive scatter, WRITE target) the reverse. With the same block
@@ -411,7 +411,8 @@ static void sig_check(const struct fw_sig *s, const struct fw_sig_dom *d, uint8_
 	err->set = true;
 	err->domain = domain;
 	err->syndrome = synd;
-	err->offset = blk * s->block;
+	/* the block's offset in the key's (wire) address space */
+	err->offset = blk * (s->block + sig_bytes(&s->wire));
 	err->expected_sig = get_be32(exp);
 	err->actual_sig = get_be32(got);
 	err->expected_ref = n == 8 ? get_be32(exp + 4) : 0;
@@ -422,68 +423,76 @@ static void sig_check(const struct fw_sig *s, const struct fw_sig_dom *d, uint8_
 /* Transfers through a signature mkey                                 */
 /* ------------------------------------------------------------------ */
 
-uint64_t eng_sig_data_len(const struct fw_mkey *mk)
-{
-	uint32_t m = sig_bytes(&mk->sig.mem);
+/*
+ * The key's address space is its wire stream: what an SGE, an RDMA
+ * address or a length names through the key is wire bytes, data and the
+ * wire domain's signatures interleaved (as rdma-core's tests and the
+ * kernel's rdma_rw use it: 512 bytes through a key with a wire CRC are
+ * the block's data without its CRC). A transfer may start and end inside
+ * a block; a block's signature is checked only when the transfer covers
+ * the whole block on the wire, and generated (like the data) only where
+ * the transfer reaches it. The layout is whole memory blocks (eng_sig_bsf).
+ */
+struct sig_geo {
+	bool sig;
+	uint64_t B, MB, WB;	/* data, memory and wire bytes per block */
+	uint64_t L, W;		/* layout and wire stream lengths */
+};
 
-	if (!mk->sig.en)
-		return mk->len;
-	return m ? mk->len / (mk->sig.block + m) * mk->sig.block : mk->len;
+static void sig_geo(const struct fw_mkey *mk, struct sig_geo *g)
+{
+	g->sig = mk->sig.en;
+	g->B = g->sig ? mk->sig.block : 1;
+	g->MB = g->B + (g->sig ? sig_bytes(&mk->sig.mem) : 0);
+	g->WB = g->B + (g->sig ? sig_bytes(&mk->sig.wire) : 0);
+	g->L = mk->len;
+	g->W = mk->len / g->MB * g->WB;
 }
 
-uint64_t eng_sig_wire_len(const struct fw_mkey *mk, uint64_t data_len)
+static uint64_t round_dn(uint64_t v, uint64_t u) { return v / u * u; }
+static uint64_t round_up_to(uint64_t v, uint64_t u, uint64_t lim)
 {
-	if (!mk->sig.en)
-		return data_len;
-	return data_len + data_len / mk->sig.block * sig_bytes(&mk->sig.wire);
+	uint64_t r = (v + u - 1) / u * u;
+
+	return r < lim ? r : lim;
 }
 
-bool eng_sig_data_of_wire(const struct fw_mkey *mk, uint64_t wire_len, uint64_t *data_len)
+uint64_t eng_sig_len(const struct fw_mkey *mk)
 {
-	uint64_t wb;
+	struct sig_geo g;
 
-	if (!mk->sig.en) {
-		*data_len = wire_len;
-		return true;
-	}
-	wb = mk->sig.block + sig_bytes(&mk->sig.wire);
-	if (wire_len % wb)
-		return false;
-	*data_len = wire_len / wb * mk->sig.block;
-	return true;
-}
-
-uint64_t eng_sig_wire_unit(const struct fw_mkey *mk)
-{
-	return mk->sig.en ? mk->sig.block + sig_bytes(&mk->sig.wire) : 1;
+	sig_geo(mk, &g);
+	return g.W;
 }
 
 bool eng_sig_span(const struct fw_mkey *mk, uint64_t va, uint64_t len,
 		  uint64_t *mva, uint64_t *mlen, char *why, size_t whylen)
 {
-	uint64_t off = va - mk->start, B = mk->sig.en ? mk->sig.block : 1;
-	uint32_t m = sig_bytes(&mk->sig.mem);
+	uint64_t off = va - mk->start, k0, k1;
 	uint32_t key = mk->obj.id << 8 | mk->variant;
+	struct sig_geo g;
 
+	sig_geo(mk, &g);
 	if (mk->crypto_cap && !mk->crypto.en) {
 		if (why)
 			snprintf(why, whylen, "crypto key 0x%x is used before a UMR "
 				 "configured its crypto properties", key);
 		return false;
 	}
-	if (va < mk->start || off % B || len % B || off > eng_sig_data_len(mk) ||
-	    len > eng_sig_data_len(mk) - off) {
+	if (va < mk->start || off > g.W || len > g.W - off) {
 		if (why)
-			snprintf(why, whylen, "%s key 0x%x: [0x%llx,+0x%llx) is not "
-				 "whole %llu-byte blocks inside its 0x%llx data "
-				 "bytes", mk->sig.en ? "signature" : "crypto", key,
+			snprintf(why, whylen, "%s key 0x%x: [0x%llx,+0x%llx) is "
+				 "outside its 0x%llx-byte wire address space",
+				 g.sig ? "signature" : "crypto", key,
 				 (unsigned long long)va, (unsigned long long)len,
-				 (unsigned long long)B,
-				 (unsigned long long)eng_sig_data_len(mk));
+				 (unsigned long long)g.W);
 		return false;
 	}
-	*mva = mk->start + off / B * (B + m);
-	*mlen = len / B * (B + m);
+	/* the layout of every block the range touches */
+	k0 = off / g.WB;
+	k1 = len ? (off + len + g.WB - 1) / g.WB : k0;
+	*mva = mk->start + k0 * g.MB;
+	*mlen = (k1 - k0) * g.MB;
 	return true;
 }
 
@@ -501,43 +510,46 @@ static bool sig_mem_io(struct fw_mkey *mk, uint64_t off, uint8_t *buf, uint64_t 
 			eng_sgl_copy(&hl, 0, &kl, 0, n) == n;
 }
 
-/*
- * The crypto step over a stream: @n bytes at byte @at of the key's memory
- * or wire stream (which one the order decides), en- or decrypted as the
- * direction requires: encrypt_on_tx encrypts on TX and decrypts on RX.
- * The DEK is looked up and checked now, like an inner key.
- */
-static int sig_crypt(struct fw_mkey *mk, uint8_t *buf, uint64_t n, uint64_t at,
-		     bool tx, struct eng_sig_err *err)
+/* The key's DEK, checked at every use like an inner key; NULL + @err. */
+static const struct fw_dek *sig_dek(struct fw_mkey *mk, struct eng_sig_err *err)
 {
 	const struct fw_mkey_crypto *c = &mk->crypto;
 	const struct fw_dek *dek = fw_dek_lookup(mk->fw, c->dek);
-	uint32_t key = mk->obj.id << 8 | mk->variant;
-	int rc;
 
 	if (!dek || dek->state != MLX5_ENCRYPTION_KEY_OBJ_STATE_READY ||
 	    !mk->pd || dek->pdn != mk->pd->obj.id ||
 	    (dek->has_keytag && memcmp(dek->keytag, c->keytag, 8))) {
 		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: DEK 0x%x %s",
-			 key, c->dek, !dek ? "does not exist" :
+			 mk->obj.id << 8 | mk->variant, c->dek,
+			 !dek ? "does not exist" :
 			 dek->state != MLX5_ENCRYPTION_KEY_OBJ_STATE_READY ? "is not ready" :
 			 !mk->pd || dek->pdn != mk->pd->obj.id ? "is in another pd" :
 			 "has another key tag");
-		return -1;
+		return NULL;
 	}
-	if (at % c->du) {
-		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: transfer "
-			 "starts at byte 0x%llx of its stream, inside a %u-byte "
-			 "data unit", key, (unsigned long long)at, c->du);
+	return dek;
+}
+
+/*
+ * The crypto step over a stream: @n bytes at byte @at (a data unit
+ * boundary) of the key's memory or wire stream (which one the order
+ * decides), en- or decrypted as the direction requires: encrypt_on_tx
+ * encrypts on TX and decrypts on RX.
+ */
+static int sig_crypt(struct fw_mkey *mk, uint8_t *buf, uint64_t n, uint64_t at,
+		     bool tx, struct eng_sig_err *err)
+{
+	const struct fw_mkey_crypto *c = &mk->crypto;
+	const struct fw_dek *dek = sig_dek(mk, err);
+
+	if (!dek)
 		return -1;
-	}
-	rc = eng_xts_crypt(dek->key, dek->key_len, tx == c->encrypt_on_tx, c->tweak_be,
-			   at / c->du, c->du, buf, buf, n);
-	if (rc) {
+	if (eng_xts_crypt(dek->key, dek->key_len, tx == c->encrypt_on_tx, c->tweak_be,
+			  at / c->du, c->du, buf, buf, n)) {
 		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: AES-XTS "
 			 "cannot process %llu bytes in %u-byte data units (a "
-			 "last unit under 16 bytes)", key, (unsigned long long)n,
-			 c->du);
+			 "last unit under 16 bytes)", mk->obj.id << 8 | mk->variant,
+			 (unsigned long long)n, c->du);
 		return -1;
 	}
 	return 0;
@@ -545,19 +557,19 @@ static int sig_crypt(struct fw_mkey *mk, uint8_t *buf, uint64_t n, uint64_t at,
 
 /*
  * One block from domain @from (data + its signature, @from_id for error
- * reports) to domain @to: the incoming signature checked, the data copied,
- * the outgoing signature generated -- or, with the same block structure,
- * the bytes of copy_mask taken from the incoming one.
+ * reports) to domain @to: the incoming signature checked (when @check),
+ * the data copied, the outgoing signature generated -- or, with the same
+ * block structure, the bytes of copy_mask taken from the incoming one.
  */
 static void sig_block_convert(const struct fw_sig *s, const struct fw_sig_dom *from,
-			      const struct fw_sig_dom *to, uint8_t from_id,
+			      const struct fw_sig_dom *to, uint8_t from_id, bool check,
 			      const uint8_t *in, uint8_t *out, uint64_t blk,
 			      struct eng_sig_err *err)
 {
 	uint32_t B = s->block, ni = sig_bytes(from), no = sig_bytes(to), i;
 	uint8_t gen[8];
 
-	if (ni)
+	if (ni && check)
 		sig_check(s, from, from_id, in, in + B, blk, err);
 	memcpy(out, in, B);
 	if (!no)
@@ -571,97 +583,169 @@ static void sig_block_convert(const struct fw_sig *s, const struct fw_sig_dom *f
 }
 
 /*
- * Memory -> wire (TX: SEND / WRITE gather, READ source) and back (RX),
- * stage by stage as mlx5dv_wr_set_mkey_crypto(3)'s table orders them:
- * with the signature after crypto on TX, crypto runs on the memory stream
- * (data and memory signatures as they sit in memory), else on the wire
- * stream; the signature step converts between the two streams block by
- * block, checking the incoming domain and generating (or copying) the
- * outgoing one.
+ * Memory -> wire (TX: SEND / WRITE gather, READ source): wire bytes
+ * [va, +len) into @out, stage by stage as mlx5dv_wr_set_mkey_crypto(3)'s
+ * table orders them: with the signature after crypto on TX, crypto runs on
+ * the memory stream (data and memory signatures as they sit in memory),
+ * else on the wire stream. Whole blocks and whole data units are built
+ * around the range, then the range is cut out of them.
  */
 int eng_sig_read(struct fw_mkey *mk, uint64_t va, uint64_t len, uint8_t *out,
 		 struct eng_sig_err *err)
 {
 	const struct fw_sig *s = &mk->sig;
-	bool sig = s->en, cry = mk->crypto.en;
-	uint32_t B = sig ? s->block : 0, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
-	uint64_t first = sig ? (va - mk->start) / B : 0, n = sig ? len / B : 0, k;
-	uint64_t moff = sig ? first * (B + m) : va - mk->start;
-	uint64_t mlen = sig ? n * (B + m) : len;
-	uint8_t *M;
+	bool cry = mk->crypto.en, wire_cry, mem_cry;
+	uint64_t du = cry ? mk->crypto.du : 1, off = va - mk->start, end = off + len;
+	uint64_t a = off, b = end, k0, k1, ma, mb, k;
+	uint8_t *M = NULL, *Wb = NULL;
+	struct sig_geo g;
 	int rc = -1;
 
-	M = malloc(mlen ? mlen : 1);
-	if (!M) {
-		snprintf(err->why, sizeof(err->why), "no memory for %llu bytes",
-			 (unsigned long long)mlen);
-		return -1;
+	sig_geo(mk, &g);
+	wire_cry = cry && mk->crypto.sig_before && g.sig;
+	mem_cry = cry && !wire_cry;
+	if (!len)
+		return 0;
+	if (wire_cry) {		/* whole data units of the wire stream */
+		a = round_dn(a, du);
+		b = round_up_to(b, du, g.W);
 	}
-	if (!sig_mem_io(mk, moff, M, mlen, false)) {
+	k0 = a / g.WB;
+	k1 = (b + g.WB - 1) / g.WB;
+	ma = k0 * g.MB;
+	mb = k1 * g.MB;
+	if (mem_cry) {		/* whole data units of the memory stream */
+		ma = round_dn(ma, du);
+		mb = round_up_to(mb, du, g.L);
+	}
+	M = malloc(mb - ma);
+	Wb = g.sig ? malloc((k1 - k0) * g.WB) : NULL;
+	if (!M || (g.sig && !Wb)) {
+		snprintf(err->why, sizeof(err->why), "no memory for %llu bytes",
+			 (unsigned long long)(mb - ma));
+		goto out;
+	}
+	if (!sig_mem_io(mk, ma, M, mb - ma, false)) {
 		snprintf(err->why, sizeof(err->why), "its layout could not be read");
 		goto out;
 	}
-	if (cry && !mk->crypto.sig_before && sig_crypt(mk, M, mlen, moff, true, err))
+	if (mem_cry && sig_crypt(mk, M, mb - ma, ma, true, err))
 		goto out;
-	if (!sig) {
-		memcpy(out, M, mlen);
-	} else {
-		for (k = 0; k < n; k++)
-			sig_block_convert(s, &s->mem, &s->wire, SMX_SIGERR_DOMAIN_MEMORY,
-					  M + k * (B + m), out + k * (B + w), first + k, err);
+	if (!g.sig) {
+		memcpy(out, M + (off - ma), len);
+		rc = 0;
+		goto out;
 	}
-	if (cry && mk->crypto.sig_before &&
-	    sig_crypt(mk, out, sig ? n * (B + w) : len,
-		      sig ? first * (B + w) : va - mk->start, true, err))
+	for (k = k0; k < k1; k++)
+		sig_block_convert(s, &s->mem, &s->wire, SMX_SIGERR_DOMAIN_MEMORY,
+				  off <= k * g.WB && (k + 1) * g.WB <= end,
+				  M + (k * g.MB - ma), Wb + (k - k0) * g.WB, k, err);
+	if (wire_cry && sig_crypt(mk, Wb + (a - k0 * g.WB), b - a, a, true, err))
 		goto out;
+	memcpy(out, Wb + (off - k0 * g.WB), len);
 	rc = 0;
 out:
 	free(M);
+	free(Wb);
 	return rc;
 }
 
+/*
+ * Wire -> memory (RX: receive scatter, WRITE target): wire bytes [va, +len)
+ * from @in. Blocks the range covers whole are converted (wire signature
+ * checked, memory signature generated); in a block it covers in part only
+ * the data bytes it carries land. Crypto needs whole data units of its
+ * stream: a range that cuts one is refused before memory is touched.
+ */
 int eng_sig_write(struct fw_mkey *mk, uint64_t va, uint64_t len, const uint8_t *in,
 		  struct eng_sig_err *err)
 {
 	const struct fw_sig *s = &mk->sig;
-	bool sig = s->en, cry = mk->crypto.en;
-	uint32_t B = sig ? s->block : 0, m = sig_bytes(&s->mem), w = sig_bytes(&s->wire);
-	uint64_t first = sig ? (va - mk->start) / B : 0, n = sig ? len / B : 0, k;
-	uint64_t moff = sig ? first * (B + m) : va - mk->start;
-	uint64_t mlen = sig ? n * (B + m) : len, wlen = sig ? n * (B + w) : len;
-	uint8_t *M = malloc(mlen ? mlen : 1), *W = cry ? malloc(wlen ? wlen : 1) : NULL;
+	bool cry = mk->crypto.en, wire_cry, mem_cry;
+	uint64_t du = cry ? mk->crypto.du : 1, off = va - mk->start, end = off + len;
+	uint32_t key = mk->obj.id << 8 | mk->variant;
+	uint64_t k0, k1, k, ma;
+	uint8_t *Wc = NULL, *M = NULL;
+	struct sig_geo g;
 	int rc = -1;
 
-	if (!M || (cry && !W)) {
+	sig_geo(mk, &g);
+	wire_cry = cry && mk->crypto.sig_before && g.sig;
+	mem_cry = cry && !wire_cry;
+	if (!len)
+		return 0;
+	k0 = off / g.WB;
+	k1 = (end + g.WB - 1) / g.WB;
+	ma = k0 * g.MB;
+	if ((wire_cry || (mem_cry && !g.sig)) && (off % du || (end % du && end != g.W))) {
+		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: [0x%llx,"
+			 "+0x%llx) of its stream cuts a %llu-byte data unit",
+			 key, (unsigned long long)off, (unsigned long long)len,
+			 (unsigned long long)du);
+		return -1;
+	}
+	if (mem_cry && g.sig &&
+	    (off % g.WB || end % g.WB || ma % du ||
+	     (k1 * g.MB % du && k1 * g.MB != g.L))) {
+		snprintf(err->why, sizeof(err->why), "crypto key 0x%x: [0x%llx,"
+			 "+0x%llx) is not whole blocks in whole %llu-byte data "
+			 "units of memory", key, (unsigned long long)off,
+			 (unsigned long long)len, (unsigned long long)du);
+		return -1;
+	}
+	Wc = malloc(len);
+	M = malloc((k1 - k0) * g.MB);
+	if (!Wc || !M) {
 		snprintf(err->why, sizeof(err->why), "no memory for %llu bytes",
-			 (unsigned long long)mlen);
+			 (unsigned long long)len);
 		goto out;
 	}
-	if (cry) {
-		memcpy(W, in, wlen);
-		in = W;
-		if (mk->crypto.sig_before &&
-		    sig_crypt(mk, W, wlen, sig ? first * (B + w) : va - mk->start,
-			      false, err))
+	memcpy(Wc, in, len);
+	if (wire_cry && sig_crypt(mk, Wc, len, off, false, err))
+		goto out;
+	if (!g.sig) {
+		if (mem_cry && sig_crypt(mk, Wc, len, off, false, err))
 			goto out;
+		if (!sig_mem_io(mk, off, Wc, len, true))
+			goto no_layout;
+		rc = 0;
+		goto out;
 	}
-	if (!sig) {
-		memcpy(M, in, mlen);
-	} else {
-		for (k = 0; k < n; k++)
+	for (k = k0; k < k1; k++) {
+		uint64_t wa = k * g.WB, p0 = off > wa ? off : wa;
+		uint64_t p1 = end < wa + g.B ? end : wa + g.B;
+		uint8_t *mb = M + (k - k0) * g.MB;
+
+		if (off <= wa && wa + g.WB <= end) {
 			sig_block_convert(s, &s->wire, &s->mem, SMX_SIGERR_DOMAIN_WIRE,
-					  in + k * (B + w), M + k * (B + m), first + k, err);
+					  true, Wc + (wa - off), mb, k, err);
+			continue;
+		}
+		/* part of a block: its data bytes only, nothing to check */
+		if (p0 < p1 && !sig_mem_io(mk, k * g.MB + (p0 - wa), Wc + (p0 - off),
+					   p1 - p0, true))
+			goto no_layout;
 	}
-	if (cry && !mk->crypto.sig_before && sig_crypt(mk, M, mlen, moff, false, err))
-		goto out;
-	if (!sig_mem_io(mk, moff, M, mlen, true)) {
-		snprintf(err->why, sizeof(err->why), "its layout could not be written");
-		goto out;
+	/* the whole blocks, one run of memory (with crypto: every block) */
+	{
+		uint64_t f0 = (off + g.WB - 1) / g.WB, f1 = end / g.WB;
+
+		if (f0 < f1) {
+			if (mem_cry && sig_crypt(mk, M + (f0 - k0) * g.MB, (f1 - f0) * g.MB,
+					     f0 * g.MB, false, err))
+				goto out;
+			if (!sig_mem_io(mk, f0 * g.MB, M + (f0 - k0) * g.MB,
+					(f1 - f0) * g.MB, true))
+				goto no_layout;
+		}
 	}
 	rc = 0;
+	goto out;
+no_layout:
+	snprintf(err->why, sizeof(err->why), "its layout could not be written");
 out:
+	free(Wc);
 	free(M);
-	free(W);
 	return rc;
 }
 

@@ -597,8 +597,8 @@ static int eng_sq_decode(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 						lkey, w->d->name);
 					return -1;
 				}
-				/* On the wire: the data and its signatures. */
-				s->len = eng_sig_wire_len(s->mk, len);
+				/* len names wire bytes: data and the wire
+				 * domain's signatures (eng_sig.c) */
 				w->sig_idx[w->nsig++] = (uint8_t)w->data.n;
 			}
 			off += 16;
@@ -955,10 +955,8 @@ static int eng_sq_sig_gather(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 	for (i = 0; i < w->nsig; i++) {
 		struct eng_sge *s = &w->sge[w->sig_idx[i]];
 		struct eng_sig_err se = { 0 };
-		uint64_t dlen = 0;
 
-		eng_sig_data_of_wire(s->mk, s->len, &dlen);
-		if (eng_sig_read(s->mk, s->va, dlen, w->sigbuf + pos, &se)) {
+		if (eng_sig_read(s->mk, s->va, s->len, w->sigbuf + pos, &se)) {
 			SQ_FAIL(err, LOCAL_PROT_ERR, 1u + w->sig_idx[i], "data",
 				"key 0x%x: %s", s->mk->obj.id << 8 | s->mk->variant,
 				se.why);
