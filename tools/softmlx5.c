@@ -5,6 +5,7 @@
  *   softmlx5 run [--] CMD [ARGS...]   run CMD on the software device
  *   softmlx5 info                     effective configuration
  *   softmlx5 crypto-test-data         test_mlx5_crypto's data file (JSON)
+ *   softmlx5 wire [options]           the far end of the port's cable
  *   softmlx5 version | help
  *
  * "run" works by prepending the directory that holds softmlx5's
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "crypto_test_data.h"
+#include "wire.h"
 #include "device/config.h"
 
 #ifndef SMX_VERSION
@@ -48,6 +50,9 @@ static void usage(FILE *f)
 		"  crypto-test-data        print rdma-core's test_mlx5_crypto data\n"
 		"                          file (JSON, for $MLX5_CRYPTO_TEST_INFO) for\n"
 		"                          the configured import KEK and credential\n"
+		"  wire [options]          the far end of the Ethernet port's cable\n"
+		"                          (the `wire` knob): send frames into the\n"
+		"                          port, capture what comes out (wire --help)\n"
 		"  version                 print the version\n"
 		"  help                    print this help\n"
 		"\n"
@@ -386,6 +391,7 @@ static int cmd_info(int argc, char **argv)
 	printf("%-17s= %u\n", "crypto_import_kek_id", c.crypto_import_kek_id);
 	print_secret("crypto_credential", &c.crypto_credential);
 	printf("%-17s= %u\n", "crypto_credential_id", c.crypto_credential_id);
+	printf("%-17s= %s\n", "wire", c.wire[0] ? c.wire : "none");
 	return 0;
 }
 
@@ -404,6 +410,8 @@ int main(int argc, char **argv)
 		return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(cmd, "crypto-test-data"))
 		return cmd_crypto_test_data(argc - 2, argv + 2);
+	if (!strcmp(cmd, "wire"))
+		return cmd_wire(argc - 2, argv + 2);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "softmlx5 version: unexpected "

@@ -53,13 +53,14 @@ enum knob_kind {
 	K_SIZE,		/* bytes with optional K/M/G suffix */
 	K_CRYPTO,	/* wrapped | plaintext | off */
 	K_SECRET,	/* hex bytes, length min..max in steps of 8 */
+	K_PATH,		/* a UNIX socket path (sun_path), or "none" */
 };
 
 struct knob {
 	const char *name;
 	enum knob_kind kind;
 	size_t off;		/* offset of the field in struct smx_config */
-	unsigned int width;	/* field size in bytes for K_U32 / K_SIZE */
+	unsigned int width;	/* field size in bytes for K_U32 / K_SIZE / K_PATH */
 	uint64_t min, max;
 };
 
@@ -97,6 +98,7 @@ static const struct knob knobs[] = {
 	{ "crypto_credential", K_SECRET, FIELD(crypto_credential),
 	  SMX_CRYPTO_CREDENTIAL_LEN, SMX_CRYPTO_CREDENTIAL_LEN },
 	{ "crypto_credential_id", K_U32, FIELD(crypto_credential_id), 0, 0xffffff },
+	{ "wire",            K_PATH, FIELD(wire),           0, 0 },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -404,6 +406,23 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 			return -EINVAL;
 		}
 		return 0;
+
+	case K_PATH: {
+		/* the field is a sun_path: 107 characters and a NUL */
+		char *dst = (char *)cfg + k->off;
+
+		if (!strcmp(val, "none")) {
+			dst[0] = '\0';
+			return 0;
+		}
+		if (strlen(val) >= k->width) {
+			report(src, k->name, val, "a UNIX socket path is at most "
+			       "107 characters");
+			return -EINVAL;
+		}
+		snprintf(dst, k->width, "%s", val);
+		return 0;
+	}
 
 	case K_SECRET: {
 		struct smx_secret sec = { 0 };

@@ -72,6 +72,10 @@ struct smx_config {
 	uint32_t crypto_import_kek_id;	/* 24-bit PRM pointer */
 	struct smx_secret crypto_credential;	/* SMX_CRYPTO_CREDENTIAL_LEN */
 	uint32_t crypto_credential_id;
+
+	/* The Ethernet port's cable (man 7 softmlx5: wire): the path of a
+	 * UNIX datagram socket the port binds; "" = no cable. */
+	char wire[108];
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

@@ -588,6 +588,35 @@ static void test_crypto(void)
 	write_conf("");
 }
 
+/* The port's cable: a socket path (sun_path-sized) or "none". */
+static void test_wire(void)
+{
+	char longp[120];
+	struct smx_config cfg;
+	int lines;
+
+	clean_env();
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.wire[0] == '\0',
+	      "default: no cable ('%s')", cfg.wire);
+	setenv("SOFTMLX5_WIRE", "/run/user/1000/port0", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      !strcmp(cfg.wire, "/run/user/1000/port0"), "env: '%s'", cfg.wire);
+	setenv("SOFTMLX5_WIRE", "none", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.wire[0] == '\0', "none");
+	clean_env();
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[107] = '\0';		/* 107 characters: fits */
+	env_good("SOFTMLX5_WIRE", longp);
+	longp[107] = 'a';
+	longp[108] = '\0';		/* 108: does not */
+	env_bad("SOFTMLX5_WIRE", longp);
+	write_conf("wire = port.sock\n");
+	CHECK(load_captured(&cfg, &lines) == 0 && !strcmp(cfg.wire, "port.sock"),
+	      "file: '%s'", cfg.wire);
+	write_conf("");
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -606,6 +635,7 @@ int main(void)
 	test_hostile_file();
 	test_hostile_env();
 	test_crypto();
+	test_wire();
 
 	/* Clean up the scratch directory (best effort, known file names). */
 	{

@@ -7,12 +7,19 @@
  * through an Ethernet flow with a tag (extended CQ: flow tag, C-VLAN,
  * timestamp), frames no flow matches and a drop flow, ERR flushing, RESET
  * and reuse, a QP that flows still use, and refused attributes.
+ * With the argument "wire" (ctest test_raw_qp_wire) it cables the port to
+ * a UNIX datagram socket (the `wire` knob) and checks frames both ways.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -585,14 +592,117 @@ static void test_dv_flow(void)
 	ibv_destroy_qp(rx);
 }
 
-int main(void)
+/* Waits up to 2 s for a receive completion. */
+static struct rx wait_recv(void)
 {
+	struct rx r = { 0 };
+	int i;
+
+	for (i = 0; i < 2000 && !r.got; i++) {
+		r = poll_recv();
+		if (!r.got)
+			usleep(1000);
+	}
+	return r;
+}
+
+/*
+ * The port's cable: the device bound @port (SOFTMLX5_WIRE, set by main);
+ * this test is the far end. Frames from it go through NIC receive
+ * steering; frames the QP sends come back to it.
+ */
+static void test_wire(const char *port, const char *far)
+{
+	static uint8_t out[9300];
+	static const uint8_t other[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	struct sockaddr_un pa = { .sun_family = AF_UNIX }, fa = { .sun_family = AF_UNIX };
+	struct ibv_qp *qp = raw_qp(false, 0, scq);
+	struct pollfd pfd;
+	struct ibv_flow *fl;
+	struct stat st;
+	struct rx r;
+	uint64_t id = 0;
+	int fd;
+
+	CHECKM(!lstat(port, &st) && S_ISSOCK(st.st_mode), "no socket at %s", port);
+	CHECK(qp && !to_rts(qp));
+	if (!qp)
+		return;
+	fl = eth_flow(qp, dmac, 0x77, false);
+	CHECK(fl);
+	snprintf(pa.sun_path, sizeof(pa.sun_path), "%s", port);
+	snprintf(fa.sun_path, sizeof(fa.sun_path), "%s", far);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	CHECKM(fd >= 0 && !bind(fd, (struct sockaddr *)&fa, sizeof(fa)), "far end: %s",
+	       strerror(errno));
+
+	/* a frame from the cable lands through the flow, tag and all */
+	frame(out, 200, dmac, false);
+	post_recv(qp, 1, 0, 2048);
+	CHECK_EQ(sendto(fd, out, 200, 0, (struct sockaddr *)&pa, sizeof(pa)), 200);
+	r = wait_recv();
+	CHECKM(r.got && r.status == IBV_WC_SUCCESS && r.wr_id == 1 && r.len == 200 &&
+	       r.tag == 0x77 && !memcmp(mem + 8192, out, 200),
+	       "cable -> QP: got %d status %d len %u tag 0x%x", r.got, r.status, r.len,
+	       r.tag);
+
+	/* a frame no flow matches, and one larger than any port takes: both
+	 * dropped, the posted receive untouched */
+	post_recv(qp, 2, 0, 2048);
+	frame(out, 100, other, false);
+	CHECK_EQ(sendto(fd, out, 100, 0, (struct sockaddr *)&pa, sizeof(pa)), 100);
+	frame(out, sizeof(out), dmac, false);
+	CHECK_EQ(sendto(fd, out, sizeof(out), 0, (struct sockaddr *)&pa, sizeof(pa)),
+		 (ssize_t)sizeof(out));
+	usleep(300000);
+	r = poll_recv();
+	CHECKM(!r.got, "a dropped frame completed (len %u)", r.len);
+
+	/* a frame the QP sends leaves on the cable, to the far end */
+	frame(mem, 300, other, false);
+	CHECK_EQ(send_frame(qp, 9, 300, 0), 0);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	CHECKM(poll(&pfd, 1, 2000) == 1, "nothing came out of the port");
+	CHECK_EQ(recv(fd, out, sizeof(out), MSG_DONTWAIT), 300);
+	CHECK(!memcmp(out, mem, 300));
+	while (poll_send(&id) < 0)
+		usleep(100);
+	CHECK_EQ(id, 9);
+
+	/* and one for the flow both loops back and leaves */
+	frame(mem, 120, dmac, false);
+	CHECK_EQ(send_frame(qp, 10, 120, 0), 0);
+	r = wait_recv();
+	CHECKM(r.got && r.wr_id == 2 && r.len == 120, "looped back: got %d len %u",
+	       r.got, r.len);
+	CHECKM(poll(&pfd, 1, 2000) == 1 &&
+	       recv(fd, out, sizeof(out), MSG_DONTWAIT) == 120, "not on the cable");
+	while (poll_send(&id) < 0)
+		usleep(100);
+
+	CHECK_EQ(ibv_destroy_flow(fl), 0);
+	CHECK_EQ(ibv_destroy_qp(qp), 0);
+	close(fd);
+	unlink(far);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/smx-wire-XXXXXX", port[64] = "", far[64] = "";
+	bool wire = argc > 1 && !strcmp(argv[1], "wire");
 	struct ibv_cq_init_attr_ex ca = {
 		.cqe = 64,
 		.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG |
 			    IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
 	};
 
+	if (wire) {
+		CHECK(mkdtemp(dir));
+		snprintf(port, sizeof(port), "%s/port", dir);
+		snprintf(far, sizeof(far), "%s/far", dir);
+		setenv("SOFTMLX5_WIRE", port, 1);
+	}
 	ctx = open_dev();
 	pd = ibv_alloc_pd(ctx);
 	mem = aligned_alloc(4096, 16384);
@@ -603,16 +713,25 @@ int main(void)
 	CHECK(pd && mr && scq && rcq);
 	if (!pd || !mr || !scq || !rcq)
 		return smx_test_done();
-	test_caps();
-	test_traffic();
-	test_vlan_strip();
-	test_refused();
-	test_dv_flow();
+	if (wire) {
+		test_wire(port, far);
+	} else {
+		test_caps();
+		test_traffic();
+		test_vlan_strip();
+		test_refused();
+		test_dv_flow();
+	}
 	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
 	ibv_destroy_cq(scq);
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(mem);
+	if (wire) {
+		/* the device (and its socket) may live until the process exits */
+		unlink(port);
+		rmdir(dir);
+	}
 	return smx_test_done();
 }

@@ -7,3 +7,6 @@ target_include_directories(test_direct PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # Raw packet QPs and ibv_create_flow (src/mlx5/raw.c, flow.c).
 smx_unit_test(test_raw_qp unit/test_raw_qp.c LIBS ibverbs mlx5)
 target_include_directories(test_raw_qp PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# The same binary with the port cabled to a socket (the `wire` knob).
+add_test(NAME test_raw_qp_wire COMMAND test_raw_qp wire)
+set_tests_properties(test_raw_qp_wire PROPERTIES LABELS unit TIMEOUT 120)

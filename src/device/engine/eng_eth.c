@@ -21,7 +21,9 @@
  *
  * Frames loop back in-process: a sent frame enters this device's NIC
  * receive, like traffic that the eswitch turns around towards the local
- * vport. Frames do not travel between processes (nor to a wire).
+ * vport. Frames do not travel between processes; with the `wire` knob
+ * they also leave on the port's cable, and frames from the cable enter
+ * NIC receive (eng_wire.c).
  *
  * Receive: the frame's outer headers are parsed into a
  * fte_match_set_lyr_2_4 for steering. Every TIR that steering names gets
@@ -773,8 +775,10 @@ static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 	s->ci += (uint16_t)nbb;
 	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
 		eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ, 0, (uint8_t)opcode, at, flen);
-	if (opcode == MLX5_OPCODE_SEND)
+	if (opcode == MLX5_OPCODE_SEND) {
 		eng_eth_rx(e, s->frame, flen, sq->tis);
+		eng_wire_tx(e, s->frame, flen);
+	}
 	return true;
 fail:
 	smx_dbg("engine: sq 0x%x wqe %u (opcode 0x%x): %s -> %s; sq to ERR",

@@ -26,6 +26,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "device/engine/engine.h"
 #include "device/fabric/shm.h"
@@ -213,6 +215,17 @@ struct eng {
 	uint32_t polls;
 	uint32_t polls_armed;
 	uint64_t traffic_ns;
+
+	/* The Ethernet port's cable (eng_wire.c): socket, its thread, the
+	 * far end's address (fw->lock) and frame counters (fw->lock). */
+	int wire_fd;
+	pthread_t wire_thr;
+	bool wire_started;
+	bool wire_stop;
+	uint8_t *wire_buf;
+	struct sockaddr_un wire_peer;
+	socklen_t wire_peer_len;
+	uint64_t wire_rx, wire_rx_dropped, wire_tx, wire_tx_dropped;
 	uint8_t *rx_buf;		/* READ data scratch (fw->lock) */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */
@@ -389,6 +402,10 @@ void eng_eth_sq_run(struct eng *e, struct fw_sq *sq);
 /* One watcher pass over the SQs and RQs; true if there was work. */
 bool eng_eth_scan(struct eng *e);
 /* A frame arriving at the NIC receive (sent by an SQ of @tis, or NULL). */
+/* eng_wire.c: the port's cable (a UNIX datagram socket) */
+void eng_wire_start(struct eng *e);
+void eng_wire_stop(struct eng *e);
+void eng_wire_tx(struct eng *e, const uint8_t *frame, uint32_t len);
 void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		const struct fw_tis *tis);
 

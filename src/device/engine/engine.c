@@ -489,6 +489,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	pthread_cond_init(&e->wcond, &ca);
 	pthread_condattr_destroy(&ca);
 	fw_set_hooks(fw, &eng_hooks, e);
+	eng_wire_start(e);
 	if (pthread_create(&e->thr, NULL, eng_watcher, e) == 0)
 		e->thr_started = true;
 	else
@@ -503,6 +504,7 @@ void eng_destroy(struct eng *e)
 
 	if (!e)
 		return;
+	eng_wire_stop(e);
 	eng_fabric_stop(e);
 	fw_set_hooks(e->fw, NULL, NULL);
 	pthread_mutex_lock(&e->wlock);
