@@ -437,6 +437,7 @@ struct mlx5_qp {
 		uint32_t uidx;
 		uint8_t sq_state, rq_state;	/* MLX5_SQC/RQC_STATE_* */
 		bool cvlan_strip;
+		bool rss;	/* an RSS QP: an indirect TIR only */
 	} raw;
 	/* DCT: what CREATE_DCT gets at RTR (verbs attributes gathered by
 	 * RESET->INIT and INIT->RTR); dct_created once it exists. */
@@ -520,6 +521,7 @@ int mlx5_query_hca_cap(struct smx_dev *hca, uint16_t cap_type, void *cap,
 /* qp_post.c / cq_poll.c: the data path of the driver */
 int mlx5_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int mlx5_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int mlx5_rq_post(struct mlx5_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int mlx5_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad);
 void mlx5_qp_ex_init(struct mlx5_qp *qp);
@@ -538,6 +540,30 @@ int mlx5_raw_qp_modify(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask);
 int mlx5_raw_qp_query(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask,
 		      struct ibv_qp_init_attr *init_attr);
 int mlx5_raw_qp_destroy(struct mlx5_qp *qp);
+/* The PRM objects raw packet QPs are made of, shared with receive WQs
+ * (wq.c): DESTROY_* by number, an RQ on @qp's ring, RQ state moves. */
+int mlx5_raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num);
+int mlx5_raw_rq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		       struct ibv_pd *pd, struct ibv_cq *cq);
+int mlx5_raw_rq_move(struct mlx5_context *ctx, struct mlx5_qp *qp, uint8_t next);
+/* wq.c: receive WQs and their indirection tables (RSS) */
+struct mlx5_rwq_ind_table {
+	struct ibv_rwq_ind_table t;
+	uint32_t rqtn;		/* the PRM RQ table */
+	uint32_t log_size;
+};
+
+static inline struct mlx5_rwq_ind_table *to_mind(struct ibv_rwq_ind_table *t)
+{
+	return SMX_CONTAINER_OF(t, struct mlx5_rwq_ind_table, t);
+}
+
+struct ibv_wq *mlx5_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr);
+int mlx5_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int mlx5_destroy_wq(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *mlx5_create_rwq_ind_table(struct ibv_context *context,
+						    struct ibv_rwq_ind_table_init_attr *attr);
+int mlx5_destroy_rwq_ind_table(struct ibv_rwq_ind_table *ind);
 /* Raw packet QPs: the ETHERNET_OFFLOADS bits the verbs caps come from. */
 bool mlx5_raw_csum(const struct mlx5_context *ctx);
 bool mlx5_raw_cvlan(const struct mlx5_context *ctx);

@@ -535,17 +535,13 @@ static void recv_fill(struct mlx5_wqe_data_seg *d, const struct ibv_sge *sg, int
 	}
 }
 
-int mlx5_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+/* Receive WQEs on @qp's RQ ring (a QP's own, or a receive WQ's), with
+ * the doorbell record; the caller checked the state. */
+static int rq_post_locked(struct mlx5_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
 {
-	struct mlx5_qp *qp = to_mqp(ibqp);
 	int ret = 0, n = 0;
 
-	pthread_spin_lock(&qp->rq.lock);
-	if (!qp->rq.wqe_cnt || ibqp->state == IBV_QPS_RESET) {
-		ret = EINVAL;
-		*bad = wr;
-		goto out;
-	}
 	for (; wr; wr = wr->next) {
 		uint32_t idx = qp->rq.head & (qp->rq.wqe_cnt - 1);
 
@@ -570,7 +566,31 @@ int mlx5_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		qp->dbrec[MLX5_RCV_DBR] = htobe32(qp->rq.head & 0xffff);
 	}
-out:
+	return ret;
+}
+
+int mlx5_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct mlx5_qp *qp = to_mqp(ibqp);
+	int ret;
+
+	pthread_spin_lock(&qp->rq.lock);
+	if (!qp->rq.wqe_cnt || ibqp->state == IBV_QPS_RESET) {
+		*bad = wr;
+		ret = EINVAL;
+	} else {
+		ret = rq_post_locked(qp, wr, bad);
+	}
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}
+
+int mlx5_rq_post(struct mlx5_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	int ret;
+
+	pthread_spin_lock(&qp->rq.lock);
+	ret = rq_post_locked(qp, wr, bad);
 	pthread_spin_unlock(&qp->rq.lock);
 	return ret;
 }

@@ -184,6 +184,21 @@ int mlx5_query_device_ex(struct ibv_context *context,
 	}
 	if (mlx5_raw_cvlan(ctx))
 		a.raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING;
+	/* Receive WQs and RSS (wq.c, raw.c): RQ tables behind indirect TIRs. */
+	if (ctx->link_layer == IBV_LINK_LAYER_ETHERNET &&
+	    CAP_GEN(ctx, eth_net_offloads) && CAP_GEN(ctx, log_max_rqt)) {
+		a.max_wq_type_rq = 1u << CAP_GEN(ctx, log_max_rq);
+		a.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		a.rss_caps.max_rwq_indirection_tables = 1u << CAP_GEN(ctx, log_max_rqt);
+		a.rss_caps.max_rwq_indirection_table_size =
+			1u << CAP_GEN(ctx, log_max_rqt_size);
+		a.rss_caps.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+		a.rss_caps.rx_hash_fields_mask =
+			IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+			IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 |
+			IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |
+			IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
+	}
 	a.phys_port_cnt_ex = ctx->num_ports;
 	a.max_dm_size = ctx->caps.have_dm ?
 				DEVX_GET(device_mem_cap, ctx->caps.dm, max_memic_size) : 0;

@@ -16,8 +16,17 @@
  *
  * Supported: create flags BLOCK_SELF_MCAST_LB (the TIR blocks multicast the
  * context itself sent) and CVLAN_STRIPPING (when the device strips VLANs);
- * IBV_SEND_IP_CSUM; send op SEND. Not supported: TSO, RSS, SRQs, scatter
- * FCS, end padding, rate limits.
+ * IBV_SEND_IP_CSUM; send op SEND. Not supported: TSO, SRQs, scatter FCS,
+ * end padding, rate limits.
+ *
+ * RSS QPs (IBV_QP_INIT_ATTR_RX_HASH + IND_TABLE) are receive-only: one
+ * indirect TIR over the indirection table's RQ table, hashing with
+ * Toeplitz (the 40-byte key) the fields rx_hash_fields_mask names -- IPv4
+ * or IPv6 addresses, TCP or UDP ports, not both kinds of one layer, as the
+ * kernel's mlx5_ib takes them; no fields only over a one-entry table.
+ * Their qp_num is the TIR number; ibv_modify_qp and ibv_query_qp answer
+ * EOPNOTSUPP as rdma-core's mlx5 does for them; frames reach the WQs
+ * (wq.c) through ibv_create_flow on the QP.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -82,7 +91,7 @@ static int raw_size_sq(struct mlx5_context *ctx, struct mlx5_qp *qp,
 
 /* ---- the PRM objects ---- */
 
-static int raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num)
+int mlx5_raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num)
 {
 	uint32_t in[DEVX_ST_SZ_DW(eth_obj_cmd_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
@@ -155,8 +164,8 @@ static int raw_sq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	return ret;
 }
 
-static int raw_rq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr)
+int mlx5_raw_rq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
+		       struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	size_t bytes = (size_t)qp->rq.wqe_cnt << qp->rq.wqe_shift;
 	size_t npas = (bytes + MLX5_ADAPTER_PAGE_SIZE - 1) / MLX5_ADAPTER_PAGE_SIZE;
@@ -174,9 +183,9 @@ static int raw_rq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
 	DEVX_SET(rqc, rqc, flush_in_error_en, 1);
 	DEVX_SET(rqc, rqc, vsd, !qp->raw.cvlan_strip);
 	DEVX_SET(rqc, rqc, user_index, qp->raw.uidx);
-	DEVX_SET(rqc, rqc, cqn, to_mcq(attr->recv_cq)->cqn);
+	DEVX_SET(rqc, rqc, cqn, to_mcq(cq)->cqn);
 	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
-	DEVX_SET(wq, wq, pd, to_mpd(attr->pd)->pdn);
+	DEVX_SET(wq, wq, pd, to_mpd(pd)->pdn);
 	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)qp->dbrec);
 	DEVX_SET(wq, wq, log_wq_stride, qp->rq.wqe_shift);
 	DEVX_SET(wq, wq, log_wq_sz, mlx5_ilog2_ceil(qp->rq.wqe_cnt));
@@ -214,16 +223,16 @@ static int raw_objs_destroy(struct mlx5_context *ctx, struct mlx5_qp *qp)
 	int ret;
 
 	if (qp->raw.tirn) {
-		ret = raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_TIR, qp->raw.tirn);
+		ret = mlx5_raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_TIR, qp->raw.tirn);
 		if (ret)
 			return ret;	/* flows still steer to it (EBUSY) */
 		qp->raw.tirn = 0;
 	}
-	if (qp->raw.rqn && !raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_RQ, qp->raw.rqn))
+	if (qp->raw.rqn && !mlx5_raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_RQ, qp->raw.rqn))
 		qp->raw.rqn = 0;
-	if (qp->raw.sqn && !raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_SQ, qp->raw.sqn))
+	if (qp->raw.sqn && !mlx5_raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_SQ, qp->raw.sqn))
 		qp->raw.sqn = 0;
-	if (qp->raw.tisn && !raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_TIS, qp->raw.tisn))
+	if (qp->raw.tisn && !mlx5_raw_destroy_obj(ctx, MLX5_CMD_OP_DESTROY_TIS, qp->raw.tisn))
 		qp->raw.tisn = 0;
 	return qp->raw.rqn || qp->raw.sqn || qp->raw.tisn ? EIO : 0;
 }
@@ -237,6 +246,110 @@ static void raw_free(struct mlx5_qp *qp)
 	mlx5_dbrec_free(qp->dbrec);
 	mlx5_buf_free(&qp->buf);
 	free(qp);
+}
+
+/* rx_hash_fields_mask -> the TIR's outer field selector; EINVAL for a
+ * mix the device cannot hash, EOPNOTSUPP for inner headers / IPsec SPI. */
+static int rss_selector(uint64_t mask, uint32_t *l3, uint32_t *l4, uint32_t *fields)
+{
+	const uint64_t v4 = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4;
+	const uint64_t v6 = IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6;
+	const uint64_t tcp = IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP;
+	const uint64_t udp = IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
+
+	if (mask & ~(v4 | v6 | tcp | udp))
+		return mask & (IBV_RX_HASH_INNER | IBV_RX_HASH_IPSEC_SPI) ?
+		       EOPNOTSUPP : EINVAL;
+	if (((mask & v4) && (mask & v6)) || ((mask & tcp) && (mask & udp)))
+		return EINVAL;
+	*l3 = mask & v6 ? MLX5_L3_PROT_TYPE_IPV6 : MLX5_L3_PROT_TYPE_IPV4;
+	*l4 = mask & udp ? MLX5_L4_PROT_TYPE_UDP : MLX5_L4_PROT_TYPE_TCP;
+	*fields = 0;
+	if (mask & (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_SRC_IPV6))
+		*fields |= MLX5_HASH_FIELD_SEL_SRC_IP;
+	if (mask & (IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_DST_IPV6))
+		*fields |= MLX5_HASH_FIELD_SEL_DST_IP;
+	if (mask & (IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_SRC_PORT_UDP))
+		*fields |= MLX5_HASH_FIELD_SEL_L4_SPORT;
+	if (mask & (IBV_RX_HASH_DST_PORT_TCP | IBV_RX_HASH_DST_PORT_UDP))
+		*fields |= MLX5_HASH_FIELD_SEL_L4_DPORT;
+	return 0;
+}
+
+/* An RSS QP: an indirect TIR in the context's transport domain. */
+static struct ibv_qp *raw_rss_qp_create(struct mlx5_context *ctx,
+					struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_rx_hash_conf *h = &attr->rx_hash_conf;
+	uint32_t in[DEVX_ST_SZ_DW(create_tir_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_tir_out)] = {};
+	uint32_t l3, l4, fields;
+	struct mlx5_qp *qp;
+	void *tirc, *sel;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					  IBV_QP_INIT_ATTR_RX_HASH |
+					  IBV_QP_INIT_ATTR_IND_TABLE) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) || !attr->rwq_ind_tbl ||
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (h->rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ret = rss_selector(h->rx_hash_fields_mask, &l3, &l4, &fields);
+	if (!ret && h->rx_hash_key_len != 40)
+		ret = EINVAL;	/* the TIR's Toeplitz key is 40 bytes */
+	if (!ret && !fields && to_mind(attr->rwq_ind_tbl)->log_size)
+		ret = EINVAL;	/* no fields: only a one-entry table */
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	tirc = DEVX_ADDR_OF(create_tir_in, in, ctx);
+	sel = DEVX_ADDR_OF(tirc, tirc, rx_hash_field_selector_outer);
+	DEVX_SET(create_tir_in, in, opcode, MLX5_CMD_OP_CREATE_TIR);
+	DEVX_SET(tirc, tirc, disp_type, MLX5_TIRC_DISP_TYPE_INDIRECT);
+	DEVX_SET(tirc, tirc, indirect_table, to_mind(attr->rwq_ind_tbl)->rqtn);
+	DEVX_SET(tirc, tirc, transport_domain, ctx->tdn);
+	DEVX_SET(tirc, tirc, rx_hash_fn, fields ? MLX5_RX_HASH_FN_TOEPLITZ :
+						  MLX5_RX_HASH_FN_NONE);
+	if (fields)
+		memcpy(DEVX_ADDR_OF(tirc, tirc, rx_hash_toeplitz_key), h->rx_hash_key, 40);
+	DEVX_SET(rx_hash_field_select, sel, l3_prot_type, l3);
+	DEVX_SET(rx_hash_field_select, sel, l4_prot_type, l4);
+	DEVX_SET(rx_hash_field_select, sel, selected_fields, fields);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->qp_type = IBV_QPT_RAW_PACKET;
+	qp->raw.rss = true;
+	qp->raw.tirn = DEVX_GET(create_tir_out, out, tirn);
+	qp->qpn = qp->raw.tirn;
+	qp->vqp.qp.context = &ctx->ibv_ctx.context;
+	qp->vqp.qp.qp_context = attr->qp_context;
+	qp->vqp.qp.pd = attr->pd;
+	qp->vqp.qp.qp_num = qp->qpn;
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	qp->vqp.qp.qp_type = IBV_QPT_RAW_PACKET;
+	pthread_mutex_init(&qp->vqp.qp.mutex, NULL);
+	pthread_cond_init(&qp->vqp.qp.cond, NULL);
+	return &qp->vqp.qp;
 }
 
 struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
@@ -254,10 +367,12 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 		errno = EOPNOTSUPP;	/* raw Ethernet needs an Ethernet port */
 		return NULL;
 	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_RX_HASH)
+		return raw_rss_qp_create(ctx, attr);
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		errno = EOPNOTSUPP;	/* TSO headers, RSS, indirection tables */
+		errno = EOPNOTSUPP;	/* TSO headers; a table without a hash */
 		return NULL;
 	}
 	if ((flags & ~raw_create_flags) ||
@@ -331,7 +446,7 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 	if (!ret && qp->sq.wqe_cnt)
 		ret = raw_sq_create(ctx, qp, attr, rq_alloc);
 	if (!ret && qp->rq.wqe_cnt)
-		ret = raw_rq_create(ctx, qp, attr);
+		ret = mlx5_raw_rq_create(ctx, qp, attr->pd, attr->recv_cq);
 	if (!ret && qp->rq.wqe_cnt)
 		ret = raw_tir_create(ctx, qp, flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB);
 	if (!ret)
@@ -385,6 +500,10 @@ int mlx5_raw_qp_destroy(struct mlx5_qp *qp)
 	ret = raw_objs_destroy(ctx, qp);
 	if (ret)
 		return ret;
+	if (qp->raw.rss) {
+		free(qp);
+		return 0;
+	}
 	mlx5_table_remove(&to_mdev(ibqp->context->device)->uidx, qp->raw.uidx);
 	if (ibqp->recv_cq)
 		mlx5_cq_clean_uidx(to_mcq(ibqp->recv_cq), qp->raw.uidx);
@@ -436,7 +555,7 @@ static int raw_sq_move(struct mlx5_context *ctx, struct mlx5_qp *qp, uint8_t nex
 	return ret;
 }
 
-static int raw_rq_move(struct mlx5_context *ctx, struct mlx5_qp *qp, uint8_t next)
+int mlx5_raw_rq_move(struct mlx5_context *ctx, struct mlx5_qp *qp, uint8_t next)
 {
 	uint32_t in[DEVX_ST_SZ_DW(modify_rq_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
@@ -486,6 +605,9 @@ int mlx5_raw_qp_modify(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask)
 	enum ibv_qp_state cur = ibqp->state, next;
 	int ret = 0;
 
+	if (qp->raw.rss)
+		return EOPNOTSUPP;	/* an RSS QP has no state to move */
+
 	if (mask & IBV_QP_RATE_LIMIT)
 		return EOPNOTSUPP;	/* packet pacing: docs/status.md */
 	if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur)
@@ -499,18 +621,18 @@ int mlx5_raw_qp_modify(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask)
 	raw_sync_state(ctx, qp);
 	switch (next) {
 	case IBV_QPS_INIT:
-		ret = raw_rq_move(ctx, qp, MLX5_RQC_STATE_RDY);
+		ret = mlx5_raw_rq_move(ctx, qp, MLX5_RQC_STATE_RDY);
 		break;
 	case IBV_QPS_RTS:
 		ret = raw_sq_move(ctx, qp, MLX5_SQC_STATE_RDY);
 		break;
 	case IBV_QPS_ERR:
-		ret = raw_rq_move(ctx, qp, MLX5_RQC_STATE_ERR);
+		ret = mlx5_raw_rq_move(ctx, qp, MLX5_RQC_STATE_ERR);
 		if (!ret)
 			ret = raw_sq_move(ctx, qp, MLX5_SQC_STATE_ERR);
 		break;
 	case IBV_QPS_RESET:
-		ret = raw_rq_move(ctx, qp, MLX5_RQC_STATE_RST);
+		ret = mlx5_raw_rq_move(ctx, qp, MLX5_RQC_STATE_RST);
 		if (!ret)
 			ret = raw_sq_move(ctx, qp, MLX5_SQC_STATE_RST);
 		break;
@@ -560,6 +682,9 @@ int mlx5_raw_qp_query(struct mlx5_qp *qp, struct ibv_qp_attr *attr, int mask,
 	struct mlx5_context *ctx = to_mctx(ibqp->context);
 	uint32_t sq = MLX5_SQC_STATE_RST, rq = MLX5_RQC_STATE_RST;
 	int ret = 0;
+
+	if (qp->raw.rss)
+		return EOPNOTSUPP;
 
 	(void)mask;
 	if (qp->raw.sqn)

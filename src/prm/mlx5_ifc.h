@@ -3044,6 +3044,86 @@ struct mlx5_ifc_query_tis_out_bits {
 	struct mlx5_ifc_tisc_bits tis_context;
 };
 
+/* RQ table (RSS): an indirect TIR spreads frames over its RQs by hash. */
+struct mlx5_ifc_rq_num_bits {
+	uint8_t reserved_at_0[0x8];
+	uint8_t rq_num[0x18];
+};
+
+struct mlx5_ifc_rqtc_bits {
+	uint8_t reserved_at_0[0xa0];
+
+	uint8_t reserved_at_a0[0x5];
+	uint8_t list_q_type[0x3];
+	uint8_t reserved_at_a8[0x8];
+	uint8_t rqt_max_size[0x10];
+
+	uint8_t rq_vhca_id_format[0x1];
+	uint8_t reserved_at_c1[0xf];
+	uint8_t rqt_actual_size[0x10];
+
+	uint8_t reserved_at_e0[0x6a0];
+
+	struct mlx5_ifc_rq_num_bits rq_num[];
+};
+
+struct mlx5_ifc_create_rqt_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rqtc_bits rqt_context;
+};
+
+struct mlx5_ifc_create_rqt_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rqtn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_modify_rqt_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x8];
+	uint8_t rqtn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	uint8_t reserved_at_80[0x20];
+
+	uint8_t reserved_at_a0[0x1f];
+	uint8_t rqn_list[0x1];		/* modify bitmask: the RQ list */
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_rqtc_bits rqt_context;
+};
+
+struct mlx5_ifc_query_rqt_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0xc0];
+
+	struct mlx5_ifc_rqtc_bits rqt_context;
+};
+
 struct mlx5_ifc_rx_hash_field_select_bits {
 	uint8_t l3_prot_type[0x1];
 	uint8_t l4_prot_type[0x1];
@@ -3952,6 +4032,11 @@ SMX_IFC_SIZE(eth_obj_cmd_in, 0x80);
 SMX_IFC_SIZE(query_tis_out, 0x580);
 SMX_IFC_SIZE(rx_hash_field_select, 0x20);
 SMX_IFC_SIZE(tirc, 0x780);
+SMX_IFC_SIZE(rqtc, 0x780);
+SMX_IFC_SIZE(create_rqt_in, 0x880);
+SMX_IFC_SIZE(create_rqt_out, 0x80);
+SMX_IFC_SIZE(modify_rqt_in, 0x880);
+SMX_IFC_SIZE(query_rqt_out, 0x880);
 SMX_IFC_SIZE(create_tir_in, 0x880);
 SMX_IFC_SIZE(create_tir_out, 0x80);
 SMX_IFC_SIZE(query_tir_out, 0x880);

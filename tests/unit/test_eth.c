@@ -10,7 +10,8 @@
  * out-of-buffer drops (counted), C-VLAN stripping, a DROP entry, a
  * destination table one level down, self-loopback blocking, flow tags, SQ
  * error CQE + flush + recovery through RST, RQ length error, the number
- * spaces, and mailboxes refused with the right status.
+ * spaces, mailboxes refused with the right status, and RSS: RQ tables and
+ * indirect TIRs checked against Microsoft's Toeplitz verification vectors.
  */
 #include "device/engine/eng_loc.h"
 #include "eng_test_util.h"
@@ -1084,8 +1085,10 @@ static void test_bad_mailboxes(void)
 		 MLX5_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_rq_create(&badrq, 0xabcdef, 4, true), MLX5_CMD_STAT_BAD_RES_ERR);
 	CHECK_EQ(t_tis(0, 0x9999, &x), MLX5_CMD_STAT_BAD_RES_ERR);
+	/* an indirect TIR naming no RQ table; a dispatch type that is none */
 	CHECK_EQ(t_tir(rq.rqn, td, 0, MLX5_TIRC_DISP_TYPE_INDIRECT, &x),
-		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_tir(rq.rqn, td, 0, 2, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_tir(0x123456, td, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &x),
 		 MLX5_CMD_STAT_BAD_RES_ERR);
 	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_TX, 0, 4, &x),
@@ -1180,6 +1183,210 @@ static void test_bad_mailboxes(void)
 	}
 }
 
+/* ---- RSS: RQ tables and indirect TIRs ------------------------------------- */
+
+/* CREATE_RQT (or MODIFY_RQT of @rqtn) with @n of @rqn, room for @max;
+ * @cut bytes short of the list. */
+static unsigned int t_rqt(bool modify, uint32_t rqtn, uint32_t max, uint32_t n,
+			  const uint32_t *rqn, size_t cut, uint32_t *out_rqtn)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(create_rqt_in) + 4 * (size_t)n - cut;
+	uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(create_rqt_in) + 4 * (size_t)n);
+	TMB(create_rqt_out) = { 0 };
+	uint8_t *rqtc;
+	unsigned int st;
+	uint32_t i;
+
+	if (modify) {
+		DEVX_SET(modify_rqt_in, in, opcode, MLX5_CMD_OP_MODIFY_RQT);
+		DEVX_SET(modify_rqt_in, in, rqtn, rqtn);
+		DEVX_SET(modify_rqt_in, in, rqn_list, 1);
+		rqtc = DEVX_ADDR_OF(modify_rqt_in, in, rqt_context);
+	} else {
+		DEVX_SET(create_rqt_in, in, opcode, MLX5_CMD_OP_CREATE_RQT);
+		rqtc = DEVX_ADDR_OF(create_rqt_in, in, rqt_context);
+	}
+	DEVX_SET(rqtc, rqtc, rqt_max_size, max);
+	DEVX_SET(rqtc, rqtc, rqt_actual_size, n);
+	for (i = 0; i < n; i++)
+		DEVX_SET(rq_num, rqtc + DEVX_ST_SZ_BYTES(rqtc) + 4 * i, rq_num, rqn[i]);
+	st = cmd(in, inlen, create_rqt_out, sizeof(create_rqt_out));
+	if (out_rqtn)
+		*out_rqtn = DEVX_GET(create_rqt_out, create_rqt_out, rqtn);
+	free(in);
+	return st;
+}
+
+/* Microsoft's RSS verification key and IPv4 vectors ("Verifying the RSS
+ * hash calculation"): addresses, ports, hash of IPs only, of IPs + TCP. */
+static const uint8_t ms_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+static const struct {
+	uint8_t src[4], dst[4];
+	uint16_t sport, dport;
+	uint32_t h_ip, h_tcp;
+} ms_vec[] = {
+	{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, 2794, 1766, 0x323e8fc2, 0x51ccc178 },
+	{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, 14230, 4739, 0xd718262a, 0xc626b0ea },
+	{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, 12898, 38024, 0xd2d0a5de, 0x5c2b394a },
+};
+
+static const uint8_t rss_dmac[6] = { 0x02, 0x52, 0x53, 0x53, 0x00, 0x01 };
+
+/* Ethernet | IPv4 | TCP (20-byte header, 10 payload bytes): 64 bytes. */
+static size_t t_tcp_frame(uint8_t *f, unsigned int v)
+{
+	memset(f, 0, 64);
+	memcpy(f, rss_dmac, 6);
+	memcpy(f + 6, smac, 6);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[17] = 50;		/* total length 20 + 20 + 10 */
+	f[22] = 64;
+	f[23] = 6;		/* TCP */
+	memcpy(f + 26, ms_vec[v].src, 4);
+	memcpy(f + 30, ms_vec[v].dst, 4);
+	f[34] = (uint8_t)(ms_vec[v].sport >> 8);
+	f[35] = (uint8_t)ms_vec[v].sport;
+	f[36] = (uint8_t)(ms_vec[v].dport >> 8);
+	f[37] = (uint8_t)ms_vec[v].dport;
+	f[46] = 0x50;		/* data offset 5 */
+	return 64;
+}
+
+static unsigned int t_rss_tir(uint32_t rqtn, uint32_t fields, uint32_t l4, uint32_t fn,
+			      uint32_t *tirn_out)
+{
+	TMB(create_tir_in) = { 0 };
+	TMB(create_tir_out) = { 0 };
+	void *ctx = DEVX_ADDR_OF(create_tir_in, create_tir_in, ctx);
+	void *sel = DEVX_ADDR_OF(tirc, ctx, rx_hash_field_selector_outer);
+	unsigned int st;
+
+	DEVX_SET(create_tir_in, create_tir_in, opcode, MLX5_CMD_OP_CREATE_TIR);
+	DEVX_SET(tirc, ctx, disp_type, MLX5_TIRC_DISP_TYPE_INDIRECT);
+	DEVX_SET(tirc, ctx, indirect_table, rqtn);
+	DEVX_SET(tirc, ctx, transport_domain, td2);
+	DEVX_SET(tirc, ctx, rx_hash_fn, fn);
+	memcpy(DEVX_ADDR_OF(tirc, ctx, rx_hash_toeplitz_key), ms_key, 40);
+	DEVX_SET(rx_hash_field_select, sel, l3_prot_type, MLX5_L3_PROT_TYPE_IPV4);
+	DEVX_SET(rx_hash_field_select, sel, l4_prot_type, l4);
+	DEVX_SET(rx_hash_field_select, sel, selected_fields, fields);
+	st = cmd(create_tir_in, sizeof(create_tir_in), create_tir_out,
+		 sizeof(create_tir_out));
+	*tirn_out = DEVX_GET(create_tir_out, create_tir_out, tirn);
+	return st;
+}
+
+/* Sends Microsoft vector @v through @tir; returns which of the 4 RQs got it
+ * (-1: none) and checks the CQE's hash result and type. */
+static int t_rss_send(struct t_rq *rqs, uint32_t tir, unsigned int v, uint32_t want_hash,
+		      uint8_t want_type)
+{
+	struct t_fte f = { .ft = ft0, .fg = fg0, .index = 7,
+			   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, .dmac = rss_dmac,
+			   .etype = 0x0800, .ndest = 1,
+			   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tir } } };
+	uint8_t *frame = txb, *got = rxb;
+	struct mlx5_cqe64 c;
+	uint32_t h;
+	int i, hit = -1;
+
+	CHECK_EQ(t_fte_set(&f), 0);
+	memset(got, 0, 4 * 128);
+	for (i = 0; i < 4; i++)
+		t_rq_post(&rqs[i], mr.key, got + 128 * i, 128);
+	t_tcp_frame(frame, v);
+	t_eth_wqe(&sq, frame, 64, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	memcpy(&h, (uint8_t *)&c + 12, 4);
+	CHECKM(be32toh(h) == want_hash && ((uint8_t *)&c)[16] == want_type,
+	       "vector %u: hash 0x%08x type 0x%x, want 0x%08x 0x%x", v, be32toh(h),
+	       ((uint8_t *)&c)[16], want_hash, want_type);
+	for (i = 0; i < 4; i++)
+		if (!memcmp(got + 128 * i, frame, 64))
+			hit = hit < 0 ? i : 99;
+	CHECK_EQ(t_fte_del(ft0, 7), 0);
+	/* the 3 unused receives: moved to RST and back, they are dropped */
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(t_rq_modify(rqs[i].rqn, MLX5_RQC_STATE_RDY, MLX5_RQC_STATE_RST, -1), 0);
+		CHECK_EQ(t_rq_modify(rqs[i].rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1), 0);
+		rqs[i].pi = 0;
+	}
+	return hit;
+}
+
+static void test_rss(void)
+{
+	struct t_rq rqs[4];
+	uint32_t rqn[4], rqtn, rqtx, tir_tcp, tir_ip, x, v;
+	TMB(eth_obj_cmd_in) = { 0 };
+	uint8_t q[DEVX_ST_SZ_BYTES(query_rqt_out) + 16] = { 0 };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(t_rq_create(&rqs[i], rcq->cqn, 2, true), 0);
+		CHECK_EQ(t_rq_modify(rqs[i].rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1), 0);
+		rqn[i] = rqs[i].rqn;
+	}
+	CHECK_EQ(t_rqt(false, 0, 4, 4, rqn, 0, &rqtn), 0);
+	/* QUERY_RQT gives the list back */
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, opcode, MLX5_CMD_OP_QUERY_RQT);
+	DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, obj_num, rqtn);
+	CHECK_EQ(cmd(eth_obj_cmd_in, sizeof(eth_obj_cmd_in), q, sizeof(q)), 0);
+	{
+		uint8_t *ctx = DEVX_ADDR_OF(query_rqt_out, q, rqt_context);
+
+		CHECK_EQ(DEVX_GET(rqtc, ctx, rqt_max_size), 4);
+		CHECK_EQ(DEVX_GET(rqtc, ctx, rqt_actual_size), 4);
+		CHECK_EQ(DEVX_GET(rq_num, ctx + DEVX_ST_SZ_BYTES(rqtc) + 12, rq_num), rqn[3]);
+	}
+	CHECK_EQ(t_rss_tir(rqtn, MLX5_HASH_FIELD_SEL_SRC_IP | MLX5_HASH_FIELD_SEL_DST_IP |
+				 MLX5_HASH_FIELD_SEL_L4_SPORT | MLX5_HASH_FIELD_SEL_L4_DPORT,
+			   MLX5_L4_PROT_TYPE_TCP, MLX5_RX_HASH_FN_TOEPLITZ, &tir_tcp), 0);
+	CHECK_EQ(t_rss_tir(rqtn, MLX5_HASH_FIELD_SEL_SRC_IP | MLX5_HASH_FIELD_SEL_DST_IP,
+			   MLX5_L4_PROT_TYPE_TCP, MLX5_RX_HASH_FN_TOEPLITZ, &tir_ip), 0);
+	/* every vector's hash, written in the CQE, picks RQ hash % 4 */
+	for (v = 0; v < 3; v++) {
+		CHECK_EQ(t_rss_send(rqs, tir_tcp, v, ms_vec[v].h_tcp, 0x44),
+			 (int)(ms_vec[v].h_tcp % 4));
+		CHECK_EQ(t_rss_send(rqs, tir_ip, v, ms_vec[v].h_ip, 0x04),
+			 (int)(ms_vec[v].h_ip % 4));
+	}
+	/* MODIFY_RQT: one RQ left, everything goes there */
+	CHECK_EQ(t_rqt(true, rqtn, 4, 1, &rqn[2], 0, NULL), 0);
+	CHECK_EQ(t_rss_send(rqs, tir_tcp, 0, ms_vec[0].h_tcp, 0x44), 2);
+
+	/* bad mailboxes */
+	CHECK_EQ(t_rqt(false, 0, 2, 3, rqn, 0, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rqt(false, 0, 4096, 1, rqn, 0, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rqt(false, 0, 4, 4, rqn, 8, &x), MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	{
+		uint32_t bad[2] = { rqn[0], 0x123456 };
+
+		CHECK_EQ(t_rqt(false, 0, 2, 2, bad, 0, &x), MLX5_CMD_STAT_BAD_RES_ERR);
+	}
+	CHECK_EQ(t_rqt(true, rqtn, 4, 5, rqn, 0, NULL), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rss_tir(rqtn, 0x10, MLX5_L4_PROT_TYPE_TCP, MLX5_RX_HASH_FN_TOEPLITZ, &x),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);		/* IPsec SPI */
+	CHECK_EQ(t_rss_tir(rqtn, MLX5_HASH_FIELD_SEL_SRC_IP, MLX5_L4_PROT_TYPE_TCP,
+			   MLX5_RX_HASH_FN_INVERTED_XOR8, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	/* in use: the table by its TIRs, each RQ by the table */
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQT, rqtn), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn[2]), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_rqt(false, 0, 1, 1, &rqn[0], 0, &rqtx), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQT, rqtx), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir_tcp), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir_ip), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQT, rqtn), 0);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn[i]), 0);
+}
+
 static void test_teardown(void)
 {
 	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, 1, 0), 0);
@@ -1204,6 +1411,7 @@ int main(void)
 	test_counters();
 	test_errors();
 	test_bad_mailboxes();
+	test_rss();
 	test_teardown();
 	smx_dev_close(env.d);
 	t_free_all();

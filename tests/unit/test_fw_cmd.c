@@ -69,7 +69,11 @@ static void test_caps(struct smx_dev *d)
 	CHECK_EQ(DEVX_GET(cmd_hca_cap, cap, xrc), 1);
 	CHECK_EQ(DEVX_GET(cmd_hca_cap, cap, cqe_version), 1);
 	CHECK_EQ(DEVX_GET(cmd_hca_cap, cap, gid_table_size), cfg->gid_tbl_len);
-	CHECK_EQ(DEVX_GET(cmd_hca_cap, cap, max_wqe_sz_rq), 16 * cfg->max_sge);
+	/* the power of two that holds max_sge data segments */
+	CHECK(DEVX_GET(cmd_hca_cap, cap, max_wqe_sz_rq) >= 16 * cfg->max_sge &&
+	      DEVX_GET(cmd_hca_cap, cap, max_wqe_sz_rq) < 32 * cfg->max_sge &&
+	      !(DEVX_GET(cmd_hca_cap, cap, max_wqe_sz_rq) &
+		(DEVX_GET(cmd_hca_cap, cap, max_wqe_sz_rq) - 1)));
 
 	/* max mode answers too */
 	DEVX_SET(query_hca_cap_in, query_hca_cap_in, op_mod, MLX5_CAP_GENERAL << 1);

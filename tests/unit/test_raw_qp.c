@@ -606,6 +606,119 @@ static struct rx wait_recv(void)
 	return r;
 }
 
+/* RSS through verbs: receive WQs, an indirection table, an RSS QP whose
+ * flow spreads frames over the WQs by source address; rules and refusals. */
+static void test_rss(void)
+{
+	static uint8_t key[40] = {	/* Microsoft's RSS verification key */
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d,
+		0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+		0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b,
+		0xbe, 0xac, 0x01, 0xfa,
+	};
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 64, .max_sge = 1,
+				       .pd = pd, .cq = ibv_cq_ex_to_cq(rcq) };
+	struct ibv_wq_attr ma = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY };
+	struct ibv_device_attr_ex dx;
+	struct ibv_wq *wq[4];
+	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 2, .ind_tbl = wq };
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RAW_PACKET, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				  .rx_hash_key_len = 40, .rx_hash_key = key,
+				  .rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 },
+	};
+	struct ibv_qp *tx = raw_qp(false, 0, scq), *rss;
+	struct ibv_rwq_ind_table *tbl;
+	struct ibv_flow *fl;
+	unsigned int seen = 0, got = 0;
+	struct ibv_sge sge;
+	struct ibv_recv_wr rw = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int i, k;
+
+	CHECK(!ibv_query_device_ex(ctx, NULL, &dx) &&
+	      dx.rss_caps.supported_qpts == 1u << IBV_QPT_RAW_PACKET &&
+	      dx.rss_caps.max_rwq_indirection_table_size >= 4 &&
+	      dx.rss_caps.rx_hash_function == IBV_RX_HASH_FUNC_TOEPLITZ);
+	CHECK(tx && !to_rts(tx));
+	for (i = 0; i < 4; i++) {
+		wq[i] = ibv_create_wq(ctx, &wa);
+		CHECK(wq[i] && !ibv_modify_wq(wq[i], &ma) && wq[i]->state == IBV_WQS_RDY);
+		if (!wq[i])
+			return;
+		for (k = 0; k < 16; k++) {
+			sge = (struct ibv_sge){ (uintptr_t)(mem + 8192 + 2048 * i + 128 * k), 128,
+						mr->lkey };
+			rw.wr_id = (uint64_t)(i << 8 | k);
+			CHECK_EQ(ibv_post_wq_recv(wq[i], &rw, &bad), 0);
+		}
+	}
+	tbl = ibv_create_rwq_ind_table(ctx, &ta);
+	CHECK(tbl);
+	qa.rwq_ind_tbl = tbl;
+	/* refused: a key that is not 40 bytes, IPv4 with IPv6, inner headers,
+	 * no fields over more than one WQ */
+	qa.rx_hash_conf.rx_hash_key_len = 16;
+	CHECK(!ibv_create_qp_ex(ctx, &qa) && errno == EINVAL);
+	qa.rx_hash_conf.rx_hash_key_len = 40;
+	qa.rx_hash_conf.rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV6;
+	CHECK(!ibv_create_qp_ex(ctx, &qa) && errno == EINVAL);
+	qa.rx_hash_conf.rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_INNER;
+	CHECK(!ibv_create_qp_ex(ctx, &qa) && errno == EOPNOTSUPP);
+	qa.rx_hash_conf.rx_hash_fields_mask = 0;
+	CHECK(!ibv_create_qp_ex(ctx, &qa) && errno == EINVAL);
+	qa.rx_hash_conf.rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4;
+	rss = ibv_create_qp_ex(ctx, &qa);
+	CHECK(rss);
+	if (!rss || !tbl)
+		return;
+	{
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+
+		CHECK_EQ(ibv_modify_qp(rss, &a, IBV_QP_STATE | IBV_QP_PORT), EOPNOTSUPP);
+	}
+	fl = eth_flow(rss, dmac, 0, false);
+	CHECK(fl);
+	/* 16 sources: each lands on exactly one WQ, and more than one WQ
+	 * is used */
+	for (k = 0; k < 16; k++) {
+		struct rx r;
+
+		frame(mem, 100, dmac, false);
+		mem[14 + 15] = (uint8_t)(k * 37 + 1);	/* source address */
+		CHECK_EQ(send_frame(tx, 50 + (uint64_t)k, 100, 0), 0);
+		r = wait_recv();
+		CHECK(r.got && r.status == IBV_WC_SUCCESS && r.len == 100);
+		if (r.got) {
+			seen |= 1u << (r.wr_id >> 8);
+			got++;
+		}
+		while (poll_send(NULL) < 0)
+			usleep(100);
+	}
+	CHECKM(got == 16 && __builtin_popcount(seen) > 1, "got %u, WQs used 0x%x", got, seen);
+	/* in use: the WQs by the table, the table by the QP */
+	CHECK_EQ(ibv_destroy_wq(wq[0]), EBUSY);
+	CHECK_EQ(ibv_destroy_rwq_ind_table(tbl), EBUSY);
+	CHECK_EQ(ibv_destroy_flow(fl), 0);
+	CHECK_EQ(ibv_destroy_qp(rss), 0);
+	CHECK_EQ(ibv_destroy_rwq_ind_table(tbl), 0);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(ibv_destroy_wq(wq[i]), 0);
+	CHECK_EQ(ibv_destroy_qp(tx), 0);
+	/* a WQ of another type, unknown flags */
+	wa.wq_type = (enum ibv_wq_type)1;
+	CHECK(!ibv_create_wq(ctx, &wa) && errno == EOPNOTSUPP);
+	wa.wq_type = IBV_WQT_RQ;
+	wa.comp_mask = IBV_WQ_INIT_ATTR_FLAGS;
+	wa.create_flags = IBV_WQ_FLAGS_SCATTER_FCS;
+	CHECK(!ibv_create_wq(ctx, &wa) && errno == EOPNOTSUPP);
+	ta.log_ind_tbl_size = 30;
+	CHECK(!ibv_create_rwq_ind_table(ctx, &ta) && errno == EINVAL);
+}
+
 /*
  * The port's cable: the device bound @port (SOFTMLX5_WIRE, set by main);
  * this test is the far end. Frames from it go through NIC receive
@@ -721,6 +834,7 @@ int main(int argc, char **argv)
 		test_vlan_strip();
 		test_refused();
 		test_dv_flow();
+		test_rss();
 	}
 	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
 	ibv_destroy_cq(scq);

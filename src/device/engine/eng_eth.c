@@ -225,6 +225,8 @@ struct eth_rx {
 	uint8_t l4_type;	/* CQE l4_hdr_type */
 	uint8_t hds_ip_ext;	/* MLX5_CQE_L2_OK / L3_OK / L4_OK */
 	bool multicast;
+	uint32_t hash;		/* RSS: the Toeplitz hash an indirect TIR took */
+	uint8_t hash_type;	/* RSS: CQE rss_hash_type of the fields hashed */
 };
 
 #define M_SET(fld, v) DEVX_SET(fte_match_set_lyr_2_4, r->match, fld, v)
@@ -411,7 +413,7 @@ static bool eng_eth_rq_flush(struct eng *e, struct eng_rq *s)
 static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 			    const struct eth_rx *r, uint32_t flow_tag)
 {
-	struct eng_rq *s = eng_eth_rq_of(e, rq);
+	struct eng_rq *s = rq ? eng_eth_rq_of(e, rq) : NULL;
 	uint8_t body[1024] __attribute__((aligned(16)));
 	struct eng_sge ds[ENG_MAX_SGE], src[2];
 	struct eng_sgl dst = { ds, 0, 0 }, from = { src, 0, 0 };
@@ -424,7 +426,7 @@ static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 	char why[200];
 	bool strip;
 
-	if (!s || rq->state != MLX5_RQC_STATE_RDY) {
+	if (!s || !rq || rq->state != MLX5_RQC_STATE_RDY) {
 		st->rx_dropped++;
 		return;
 	}
@@ -505,6 +507,13 @@ static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 		return;
 	}
 	memset(&cqe, 0, sizeof(cqe));
+	/* rss_hash_result and rss_hash_type sit at bytes 12 and 16 */
+	if (r->hash_type) {
+		uint32_t h = htobe32(r->hash);
+
+		memcpy((uint8_t *)&cqe + 12, &h, 4);
+		((uint8_t *)&cqe)[16] = r->hash_type;
+	}
 	cqe.hds_ip_ext = r->hds_ip_ext;
 	cqe.l4_hdr_type_etc = (uint8_t)(r->l4_type << 4 | r->l3_type << 2 |
 					(strip ? 1 : 0));
@@ -518,6 +527,80 @@ static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 	c.opcode = MLX5_CQE_RESP_SEND;
 	c.raw = &cqe;
 	eng_cqe_post(e, rq->cq, &c);
+}
+
+/*
+ * The Toeplitz hash RSS uses: each set bit of the input, taken from the
+ * most significant bit of byte 0 on, XORs in the 32 key bits that start at
+ * the same position of the key. The 40-byte key covers 36 input bytes
+ * (IPv6 addresses and both ports).
+ */
+static uint32_t eth_toeplitz(const uint8_t key[40], const uint8_t *in, uint32_t n)
+{
+	uint32_t h = 0, win = get32(key), i;
+	int b;
+
+	for (i = 0; i < n && i < 36; i++)
+		for (b = 7; b >= 0; b--) {
+			if (in[i] >> b & 1)
+				h ^= win;
+			win = win << 1 | (uint32_t)(key[i + 4] >> b & 1);
+		}
+	return h;
+}
+
+/* CQE rss_hash_type bits: which L3 and L4 fields were hashed. */
+#define ENG_RSS_IPV4 (1u << 2)
+#define ENG_RSS_IPV6 (2u << 2)
+#define ENG_RSS_TCP (1u << 6)
+#define ENG_RSS_UDP (2u << 6)
+
+/* The RQ a TIR gives @r: its own, or (RSS) the table's entry the hash of
+ * the selected fields picks; fields of another L3/L4 type than the
+ * selector's are not in the frame, so they are left out of the input. */
+static struct fw_rq *eth_tir_rq(const struct fw_tir *t, struct eth_rx *r)
+{
+	const struct eth_parse *p = &r->p;
+	uint8_t in[36];
+	uint32_t n = 0, alen;
+	bool l3, l4;
+
+	r->hash = 0;
+	r->hash_type = 0;
+	if (t->rq)
+		return t->rq;
+	if (!t->rqt || !t->rqt->n)
+		return NULL;
+	l3 = (t->hash_l3 == MLX5_L3_PROT_TYPE_IPV4 && p->ipver == 4) ||
+	     (t->hash_l3 == MLX5_L3_PROT_TYPE_IPV6 && p->ipver == 6);
+	l4 = l3 && p->l4_off &&
+	     ((t->hash_l4 == MLX5_L4_PROT_TYPE_TCP && p->proto == ENG_IPPROTO_TCP) ||
+	      (t->hash_l4 == MLX5_L4_PROT_TYPE_UDP && p->proto == ENG_IPPROTO_UDP));
+	alen = p->ipver == 4 ? 4 : 16;
+	if (l3 && (t->hash_fields & MLX5_HASH_FIELD_SEL_SRC_IP)) {
+		memcpy(in + n, r->f + p->l3_off + (p->ipver == 4 ? 12 : 8), alen);
+		n += alen;
+	}
+	if (l3 && (t->hash_fields & MLX5_HASH_FIELD_SEL_DST_IP)) {
+		memcpy(in + n, r->f + p->l3_off + (p->ipver == 4 ? 16 : 24), alen);
+		n += alen;
+	}
+	if (l4 && (t->hash_fields & MLX5_HASH_FIELD_SEL_L4_SPORT)) {
+		memcpy(in + n, r->f + p->l4_off, 2);
+		n += 2;
+	}
+	if (l4 && (t->hash_fields & MLX5_HASH_FIELD_SEL_L4_DPORT)) {
+		memcpy(in + n, r->f + p->l4_off + 2, 2);
+		n += 2;
+	}
+	if (n) {
+		r->hash = eth_toeplitz(t->hash_key, in, n);
+		r->hash_type = (uint8_t)((p->ipver == 4 ? ENG_RSS_IPV4 : ENG_RSS_IPV6) |
+			       (l4 && (t->hash_fields & (MLX5_HASH_FIELD_SEL_L4_SPORT |
+							 MLX5_HASH_FIELD_SEL_L4_DPORT)) ?
+				(p->proto == ENG_IPPROTO_TCP ? ENG_RSS_TCP : ENG_RSS_UDP) : 0));
+	}
+	return t->rqt->rq[r->hash % t->rqt->n];
 }
 
 void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
@@ -548,7 +631,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 
 		if (tis && (t->self_lb_block & blk) && tis->td == t->td)
 			continue;	/* our own frame, loopback blocked */
-		eng_eth_deliver(e, t->rq, &r, st.flow_tag);
+		eng_eth_deliver(e, eth_tir_rq(t, &r), &r, st.flow_tag);
 	}
 }
 

@@ -99,6 +99,10 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(MODIFY_TIS, "MODIFY_TIS", modify_tis_in, mbox_out, fw_tis_modify),
 	CMD(DESTROY_TIS, "DESTROY_TIS", eth_obj_cmd_in, mbox_out, fw_tis_destroy),
 	CMD(QUERY_TIS, "QUERY_TIS", eth_obj_cmd_in, query_tis_out, fw_tis_query),
+	CMD(CREATE_RQT, "CREATE_RQT", create_rqt_in, create_rqt_out, fw_rqt_create),
+	CMD(MODIFY_RQT, "MODIFY_RQT", modify_rqt_in, mbox_out, fw_rqt_modify),
+	CMD(DESTROY_RQT, "DESTROY_RQT", eth_obj_cmd_in, mbox_out, fw_rqt_destroy),
+	CMD(QUERY_RQT, "QUERY_RQT", eth_obj_cmd_in, query_rqt_out, fw_rqt_query),
 	CMD(SET_FLOW_TABLE_ROOT, "SET_FLOW_TABLE_ROOT", set_flow_table_root_in, mbox_out, fw_ft_set_root),
 	CMD(CREATE_FLOW_TABLE, "CREATE_FLOW_TABLE", create_flow_table_in, create_flow_table_out, fw_ft_create),
 	CMD(DESTROY_FLOW_TABLE, "DESTROY_FLOW_TABLE", destroy_flow_table_in, mbox_out, fw_ft_destroy),
@@ -753,6 +757,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->tis, "tis", 1, 1u << 16);
 	fw_table_init(&fw->sq, "sq", FW_SQN_PREFIX | 1, 1u << 16);
 	fw_table_init(&fw->rq, "rq", FW_RQN_PREFIX | 1, 1u << 16);
+	fw_table_init(&fw->rqt, "rqt", 1, 1u << 16);
 	fw_table_init(&fw->tir, "tir", 1, 1u << 16);
 	fw_table_init(&fw->ft, "flow_table", 1, 1u << 16);
 	fw_table_init(&fw->fg, "flow_group", 1, 1u << 20);
@@ -825,6 +830,7 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->ft, struct fw_ft, fw_ft_free);
 	FW_FREE_TABLE(fw->fc, void, fw_free_plain);
 	FW_FREE_TABLE(fw->tir, void, fw_free_plain);
+	FW_FREE_TABLE(fw->rqt, struct fw_rqt, fw_rqt_free);
 	FW_FREE_TABLE(fw->sq, struct fw_sq, fw_sq_free);
 	FW_FREE_TABLE(fw->rq, struct fw_rq, fw_rq_free);
 	FW_FREE_TABLE(fw->tis, void, fw_free_plain);

@@ -421,11 +421,25 @@ struct fw_rq {
 	void *eng;
 };
 
-/* A transport interface receive: a direct dispatch to one RQ. */
+/* An RQ table (fw_rqt.c): the RQs an indirect TIR hashes frames over. */
+struct fw_rqt {
+	struct fw_obj obj;
+	uint32_t max;		/* rqt_max_size */
+	uint32_t n;		/* rqt_actual_size */
+	struct fw_rq **rq;	/* max slots, n used (referenced) */
+};
+
+/* A transport interface receive: a direct dispatch to one RQ, or an
+ * indirect one over an RQ table by a Toeplitz hash of selected fields. */
 struct fw_tir {
 	struct fw_obj obj;
 	uint8_t ctx[0xf0] __attribute__((aligned(8)));	/* tirc */
-	struct fw_rq *rq;
+	struct fw_rq *rq;	/* direct */
+	struct fw_rqt *rqt;	/* indirect */
+	uint8_t hash_key[40];	/* rx_hash_toeplitz_key */
+	uint8_t hash_l3;	/* MLX5_L3_PROT_TYPE_* */
+	uint8_t hash_l4;	/* MLX5_L4_PROT_TYPE_* */
+	uint32_t hash_fields;	/* MLX5_HASH_FIELD_SEL_*; 0: no hash */
 	struct fw_td *td;
 	uint8_t self_lb_block;	/* MLX5_TIRC_SELF_LB_BLOCK_* */
 };

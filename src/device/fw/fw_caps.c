@@ -104,7 +104,9 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	/* At least 1 KiB of send WQE, as ConnectX parts: room for 512 bytes
 	 * of inline data or an inline mkey layout (mlx5dv mkey WRs). */
 	CAP_SET(cmd_hca_cap, max_wqe_sz_sq, 32 + 16 * sge > 1024 ? 32 + 16 * sge : 1024);
-	CAP_SET(cmd_hca_cap, max_wqe_sz_rq, 16 * sge);
+	/* A receive WQE stride is a power of two (512 bytes for 30 SGEs,
+	 * as on ConnectX parts): a queue sized for max_sge must fit. */
+	CAP_SET(cmd_hca_cap, max_wqe_sz_rq, 1u << (32 - __builtin_clz(16 * sge - 1)));
 	CAP_SET(cmd_hca_cap, max_wqe_sz_sq_dc, 32 + 16 * sge);
 	CAP_SET(cmd_hca_cap, max_qp_mcg, 0);
 	CAP_SET(cmd_hca_cap, log_max_mcg, 0);
@@ -135,7 +137,9 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, log_max_tir, 16);
 	CAP_SET(cmd_hca_cap, log_max_sq, 16);
 	CAP_SET(cmd_hca_cap, log_max_rq, 16);
-	CAP_SET(cmd_hca_cap, log_max_rqt, 0);	/* no RSS */
+	/* RSS: RQ tables for indirect TIRs (fw_rqt.c) */
+	CAP_SET(cmd_hca_cap, log_max_rqt, 16);
+	CAP_SET(cmd_hca_cap, log_max_rqt_size, FW_LOG_MAX_RQT_SIZE);
 	CAP_SET(cmd_hca_cap, log_max_tis_per_sq, 0);
 	/* Flow counters (fw_fc.c), one per ALLOC_FLOW_COUNTER: no bulk
 	 * allocation, no dump to memory. */
@@ -151,6 +155,7 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 static void fw_caps_eth(void *cap)
 {
 	CAP_SET(per_protocol_networking_offload_caps, csum_cap, 1);
+	CAP_SET(per_protocol_networking_offload_caps, rss_ind_tbl_cap, FW_LOG_MAX_RQT_SIZE);
 	CAP_SET(per_protocol_networking_offload_caps, vlan_cap, 1);
 	CAP_SET(per_protocol_networking_offload_caps, wqe_inline_mode,
 		MLX5_CAP_INLINE_MODE_NOT_REQUIRED);

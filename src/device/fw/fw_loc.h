@@ -60,7 +60,7 @@ struct fw {
 	struct fw_table psv;	/* signature PSVs (fw_psv.c) */
 	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
 	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c, fw_fc.c) */
-	struct fw_table tis, sq, rq, tir, ft, fg, fc;
+	struct fw_table tis, sq, rq, rqt, tir, ft, fg, fc;
 	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT */
 	struct fw_eth_stats eth;
 	struct fw_crypto crypto;
@@ -327,6 +327,14 @@ int fw_rq_modify(struct fw_cmd *c);
 int fw_rq_query(struct fw_cmd *c);
 int fw_rq_destroy(struct fw_cmd *c);
 void fw_rq_free(struct fw_rq *rq);
+
+/* fw_rqt.c: RQ tables (RSS); 2^FW_LOG_MAX_RQT_SIZE RQs at most */
+#define FW_LOG_MAX_RQT_SIZE 11
+int fw_rqt_create(struct fw_cmd *c);
+int fw_rqt_modify(struct fw_cmd *c);
+int fw_rqt_query(struct fw_cmd *c);
+int fw_rqt_destroy(struct fw_cmd *c);
+void fw_rqt_free(struct fw_rqt *t);
 
 /* fw_tir.c */
 int fw_tir_create(struct fw_cmd *c);
