@@ -213,13 +213,39 @@ static int steer_range_pick(const struct mlx5_steer_ft *ft, uint16_t prio)
 	return -1;
 }
 
+/* CREATE_FLOW_GROUP: range @r of @ft, outer-header criteria @crit. */
+static int steer_fg_create_cmd(struct mlx5_steer_ft *ft, const uint8_t *crit,
+			       uint32_t r, uint32_t *id)
+{
+	uint32_t out[DEVX_ST_SZ_DW(create_flow_group_out)] = {};
+	uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+	int ret;
+
+	if (!in)
+		return ENOMEM;
+	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_group_in, in, table_id, ft->id);
+	DEVX_SET(create_flow_group_in, in, start_flow_index, r * STEER_FG_SIZE);
+	DEVX_SET(create_flow_group_in, in, end_flow_index,
+		 r * STEER_FG_SIZE + STEER_FG_SIZE - 1);
+	DEVX_SET(create_flow_group_in, in, match_criteria_enable,
+		 MLX5_MATCH_OUTER_HEADERS);
+	memcpy(DEVX_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers),
+	       crit, MATCH_BYTES);
+	ret = steer_cmd(ft, in, DEVX_ST_SZ_BYTES(create_flow_group_in), out,
+			sizeof(out));
+	free(in);
+	if (!ret)
+		*id = DEVX_GET(create_flow_group_out, out, group_id);
+	return ret;
+}
+
 struct mlx5_steer_fg *mlx5_steer_fg_get(struct mlx5_steer_ft *ft, const uint8_t *crit,
 					uint16_t prio, const void *owner, int *err)
 {
 	static const uint8_t none[STEER_MATCH_BYTES];
-	uint32_t out[DEVX_ST_SZ_DW(create_flow_group_out)] = {};
 	struct mlx5_steer_fg *g;
-	uint8_t *in;
 	int r;
 
 	if (!crit)
@@ -236,32 +262,16 @@ struct mlx5_steer_fg *mlx5_steer_fg_get(struct mlx5_steer_ft *ft, const uint8_t 
 		return NULL;
 	}
 	g = calloc(1, sizeof(*g));
-	in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
-	if (!g || !in) {
-		free(g);
-		free(in);
+	if (!g) {
 		*err = ENOMEM;
 		return NULL;
 	}
-	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(create_flow_group_in, in, table_id, ft->id);
-	DEVX_SET(create_flow_group_in, in, start_flow_index, r * STEER_FG_SIZE);
-	DEVX_SET(create_flow_group_in, in, end_flow_index,
-		 r * STEER_FG_SIZE + STEER_FG_SIZE - 1);
-	DEVX_SET(create_flow_group_in, in, match_criteria_enable,
-		 MLX5_MATCH_OUTER_HEADERS);
-	memcpy(DEVX_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers),
-	       crit, MATCH_BYTES);
-	*err = steer_cmd(ft, in, DEVX_ST_SZ_BYTES(create_flow_group_in), out,
-			 sizeof(out));
-	free(in);
+	*err = steer_fg_create_cmd(ft, crit, (uint32_t)r, &g->id);
 	if (*err) {
 		free(g);
 		return NULL;
 	}
 	memcpy(g->crit, crit, MATCH_BYTES);
-	g->id = DEVX_GET(create_flow_group_out, out, group_id);
 	g->range = (uint32_t)r;
 	g->prio = prio;
 	g->owner = owner;
