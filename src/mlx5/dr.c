@@ -120,13 +120,23 @@ mlx5dv_dr_domain_create(struct ibv_context *ctx, enum mlx5dv_dr_domain_type type
 	if (!mlx5dv_is_supported(ctx->device))
 		return DR_FAIL_PTR(EOPNOTSUPP, "not an mlx5 device");
 	/* The device has no transmit or eswitch flow tables: the one-time
-	 * stub line says so, once per type. */
+	 * stub line says so, a debug line on later calls. */
 	if (type == MLX5DV_DR_DOMAIN_TYPE_NIC_TX) {
+		static int once;
+
+		if (__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
+			return DR_FAIL_PTR(EOPNOTSUPP, "NIC_TX domains are not "
+					   "implemented");
 		smx_stub("mlx5dv_dr_domain_create(NIC_TX)");
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (type == MLX5DV_DR_DOMAIN_TYPE_FDB) {
+		static int once;
+
+		if (__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
+			return DR_FAIL_PTR(EOPNOTSUPP, "FDB domains are not "
+					   "implemented");
 		smx_stub("mlx5dv_dr_domain_create(FDB)");
 		errno = EOPNOTSUPP;
 		return NULL;
