@@ -11,11 +11,12 @@
  *   mailbox); another errno when the command never reached the device.
  *   obj_create returns NULL with errno, EREMOTEIO meaning "status and syndrome
  *   are in out".
- * A context opened without MLX5DV_CONTEXT_FLAGS_DEVX has no DEVX uid: every
- * object / umem / subscription call fails with EINVAL, as the kernel's
- * devx_get_uid() answers; the kernel's three whitelisted general commands
- * (QUERY_HCA_CAP, QUERY_HCA_VPORT_CONTEXT, QUERY_ESW_VPORT_CONTEXT) still work,
- * as they do through the kernel's whitelist uid.
+ * Every context has a DEVX uid, as rdma-core >= 29 asks for one whether or
+ * not MLX5DV_CONTEXT_FLAGS_DEVX is given (mlx5.c). A context without one
+ * (kept in devx.c for the kernel's semantics) would fail every object /
+ * umem / subscription call with EINVAL, as the kernel's devx_get_uid()
+ * answers, and still run the three whitelisted general commands
+ * (QUERY_HCA_CAP, QUERY_HCA_VPORT_CONTEXT, QUERY_ESW_VPORT_CONTEXT).
  */
 #ifndef SMX_MLX5_DEVX_H
 #define SMX_MLX5_DEVX_H

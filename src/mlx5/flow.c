@@ -20,34 +20,22 @@
  * headers (misc and inner fields answer EOPNOTSUPP), a rule forwards to a
  * raw packet QP, a DEVX TIR (e.g. a FlexIO RQ's, flexio_rq_get_tir) or a
  * DEVX flow table, or drops, with an optional tag and DEVX flow counter.
+ *
+ * The table, group and entry commands are shared with mlx5dv_dr (dr.c)
+ * through steer.h; groups there carry a priority and an owner (a DR
+ * matcher), ours priority 0 and none.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlx5/mlx5.h"
+#include "mlx5/steer.h"
 #include "prm/prm.h"
 #include "util/log.h"
 #include "util/symver.h"
 
-#define STEER_LOG_SIZE 16
-#define STEER_FG_SIZE 64
-#define STEER_NRANGES ((1u << STEER_LOG_SIZE) / STEER_FG_SIZE)
-#define MATCH_BYTES 64		/* fte_match_set_lyr_2_4 */
-
-struct mlx5_steer_fg {
-	struct mlx5_steer_fg *next;
-	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
-	uint32_t id, range;
-	uint32_t used;
-	uint64_t map;		/* STEER_FG_SIZE indexes in use */
-};
-
-struct mlx5_steer {
-	uint32_t ft;
-	struct mlx5_steer_fg *groups;
-	uint8_t range_used[STEER_NRANGES];
-};
+#define MATCH_BYTES STEER_MATCH_BYTES
 
 struct mlx5_flow {
 	struct ibv_flow ibv_flow;
@@ -59,99 +47,185 @@ struct mlx5_flow {
 
 _Static_assert(STEER_FG_SIZE == 64, "one 64-bit map per group");
 
-static int steer_cmd(struct mlx5_device *mdev, void *in, size_t inlen, void *out,
+static int steer_cmd(struct mlx5_steer_ft *ft, void *in, size_t inlen, void *out,
 		     size_t outlen)
 {
-	return mlx5_cmd_exec_hca(mdev->hca, 0, in, inlen, out, outlen);
+	return mlx5_cmd_exec_hca(ft->mdev->hca, ft->uid, in, inlen, out, outlen);
 }
 
-/* The root table, made on first use. */
-static int steer_init(struct mlx5_device *mdev)
+static int steer_ft_create_cmd(struct mlx5_steer_ft *ft)
 {
 	uint32_t in[DEVX_ST_SZ_DW(create_flow_table_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(create_flow_table_out)] = {};
-	uint32_t rin[DEVX_ST_SZ_DW(set_flow_table_root_in)] = {};
-	uint32_t rout[DEVX_ST_SZ_DW(mbox_out)] = {};
-	uint32_t din[DEVX_ST_SZ_DW(destroy_flow_table_in)] = {};
-	struct mlx5_steer *st;
 	int ret;
 
-	if (mdev->steer)
-		return 0;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return ENOMEM;
 	DEVX_SET(create_flow_table_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
 	DEVX_SET(create_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(create_flow_table_in, in, flow_table_context.level, 0);
+	DEVX_SET(create_flow_table_in, in, flow_table_context.level, ft->level);
 	DEVX_SET(create_flow_table_in, in, flow_table_context.log_size,
 		 STEER_LOG_SIZE);
-	ret = steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+	ret = steer_cmd(ft, in, sizeof(in), out, sizeof(out));
+	if (!ret)
+		ft->id = DEVX_GET(create_flow_table_out, out, table_id);
+	return ret;
+}
+
+static int steer_ft_destroy_cmd(struct mlx5_steer_ft *ft)
+{
+	uint32_t in[DEVX_ST_SZ_DW(destroy_flow_table_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(destroy_flow_table_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+	DEVX_SET(destroy_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_table_in, in, table_id, ft->id);
+	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
+}
+
+/* op_mod 0 sets the NIC RX root to @ft, 1 disconnects it. */
+static int steer_set_root_cmd(struct mlx5_steer_ft *ft, bool disconnect)
+{
+	uint32_t in[DEVX_ST_SZ_DW(set_flow_table_root_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(set_flow_table_root_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+	DEVX_SET(set_flow_table_root_in, in, op_mod, disconnect);
+	DEVX_SET(set_flow_table_root_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	if (!disconnect)
+		DEVX_SET(set_flow_table_root_in, in, table_id, ft->id);
+	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
+}
+
+int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint32_t level,
+			 struct mlx5_steer_ft **out)
+{
+	struct mlx5_steer_ft *ft = calloc(1, sizeof(*ft));
+	int ret;
+
+	if (!ft)
+		return ENOMEM;
+	ft->mdev = mdev;
+	ft->uid = uid;
+	ft->level = level;
+	ret = steer_ft_create_cmd(ft);
 	if (ret) {
-		free(st);
+		free(ft);
 		return ret;
 	}
-	st->ft = DEVX_GET(create_flow_table_out, out, table_id);
-	DEVX_SET(set_flow_table_root_in, rin, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
-	DEVX_SET(set_flow_table_root_in, rin, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(set_flow_table_root_in, rin, table_id, st->ft);
-	ret = steer_cmd(mdev, rin, sizeof(rin), rout, sizeof(rout));
-	if (ret) {
-		DEVX_SET(destroy_flow_table_in, din, opcode,
-			 MLX5_CMD_OP_DESTROY_FLOW_TABLE);
-		DEVX_SET(destroy_flow_table_in, din, table_type,
-			 MLX5_FLOW_TABLE_TYPE_NIC_RX);
-		DEVX_SET(destroy_flow_table_in, din, table_id, st->ft);
-		steer_cmd(mdev, din, sizeof(din), rout, sizeof(rout));
-		free(st);
-		return ret;
-	}
-	mdev->steer = st;
+	*out = ft;
 	return 0;
 }
 
-static int steer_fg_destroy(struct mlx5_device *mdev, struct mlx5_steer_fg *g)
+int mlx5_steer_ft_destroy(struct mlx5_steer_ft *ft)
+{
+	int ret = steer_ft_destroy_cmd(ft);
+
+	if (!ret)
+		free(ft);
+	return ret;
+}
+
+/* The root table (uid 0, as the kernel's), made on first use. */
+int mlx5_steer_root(struct mlx5_device *mdev, struct mlx5_steer_ft **out)
+{
+	struct mlx5_steer_ft *ft;
+	int ret;
+
+	if (!mdev->steer) {
+		ret = mlx5_steer_ft_create(mdev, 0, 0, &ft);
+		if (ret)
+			return ret;
+		ret = steer_set_root_cmd(ft, false);
+		if (ret) {
+			mlx5_steer_ft_destroy(ft);
+			return ret;
+		}
+		mdev->steer = ft;
+	}
+	*out = mdev->steer;
+	return 0;
+}
+
+int mlx5_steer_fg_destroy(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g)
 {
 	uint32_t in[DEVX_ST_SZ_DW(destroy_flow_group_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+	struct mlx5_steer_fg **pp;
+	int ret;
 
 	DEVX_SET(destroy_flow_group_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_GROUP);
 	DEVX_SET(destroy_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(destroy_flow_group_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(destroy_flow_group_in, in, table_id, ft->id);
 	DEVX_SET(destroy_flow_group_in, in, group_id, g->id);
-	return steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+	ret = steer_cmd(ft, in, sizeof(in), out, sizeof(out));
+	if (ret) {
+		smx_dbg("flow: group 0x%x of table 0x%x could not be destroyed",
+			g->id, ft->id);
+		return ret;
+	}
+	for (pp = &ft->groups; *pp != g; pp = &(*pp)->next)
+		;
+	*pp = g->next;
+	ft->range_used[g->range] = 0;
+	free(g);
+	return 0;
 }
 
-/* A group with these criteria and a free index, made when there is none. */
-static struct mlx5_steer_fg *steer_fg_get(struct mlx5_device *mdev,
-					  const uint8_t *crit, int *err)
+/*
+ * A free range for a group of @prio: above every group of a lower priority
+ * value, below every group of a higher one. Next to the groups of the same
+ * priority when there are some (so they keep their creation order), else
+ * in the middle of the window, leaving room on both sides for priorities
+ * still to come. -1 when the window is full.
+ */
+static int steer_range_pick(const struct mlx5_steer_ft *ft, uint16_t prio)
 {
-	struct mlx5_steer *st = mdev->steer;
-	uint8_t *in;
-	uint32_t out[DEVX_ST_SZ_DW(create_flow_group_out)] = {};
-	struct mlx5_steer_fg *g;
-	uint32_t r;
+	int lo = -1, hi = STEER_NRANGES, same_lo = STEER_NRANGES, same_hi = -1;
+	const struct mlx5_steer_fg *g;
+	int r, mid;
 
-	for (g = st->groups; g; g = g->next)
-		if (g->used < STEER_FG_SIZE && !memcmp(g->crit, crit, MATCH_BYTES))
-			return g;
-	for (r = 0; r < STEER_NRANGES && st->range_used[r]; r++)
-		;
-	if (r == STEER_NRANGES) {
-		*err = ENOSPC;
-		return NULL;
+	for (g = ft->groups; g; g = g->next) {
+		int gr = (int)g->range;
+
+		if (g->prio < prio && gr > lo)
+			lo = gr;
+		else if (g->prio > prio && gr < hi)
+			hi = gr;
+		else if (g->prio == prio) {
+			same_lo = gr < same_lo ? gr : same_lo;
+			same_hi = gr > same_hi ? gr : same_hi;
+		}
 	}
-	g = calloc(1, sizeof(*g));
-	in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
-	if (!g || !in) {
-		free(g);
-		free(in);
-		*err = ENOMEM;
-		return NULL;
+	if (same_hi >= 0) {
+		for (r = same_hi + 1; r < hi; r++)
+			if (!ft->range_used[r])
+				return r;
+		for (r = same_lo - 1; r > lo; r--)
+			if (!ft->range_used[r])
+				return r;
 	}
+	mid = lo + (hi - lo) / 2;
+	for (r = 0; mid - r > lo || mid + r < hi; r++) {
+		if (mid - r > lo && !ft->range_used[mid - r])
+			return mid - r;
+		if (mid + r < hi && !ft->range_used[mid + r])
+			return mid + r;
+	}
+	return -1;
+}
+
+/* CREATE_FLOW_GROUP: range @r of @ft, outer-header criteria @crit. */
+static int steer_fg_create_cmd(struct mlx5_steer_ft *ft, const uint8_t *crit,
+			       uint32_t r, uint32_t *id)
+{
+	uint32_t out[DEVX_ST_SZ_DW(create_flow_group_out)] = {};
+	uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+	int ret;
+
+	if (!in)
+		return ENOMEM;
 	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
 	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(create_flow_group_in, in, table_id, st->ft);
+	DEVX_SET(create_flow_group_in, in, table_id, ft->id);
 	DEVX_SET(create_flow_group_in, in, start_flow_index, r * STEER_FG_SIZE);
 	DEVX_SET(create_flow_group_in, in, end_flow_index,
 		 r * STEER_FG_SIZE + STEER_FG_SIZE - 1);
@@ -159,49 +233,138 @@ static struct mlx5_steer_fg *steer_fg_get(struct mlx5_device *mdev,
 		 MLX5_MATCH_OUTER_HEADERS);
 	memcpy(DEVX_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers),
 	       crit, MATCH_BYTES);
-	*err = steer_cmd(mdev, in, DEVX_ST_SZ_BYTES(create_flow_group_in), out,
-			 sizeof(out));
+	ret = steer_cmd(ft, in, DEVX_ST_SZ_BYTES(create_flow_group_in), out,
+			sizeof(out));
 	free(in);
+	if (!ret)
+		*id = DEVX_GET(create_flow_group_out, out, group_id);
+	return ret;
+}
+
+struct mlx5_steer_fg *mlx5_steer_fg_get(struct mlx5_steer_ft *ft, const uint8_t *crit,
+					uint16_t prio, const void *owner, int *err)
+{
+	static const uint8_t none[STEER_MATCH_BYTES];
+	struct mlx5_steer_fg *g;
+	int r;
+
+	if (!crit)
+		crit = none;
+	for (g = ft->groups; g; g = g->next)
+		if (g->owner == owner && g->prio == prio && g->used < STEER_FG_SIZE &&
+		    !memcmp(g->crit, crit, MATCH_BYTES))
+			return g;
+	r = steer_range_pick(ft, prio);
+	if (r < 0) {
+		smx_dbg("flow: table 0x%x has no free group range for priority %u",
+			ft->id, prio);
+		*err = ENOSPC;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	*err = steer_fg_create_cmd(ft, crit, (uint32_t)r, &g->id);
 	if (*err) {
 		free(g);
 		return NULL;
 	}
 	memcpy(g->crit, crit, MATCH_BYTES);
-	g->id = DEVX_GET(create_flow_group_out, out, group_id);
-	g->range = r;
-	st->range_used[r] = 1;
-	g->next = st->groups;
-	st->groups = g;
+	g->range = (uint32_t)r;
+	g->prio = prio;
+	g->owner = owner;
+	ft->range_used[r] = 1;
+	g->next = ft->groups;
+	ft->groups = g;
 	return g;
 }
 
-static void steer_fg_put(struct mlx5_device *mdev, struct mlx5_steer_fg *g)
+void mlx5_steer_fg_put(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g)
 {
-	struct mlx5_steer_fg **pp;
-
-	if (g->used)
-		return;
-	if (steer_fg_destroy(mdev, g)) {
-		smx_dbg("flow: group 0x%x could not be destroyed", g->id);
-		return;
-	}
-	for (pp = &mdev->steer->groups; *pp != g; pp = &(*pp)->next)
-		;
-	*pp = g->next;
-	mdev->steer->range_used[g->range] = 0;
-	free(g);
+	if (!g->used && !g->owner)
+		mlx5_steer_fg_destroy(ft, g);
 }
 
-static int steer_fte_delete(struct mlx5_device *mdev, uint32_t index)
+static int steer_fte_delete_cmd(struct mlx5_steer_ft *ft, uint32_t index)
 {
 	uint32_t in[DEVX_ST_SZ_DW(delete_fte_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
 
 	DEVX_SET(delete_fte_in, in, opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
 	DEVX_SET(delete_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(delete_fte_in, in, table_id, mdev->steer->ft);
+	DEVX_SET(delete_fte_in, in, table_id, ft->id);
 	DEVX_SET(delete_fte_in, in, flow_index, index);
-	return steer_cmd(mdev, in, sizeof(in), out, sizeof(out));
+	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
+}
+
+int mlx5_steer_fte_del(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
+		       uint32_t index)
+{
+	int ret = steer_fte_delete_cmd(ft, index);
+
+	if (!ret) {
+		g->map &= ~(1ull << (index % STEER_FG_SIZE));
+		g->used--;
+	}
+	return ret;
+}
+
+int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
+		       const struct mlx5_steer_rule *r, uint32_t *index)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 16;
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+	uint32_t slot, action, ndest = 0;
+	uint8_t *in, *d;
+	void *fc;
+	int ret;
+
+	if (g->used >= STEER_FG_SIZE)
+		return ENOSPC;
+	in = calloc(1, inlen);
+	if (!in)
+		return ENOMEM;
+	for (slot = 0; g->map & (1ull << slot); slot++)
+		;
+	*index = g->range * STEER_FG_SIZE + slot;
+	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_id, ft->id);
+	DEVX_SET(set_fte_in, in, flow_index, *index);
+	DEVX_SET(flow_context, fc, group_id, g->id);
+	DEVX_SET(flow_context, fc, flow_tag, r->tag);
+	memcpy(DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers), r->val,
+	       MATCH_BYTES);
+	d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
+	if (r->drop) {
+		action = MLX5_FLOW_CONTEXT_ACTION_DROP;
+	} else {
+		action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
+		DEVX_SET(dest_format, d, destination_type, r->dest_type);
+		DEVX_SET(dest_format, d, destination_id, r->dest_id);
+		ndest = 1;
+	}
+	DEVX_SET(flow_context, fc, destination_list_size, ndest);
+	if (r->count) {
+		/* the counter list follows the destinations, 8 bytes each */
+		uint32_t c = htobe32(r->counter);
+
+		memcpy(d + ndest * 8, &c, 4);
+		DEVX_SET(flow_context, fc, flow_counter_list_size, 1);
+		action |= MLX5_FLOW_CONTEXT_ACTION_COUNT;
+	}
+	DEVX_SET(flow_context, fc, action, action);
+	inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (ndest + r->count);
+	ret = steer_cmd(ft, in, inlen, out, sizeof(out));
+	free(in);
+	if (!ret) {
+		g->map |= 1ull << slot;
+		g->used++;
+	}
+	return ret;
 }
 
 /* ---- specs -> match criteria and value ---- */
@@ -386,103 +549,48 @@ static int flow_parse(const struct ibv_flow_attr *attr, struct flow_match *m)
 	return 0;
 }
 
-/* What one flow table entry does (ibv_create_flow or mlx5dv_create_flow). */
-struct steer_rule {
-	const uint8_t *crit, *val;	/* MATCH_BYTES each, outer headers */
-	uint32_t tag;
-	bool drop;
-	uint8_t dest_type;		/* MLX5_FLOW_DESTINATION_TYPE_*, with !drop */
-	uint32_t dest_id;
-	bool count;
-	uint32_t counter;
-};
-
-/* Adds the entry in a group of its criteria; the flow, or NULL + errno. */
-static struct ibv_flow *steer_add(struct ibv_context *ctx, const struct steer_rule *r)
+/* Adds the entry in a shared group of its criteria in the root table; the
+ * flow, or NULL + errno. */
+static struct ibv_flow *steer_add(struct ibv_context *ctx, const uint8_t *crit,
+				  const struct mlx5_steer_rule *r)
 {
 	struct mlx5_device *mdev = to_mdev(ctx->device);
-	size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 16;
-	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
-	struct mlx5_steer_fg *g;
+	struct mlx5_steer_fg *g = NULL;
+	struct mlx5_steer_ft *ft;
 	struct mlx5_flow *f;
-	uint32_t slot, action, ndest = 0;
-	uint8_t *in, *d;
-	void *fc;
 	int ret;
 
 	f = calloc(1, sizeof(*f));
-	in = calloc(1, inlen);
-	if (!f || !in) {
-		free(f);
-		free(in);
+	if (!f) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	pthread_mutex_lock(&mdev->steer_lock);
-	ret = steer_init(mdev);
-	if (ret)
-		goto out;
-	g = steer_fg_get(mdev, r->crit, &ret);
-	if (!g)
-		goto out;
-	for (slot = 0; g->map & (1ull << slot); slot++)
-		;
-	f->index = g->range * STEER_FG_SIZE + slot;
-	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
-	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(set_fte_in, in, table_id, mdev->steer->ft);
-	DEVX_SET(set_fte_in, in, flow_index, f->index);
-	DEVX_SET(flow_context, fc, group_id, g->id);
-	DEVX_SET(flow_context, fc, flow_tag, r->tag);
-	memcpy(DEVX_ADDR_OF(flow_context, fc, match_value.outer_headers), r->val,
-	       MATCH_BYTES);
-	d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
-	if (r->drop) {
-		action = MLX5_FLOW_CONTEXT_ACTION_DROP;
-	} else {
-		action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
-		DEVX_SET(dest_format, d, destination_type, r->dest_type);
-		DEVX_SET(dest_format, d, destination_id, r->dest_id);
-		ndest = 1;
+	ret = mlx5_steer_root(mdev, &ft);
+	if (!ret)
+		g = mlx5_steer_fg_get(ft, crit, 0, NULL, &ret);
+	if (g) {
+		ret = mlx5_steer_fte_add(ft, g, r, &f->index);
+		if (ret)
+			mlx5_steer_fg_put(ft, g);
 	}
-	DEVX_SET(flow_context, fc, destination_list_size, ndest);
-	if (r->count) {
-		/* the counter list follows the destinations, 8 bytes each */
-		uint32_t c = htobe32(r->counter);
-
-		memcpy(d + ndest * 8, &c, 4);
-		DEVX_SET(flow_context, fc, flow_counter_list_size, 1);
-		action |= MLX5_FLOW_CONTEXT_ACTION_COUNT;
-	}
-	DEVX_SET(flow_context, fc, action, action);
-	inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (ndest + r->count);
-	ret = steer_cmd(mdev, in, inlen, out, sizeof(out));
-	if (ret) {
-		steer_fg_put(mdev, g);
-		goto out;
-	}
-	g->map |= 1ull << slot;
-	g->used++;
-	f->fg = g;
-	f->mdev = mdev;
-	f->ibv_flow.context = ctx;
-	f->ibv_flow.handle = f->index;
-out:
 	pthread_mutex_unlock(&mdev->steer_lock);
-	free(in);
 	if (ret) {
 		free(f);
 		errno = ret;
 		return NULL;
 	}
+	f->fg = g;
+	f->mdev = mdev;
+	f->ibv_flow.context = ctx;
+	f->ibv_flow.handle = f->index;
 	return &f->ibv_flow;
 }
 
 struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 {
 	struct mlx5_qp *qp = to_mqp(ibqp);
-	struct steer_rule r = { 0 };
+	struct mlx5_steer_rule r = { 0 };
 	struct flow_match m;
 	int ret;
 
@@ -505,19 +613,15 @@ struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *att
 		errno = ret;
 		return NULL;
 	}
-	r.crit = m.crit;
 	r.val = m.val;
 	r.tag = m.tag;
 	r.drop = m.drop;
 	r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
 	r.dest_id = qp->raw.tirn;
-	return steer_add(ibqp->context, &r);
+	return steer_add(ibqp->context, m.crit, &r);
 }
 
 /* ---- the mlx5dv flow API: matchers (criteria) and rules ---- */
-
-/* fte_match_param: outer headers first, then misc, inner ... (0x200 bytes) */
-#define MATCH_PARAM_BYTES 0x200
 
 struct mlx5dv_flow_matcher {
 	struct ibv_context *ctx;
@@ -527,7 +631,8 @@ struct mlx5dv_flow_matcher {
 
 /* Only the outer L2-L4 headers are matched: any mask bit past them (misc,
  * inner headers, metadata) asks for what this device does not steer on. */
-static int match_outer(const struct mlx5dv_flow_match_parameters *p, uint8_t out[MATCH_BYTES])
+int mlx5_steer_match_outer(const struct mlx5dv_flow_match_parameters *p,
+			   uint8_t out[STEER_MATCH_BYTES])
 {
 	const uint8_t *b;
 	size_t i;
@@ -536,12 +641,57 @@ static int match_outer(const struct mlx5dv_flow_match_parameters *p, uint8_t out
 	if (!p)
 		return 0;
 	b = (const uint8_t *)p->match_buf;
-	if (p->match_sz > MATCH_PARAM_BYTES)
+	if (p->match_sz > STEER_PARAM_BYTES)
 		return EINVAL;
 	for (i = MATCH_BYTES; i < p->match_sz; i++)
 		if (b[i])
 			return EOPNOTSUPP;
 	memcpy(out, b, p->match_sz < MATCH_BYTES ? p->match_sz : MATCH_BYTES);
+	return 0;
+}
+
+/* A raw packet QP as a destination: its TIR. */
+int mlx5_steer_dest_qp(struct ibv_qp *qp, struct mlx5_steer_rule *r)
+{
+	if (!qp)
+		return EINVAL;
+	if (qp->qp_type != IBV_QPT_RAW_PACKET)
+		return EOPNOTSUPP;
+	if (!to_mqp(qp)->raw.tirn)
+		return EINVAL;	/* no receive queue to steer to */
+	r->dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+	r->dest_id = to_mqp(qp)->raw.tirn;
+	return 0;
+}
+
+/* A DEVX object as a destination: a TIR or a flow table. */
+int mlx5_steer_dest_devx(const struct mlx5dv_devx_obj *obj, struct mlx5_steer_rule *r)
+{
+	uint16_t creator;
+	uint32_t id;
+
+	if (!obj || !mlx5_devx_obj_ident(obj, &creator, &id))
+		return EINVAL;
+	if (creator == MLX5_CMD_OP_CREATE_TIR)
+		r->dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+	else if (creator == MLX5_CMD_OP_CREATE_FLOW_TABLE)
+		r->dest_type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
+	else
+		return EOPNOTSUPP;
+	r->dest_id = id;
+	return 0;
+}
+
+/* A DEVX flow counter (+ @offset into a bulk); its id in *id. */
+int mlx5_steer_counter_devx(const struct mlx5dv_devx_obj *obj, uint32_t offset,
+			    uint32_t *id)
+{
+	uint16_t creator;
+
+	if (!obj || !mlx5_devx_obj_ident(obj, &creator, id) ||
+	    creator != MLX5_CMD_OP_ALLOC_FLOW_COUNTER || *id + offset < *id)
+		return EINVAL;
+	*id += offset;
 	return 0;
 }
 
@@ -573,7 +723,7 @@ mlx5dv_create_flow_matcher(struct ibv_context *ctx, struct mlx5dv_flow_matcher_a
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = match_outer(a->match_mask, fm->crit);
+	ret = mlx5_steer_match_outer(a->match_mask, fm->crit);
 	if (ret) {
 		smx_dbg("flow matcher: mask of %zu bytes: %s", a->match_mask->match_sz,
 			ret == EINVAL ? "longer than fte_match_param" :
@@ -608,7 +758,7 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 		   size_t n, struct mlx5dv_flow_action_attr actions[])
 {
 	uint8_t val[MATCH_BYTES] __attribute__((aligned(8)));
-	struct steer_rule r = { 0 };
+	struct mlx5_steer_rule r = { 0 };
 	bool dest = false;
 	struct ibv_flow *f;
 	size_t i, b;
@@ -618,7 +768,7 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 		errno = EINVAL;
 		return NULL;
 	}
-	ret = match_outer(value, val);
+	ret = mlx5_steer_match_outer(value, val);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -627,35 +777,18 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 		val[b] &= fm->crit[b];
 	for (i = 0; i < n; i++) {
 		const struct mlx5dv_flow_action_attr *a = &actions[i];
-		uint16_t creator;
-		uint32_t id;
 
 		switch (a->type) {
 		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
-			if (dest || !a->qp || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
-			    !to_mqp(a->qp)->raw.tirn) {
-				errno = a->qp && a->qp->qp_type != IBV_QPT_RAW_PACKET ?
-					EOPNOTSUPP : EINVAL;
-				return NULL;
-			}
-			r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
-			r.dest_id = to_mqp(a->qp)->raw.tirn;
-			dest = true;
-			break;
 		case MLX5DV_FLOW_ACTION_DEST_DEVX:
-			if (dest || !mlx5_devx_obj_ident(a->obj, &creator, &id)) {
-				errno = EINVAL;
+			ret = dest ? EINVAL :
+			      a->type == MLX5DV_FLOW_ACTION_DEST_IBV_QP ?
+			      mlx5_steer_dest_qp(a->qp, &r) :
+			      mlx5_steer_dest_devx(a->obj, &r);
+			if (ret) {
+				errno = ret;
 				return NULL;
 			}
-			if (creator == MLX5_CMD_OP_CREATE_TIR) {
-				r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
-			} else if (creator == MLX5_CMD_OP_CREATE_FLOW_TABLE) {
-				r.dest_type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
-			} else {
-				errno = EOPNOTSUPP;	/* a TIR or a flow table */
-				return NULL;
-			}
-			r.dest_id = id;
 			dest = true;
 			break;
 		case MLX5DV_FLOW_ACTION_DROP:
@@ -665,13 +798,12 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 			r.tag = a->tag_value;
 			break;
 		case MLX5DV_FLOW_ACTION_COUNTERS_DEVX:
-			if (r.count || !mlx5_devx_obj_ident(a->obj, &creator, &id) ||
-			    creator != MLX5_CMD_OP_ALLOC_FLOW_COUNTER) {
+			if (r.count ||
+			    mlx5_steer_counter_devx(a->obj, 0, &r.counter)) {
 				errno = EINVAL;
 				return NULL;
 			}
 			r.count = true;
-			r.counter = id;
 			break;
 		default:
 			errno = EOPNOTSUPP;	/* verbs counters, flow actions, default miss */
@@ -682,9 +814,8 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 		errno = EINVAL;	/* exactly one of a destination or DROP */
 		return NULL;
 	}
-	r.crit = fm->crit;
 	r.val = val;
-	f = steer_add(fm->ctx, &r);
+	f = steer_add(fm->ctx, fm->crit, &r);
 	if (f) {
 		struct mlx5_flow *mf = SMX_CONTAINER_OF(f, struct mlx5_flow, ibv_flow);
 
@@ -701,12 +832,9 @@ int mlx5_destroy_flow(struct ibv_flow *flow)
 	int ret;
 
 	pthread_mutex_lock(&mdev->steer_lock);
-	ret = steer_fte_delete(mdev, f->index);
-	if (!ret) {
-		f->fg->map &= ~(1ull << (f->index % STEER_FG_SIZE));
-		f->fg->used--;
-		steer_fg_put(mdev, f->fg);
-	}
+	ret = mlx5_steer_fte_del(mdev->steer, f->fg, f->index);
+	if (!ret)
+		mlx5_steer_fg_put(mdev->steer, f->fg);
 	pthread_mutex_unlock(&mdev->steer_lock);
 	if (!ret) {
 		if (f->matcher)
@@ -716,35 +844,27 @@ int mlx5_destroy_flow(struct ibv_flow *flow)
 	return ret;
 }
 
-/* Device release: whatever flows are left go, then the root. */
+/* Device release: whatever entries are left go, then the root. */
 void mlx5_steer_free(struct mlx5_device *mdev)
 {
-	struct mlx5_steer *st = mdev->steer;
-	uint32_t rin[DEVX_ST_SZ_DW(set_flow_table_root_in)] = {};
-	uint32_t din[DEVX_ST_SZ_DW(destroy_flow_table_in)] = {};
-	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+	struct mlx5_steer_ft *ft = mdev->steer;
 
-	if (!st)
+	if (!ft)
 		return;
-	while (st->groups) {
-		struct mlx5_steer_fg *g = st->groups;
+	while (ft->groups) {
+		struct mlx5_steer_fg *g = ft->groups;
 		uint32_t i;
 
 		for (i = 0; i < STEER_FG_SIZE; i++)
 			if (g->map & (1ull << i))
-				steer_fte_delete(mdev, g->range * STEER_FG_SIZE + i);
-		steer_fg_destroy(mdev, g);
-		st->groups = g->next;
-		free(g);
+				mlx5_steer_fte_del(ft, g, g->range * STEER_FG_SIZE + i);
+		if (mlx5_steer_fg_destroy(ft, g)) {
+			ft->groups = g->next;	/* the device goes anyway */
+			free(g);
+		}
 	}
-	DEVX_SET(set_flow_table_root_in, rin, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
-	DEVX_SET(set_flow_table_root_in, rin, op_mod, 1);	/* disconnect */
-	DEVX_SET(set_flow_table_root_in, rin, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	steer_cmd(mdev, rin, sizeof(rin), out, sizeof(out));
-	DEVX_SET(destroy_flow_table_in, din, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
-	DEVX_SET(destroy_flow_table_in, din, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	DEVX_SET(destroy_flow_table_in, din, table_id, st->ft);
-	steer_cmd(mdev, din, sizeof(din), out, sizeof(out));
-	free(st);
+	steer_set_root_cmd(ft, true);
+	if (mlx5_steer_ft_destroy(ft))
+		free(ft);
 	mdev->steer = NULL;
 }

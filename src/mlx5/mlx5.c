@@ -279,7 +279,10 @@ static struct verbs_context *mlx5_context_alloc(struct ibv_device *ibdev,
 	struct mlx5dv_context_attr *attr = private_data;
 	uint64_t flags = attr ? attr->flags : 0;
 
-	return context_create(ibdev, cmd_fd, NULL, flags);
+	/* rdma-core >= 29 asks the kernel for a DEVX uid on every context
+	 * (and only drops it when the kernel refuses, which ours never does):
+	 * ibv_open_device contexts may create DEVX objects too. */
+	return context_create(ibdev, cmd_fd, NULL, flags | MLX5DV_CONTEXT_FLAGS_DEVX);
 }
 
 static struct verbs_context *mlx5_context_import(struct ibv_device *ibdev,
@@ -292,7 +295,7 @@ static struct verbs_context *mlx5_context_import(struct ibv_device *ibdev,
 		errno = EINVAL;	/* not a softmlx5 command fd */
 		return NULL;
 	}
-	vctx = context_create(ibdev, cmd_fd, u, 0);
+	vctx = context_create(ibdev, cmd_fd, u, MLX5DV_CONTEXT_FLAGS_DEVX);
 	if (!vctx)
 		ucontext_put(u);
 	else

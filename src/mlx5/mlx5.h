@@ -120,7 +120,7 @@ struct mlx5_device {
 	atomic_uint next_uidx;
 	/* The kernel half's NIC receive steering root (flow.c). */
 	pthread_mutex_t steer_lock;
-	struct mlx5_steer *steer;
+	struct mlx5_steer_ft *steer;
 };
 
 /*

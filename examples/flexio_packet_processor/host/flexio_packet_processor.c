@@ -6,8 +6,10 @@
  * the RQ's CQ that swaps the MAC addresses and sends each frame back. The
  * device has no wire, so a host raw packet QP on the same device plays the
  * network: it sends frames to the DPA's MAC and receives the replies (a
- * flow for the host's MAC). The SDK sample steers with mlx5dv_dr rules;
- * softmlx5 offers the same NIC RX steering through mlx5dv_create_flow.
+ * flow for the host's MAC). Steering to the DPA is the SDK's own
+ * sequence (common/host/flow_steering_utils.c): an mlx5dv_dr NIC RX domain,
+ * its root table, a matcher on the outer source MAC, a rule whose action
+ * is the RQ's TIR (flexio_rq_get_tir).
  *
  *   host raw QP --frame--> NIC RX steering --> DPA RQ -> CQE -> DPA thread
  *   host raw QP <--frame-- NIC RX steering <-- DPA SQ <-- swap MACs <--'
@@ -91,16 +93,18 @@ static void make_frame(uint8_t *b, unsigned int n)
 
 /* fte_match_set_lyr_2_4 (the outer headers of fte_match_param): dmac_47_16
  * at byte 8, dmac_15_0 at byte 12. */
+/* fte_match_param, 512 bytes as the SDK passes it: outer smac_47_16 at
+ * byte 0, smac_15_0 at byte 4. */
 struct match_buf {
 	size_t match_sz;
-	uint8_t b[0x180];
+	uint8_t b[512];
 } __attribute__((aligned(8)));
 
-static void match_dmac(struct match_buf *m, const uint8_t *mac)
+static void match_smac(struct match_buf *m, const uint8_t *mac)
 {
 	m->match_sz = sizeof(m->b);
-	memcpy(m->b + 8, mac, 4);
-	memcpy(m->b + 12, mac + 4, 2);
+	memcpy(m->b, mac, 4);
+	memcpy(m->b + 4, mac + 4, 2);
 }
 
 int main(int argc, char **argv)
@@ -114,8 +118,12 @@ int main(int argc, char **argv)
 	struct flexio_mkey_attr mka = {0};
 	struct flexio_event_handler *eh = NULL;
 	struct flexio_process *proc = NULL;
-	struct mlx5dv_flow_matcher *matcher = NULL;
-	struct ibv_flow *to_dpa = NULL, *to_host = NULL;
+	struct mlx5dv_dr_domain *dr_dom = NULL;
+	struct mlx5dv_dr_table *dr_tbl = NULL;
+	struct mlx5dv_dr_matcher *dr_matcher = NULL;
+	struct mlx5dv_dr_action *dr_to_rq = NULL;
+	struct mlx5dv_dr_rule *to_dpa = NULL;
+	struct ibv_flow *to_host = NULL;
 	struct ibv_context *ctx = NULL;
 	struct ibv_device **list;
 	struct ibv_pd *pd = NULL;
@@ -216,26 +224,38 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* ---- steering: the DPA's MAC to its RQ's TIR ---- */
+	/* ---- steering, as the SDK does it: the host's frames (by their
+	 * source MAC) to the DPA RQ's TIR, through mlx5dv_dr ---- */
 	{
 		struct match_buf mask = {0}, val = {0};
-		struct mlx5dv_flow_matcher_attr ma = {
-			.type = IBV_FLOW_ATTR_NORMAL,
-			.match_criteria_enable = 1,	/* outer headers */
-			.match_mask = (struct mlx5dv_flow_match_parameters *)&mask,
-			.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE,
-			.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX,
-		};
-		struct mlx5dv_flow_action_attr act = {
-			.type = MLX5DV_FLOW_ACTION_DEST_DEVX, .obj = flexio_rq_get_tir(q.rq),
-		};
 
-		match_dmac(&mask, ones);
-		match_dmac(&val, dpa_mac);
-		matcher = mlx5dv_create_flow_matcher(ctx, &ma);
-		if (!matcher || !(to_dpa = mlx5dv_create_flow(
-				matcher, (struct mlx5dv_flow_match_parameters *)&val, 1, &act))) {
-			fail("steering to the DPA RQ (mlx5dv_create_flow)");
+		match_smac(&mask, ones);
+		match_smac(&val, host_mac);
+		dr_dom = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+		if (!dr_dom) {
+			fail("mlx5dv_dr_domain_create");
+			goto out;
+		}
+		dr_tbl = mlx5dv_dr_table_create(dr_dom, 0);
+		if (!dr_tbl) {
+			fail("mlx5dv_dr_table_create");
+			goto out;
+		}
+		dr_matcher = mlx5dv_dr_matcher_create(dr_tbl, 0, 1 /* outer */,
+				(struct mlx5dv_flow_match_parameters *)&mask);
+		if (!dr_matcher) {
+			fail("mlx5dv_dr_matcher_create");
+			goto out;
+		}
+		dr_to_rq = mlx5dv_dr_action_create_dest_devx_tir(flexio_rq_get_tir(q.rq));
+		if (!dr_to_rq) {
+			fail("mlx5dv_dr_action_create_dest_devx_tir");
+			goto out;
+		}
+		to_dpa = mlx5dv_dr_rule_create(dr_matcher,
+				(struct mlx5dv_flow_match_parameters *)&val, 1, &dr_to_rq);
+		if (!to_dpa) {
+			fail("mlx5dv_dr_rule_create");
 			goto out;
 		}
 	}
@@ -391,9 +411,15 @@ out:
 	if (to_host)
 		ibv_destroy_flow(to_host);
 	if (to_dpa)
-		ibv_destroy_flow(to_dpa);
-	if (matcher)
-		mlx5dv_destroy_flow_matcher(matcher);
+		mlx5dv_dr_rule_destroy(to_dpa);
+	if (dr_to_rq)
+		mlx5dv_dr_action_destroy(dr_to_rq);
+	if (dr_matcher)
+		mlx5dv_dr_matcher_destroy(dr_matcher);
+	if (dr_tbl)
+		mlx5dv_dr_table_destroy(dr_tbl);
+	if (dr_dom)
+		mlx5dv_dr_domain_destroy(dr_dom);
 	if (hqp)
 		ibv_destroy_qp(hqp);
 	if (hmr)

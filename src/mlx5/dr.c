@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mlx5dv_dr ("direct rule" steering) for the NIC receive domain, on the
+ * firmware's NIC RX flow tables: every object is made by the PRM commands a
+ * DEVX client could send (flow.c's steering helpers, steer.h).
+ *
+ *   domain   bookkeeping only (NIC_RX; NIC_TX and FDB answer EOPNOTSUPP:
+ *            the device steers received frames only)
+ *   table    level 0: the NIC RX root the provider's kernel half owns (the
+ *            one ibv_create_flow fills; rules there are set with uid 0, as
+ *            rdma-core sends root rules through the kernel); level > 0: a
+ *            CREATE_FLOW_TABLE of that level under the context's uid
+ *   matcher  flow groups of its criteria in the table's ranges, placed by
+ *            priority (lower values are tried first); the first group is
+ *            made at creation, more as rules fill them
+ *   rule     one SET_FLOW_TABLE_ENTRY in a group of its matcher
+ *   action   a destination (a raw packet QP's TIR, a DEVX TIR, a table of a
+ *            deeper level), drop, a flow tag, a DEVX flow counter
+ *
+ * Matching covers the outer L2-L4 headers (fte_match_set_lyr_2_4); mask bits
+ * in other enabled criteria (misc, inner, misc2..5) answer EOPNOTSUPP.
+ * Objects count their users: destroying one still used is EBUSY, as in
+ * rdma-core. mdev->steer_lock serializes all of it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlx5/mlx5.h"
+#include "mlx5/steer.h"
+#include "prm/prm.h"
+#include "util/log.h"
+#include "util/symver.h"
+
+#define MATCH_BYTES STEER_MATCH_BYTES
+/* outer, misc, inner, misc2, misc3, misc4, misc5: one bit per 64 bytes */
+#define DR_CRITERIA_ALL 0x7f
+#define DR_FLOW_TAG_MAX 0xffffff
+
+struct mlx5dv_dr_domain {
+	struct ibv_context *ctx;
+	struct mlx5_device *mdev;
+	uint32_t tables;		/* live tables */
+	bool no_dup;			/* allow_duplicate_rules(false) */
+};
+
+struct mlx5dv_dr_table {
+	struct mlx5dv_dr_domain *dmn;
+	struct mlx5_steer_ft *ft;	/* level 0: mdev->steer, not ours */
+	uint32_t level;
+	uint32_t matchers;
+	uint32_t refs;			/* dest-table actions naming it */
+};
+
+struct mlx5dv_dr_matcher {
+	struct mlx5dv_dr_table *tbl;
+	uint16_t prio;
+	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
+	struct mlx5dv_dr_rule *rules;	/* newest first */
+	uint32_t nrules;
+};
+
+enum dr_action_type {
+	DR_ACT_DEST,		/* a TIR (a QP's or a DEVX one) */
+	DR_ACT_TABLE,
+	DR_ACT_DROP,
+	DR_ACT_TAG,
+	DR_ACT_COUNTER,
+};
+
+struct mlx5dv_dr_action {
+	enum dr_action_type type;
+	uint32_t refs;			/* rules using it */
+	uint32_t id;			/* TIR, tag or counter id */
+	struct mlx5dv_dr_table *tbl;	/* DR_ACT_TABLE */
+};
+
+struct mlx5dv_dr_rule {
+	struct mlx5dv_dr_matcher *m;
+	struct mlx5dv_dr_rule *next;
+	struct mlx5_steer_fg *fg;
+	uint32_t index;
+	uint8_t val[MATCH_BYTES] __attribute__((aligned(8)));
+	size_t nact;
+	struct mlx5dv_dr_action *act[];
+};
+
+static const char *const dr_action_names[] = {
+	[DR_ACT_DEST] = "destination TIR", [DR_ACT_TABLE] = "destination table",
+	[DR_ACT_DROP] = "drop", [DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
+};
+
+/* Sets errno, logs why (SOFTMLX5_DEBUG) and gives NULL. */
+#define DR_FAIL_PTR(err, fmt, ...)                                             \
+	({                                                                     \
+		smx_dbg("%s: " fmt, __func__, ##__VA_ARGS__);                  \
+		errno = (err);                                                 \
+		NULL;                                                          \
+	})
+
+/* Logs why and gives @err (also in errno, as rdma-core's DR does). */
+#define DR_FAIL_INT(err, fmt, ...)                                             \
+	({                                                                     \
+		smx_dbg("%s: " fmt, __func__, ##__VA_ARGS__);                  \
+		errno = (err);                                                 \
+		(err);                                                         \
+	})
+
+/* ------------------------------------------------------------------ */
+/* Domain                                                             */
+/* ------------------------------------------------------------------ */
+
+SMX_EXPORT struct mlx5dv_dr_domain *
+mlx5dv_dr_domain_create(struct ibv_context *ctx, enum mlx5dv_dr_domain_type type)
+{
+	struct mlx5dv_dr_domain *dmn;
+
+	if (!ctx)
+		return DR_FAIL_PTR(EINVAL, "no context");
+	if (!mlx5dv_is_supported(ctx->device))
+		return DR_FAIL_PTR(EOPNOTSUPP, "not an mlx5 device");
+	/* The device has no transmit or eswitch flow tables: the one-time
+	 * stub line says so, a debug line on later calls. */
+	if (type == MLX5DV_DR_DOMAIN_TYPE_NIC_TX) {
+		static int once;
+
+		if (__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
+			return DR_FAIL_PTR(EOPNOTSUPP, "NIC_TX domains are not "
+					   "implemented");
+		smx_stub("mlx5dv_dr_domain_create(NIC_TX)");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (type == MLX5DV_DR_DOMAIN_TYPE_FDB) {
+		static int once;
+
+		if (__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
+			return DR_FAIL_PTR(EOPNOTSUPP, "FDB domains are not "
+					   "implemented");
+		smx_stub("mlx5dv_dr_domain_create(FDB)");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (type != MLX5DV_DR_DOMAIN_TYPE_NIC_RX)
+		return DR_FAIL_PTR(EINVAL, "unknown domain type %d", (int)type);
+	dmn = calloc(1, sizeof(*dmn));
+	if (!dmn)
+		return DR_FAIL_PTR(ENOMEM, "out of memory");
+	dmn->ctx = ctx;
+	dmn->mdev = to_mdev(ctx->device);
+	return dmn;
+}
+
+SMX_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *dmn)
+{
+	uint32_t tables;
+
+	if (!dmn)
+		return DR_FAIL_INT(EINVAL, "no domain");
+	pthread_mutex_lock(&dmn->mdev->steer_lock);
+	tables = dmn->tables;
+	pthread_mutex_unlock(&dmn->mdev->steer_lock);
+	if (tables)
+		return DR_FAIL_INT(EBUSY, "domain still has %u tables", tables);
+	free(dmn);
+	return 0;
+}
+
+/* Rules reach the device when they are created: nothing is cached. */
+SMX_EXPORT int mlx5dv_dr_domain_sync(struct mlx5dv_dr_domain *dmn, uint32_t flags)
+{
+	const uint32_t all = MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW |
+			     MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW |
+			     MLX5DV_DR_DOMAIN_SYNC_FLAGS_MEM;
+
+	if (!dmn)
+		return DR_FAIL_INT(EINVAL, "no domain");
+	if (flags & ~all)
+		return DR_FAIL_INT(EINVAL, "flags 0x%x: unknown bits 0x%x", flags,
+				   flags & ~all);
+	return 0;
+}
+
+/* No device memory is cached for rules: nothing to reclaim. */
+SMX_EXPORT void mlx5dv_dr_domain_set_reclaim_device_memory(struct mlx5dv_dr_domain *dmn,
+							   bool enable)
+{
+	(void)dmn;
+	(void)enable;
+}
+
+SMX_EXPORT void mlx5dv_dr_domain_allow_duplicate_rules(struct mlx5dv_dr_domain *dmn,
+						       bool allow)
+{
+	if (!dmn) {
+		smx_dbg("%s: no domain", __func__);
+		return;
+	}
+	pthread_mutex_lock(&dmn->mdev->steer_lock);
+	dmn->no_dup = !allow;
+	pthread_mutex_unlock(&dmn->mdev->steer_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                             */
+/* ------------------------------------------------------------------ */
+
+SMX_EXPORT struct mlx5dv_dr_table *
+mlx5dv_dr_table_create(struct mlx5dv_dr_domain *dmn, uint32_t level)
+{
+	struct mlx5dv_dr_table *tbl;
+	uint32_t max_level = 0;
+	int ret;
+
+	if (!dmn)
+		return DR_FAIL_PTR(EINVAL, "no domain");
+	if (level) {
+		/* 0x8000 bytes of flow table caps: off the stack */
+		uint8_t *cap = calloc(1, DEVX_ST_SZ_BYTES(flow_table_nic_cap));
+
+		if (!cap)
+			return DR_FAIL_PTR(ENOMEM, "out of memory");
+		ret = mlx5_query_hca_cap(dmn->mdev->hca, MLX5_CAP_FLOW_TABLE, cap,
+					 DEVX_ST_SZ_BYTES(flow_table_nic_cap));
+		if (!ret)
+			max_level = DEVX_GET(flow_table_nic_cap, cap,
+					     flow_table_properties_nic_receive.max_ft_level);
+		free(cap);
+		if (ret)
+			return DR_FAIL_PTR(ret, "flow table caps: query failed");
+		if (level > max_level)
+			return DR_FAIL_PTR(EOPNOTSUPP, "level %u above the device's "
+					   "max_ft_level %u", level, max_level);
+	}
+	tbl = calloc(1, sizeof(*tbl));
+	if (!tbl)
+		return DR_FAIL_PTR(ENOMEM, "out of memory");
+	tbl->dmn = dmn;
+	tbl->level = level;
+	pthread_mutex_lock(&dmn->mdev->steer_lock);
+	if (level)
+		ret = mlx5_steer_ft_create(dmn->mdev, to_mctx(dmn->ctx)->uctx->uid,
+					   level, &tbl->ft);
+	else
+		ret = mlx5_steer_root(dmn->mdev, &tbl->ft);
+	if (!ret)
+		dmn->tables++;
+	pthread_mutex_unlock(&dmn->mdev->steer_lock);
+	if (ret) {
+		free(tbl);
+		return DR_FAIL_PTR(ret, "level %u: the device refused the table", level);
+	}
+	return tbl;
+}
+
+SMX_EXPORT int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
+{
+	struct mlx5_device *mdev;
+	int ret = 0;
+
+	if (!tbl)
+		return DR_FAIL_INT(EINVAL, "no table");
+	mdev = tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	if (tbl->matchers || tbl->refs) {
+		uint32_t m = tbl->matchers, r = tbl->refs;
+
+		pthread_mutex_unlock(&mdev->steer_lock);
+		return DR_FAIL_INT(EBUSY, "table (level %u) still has %u matchers "
+				   "and %u destination actions", tbl->level, m, r);
+	}
+	if (tbl->level)
+		ret = mlx5_steer_ft_destroy(tbl->ft);
+	if (!ret)
+		tbl->dmn->tables--;
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (ret)
+		return DR_FAIL_INT(ret, "the device refused to destroy the table");
+	free(tbl);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Matchers                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The outer-header criteria of @mask under @mce. Bytes of criteria that are
+ * not enabled are ignored (as rdma-core's DR does); set bits in enabled
+ * criteria past the outer headers are what the device cannot match.
+ */
+static int dr_mask_parse(uint8_t mce, const struct mlx5dv_flow_match_parameters *mask,
+			 uint8_t crit[MATCH_BYTES])
+{
+	const uint8_t *b = (const uint8_t *)mask->match_buf;
+	size_t i;
+
+	memset(crit, 0, MATCH_BYTES);
+	if (mask->match_sz > STEER_PARAM_BYTES)
+		return DR_FAIL_INT(EINVAL, "mask of %zu bytes, fte_match_param has %u",
+				   mask->match_sz, STEER_PARAM_BYTES);
+	for (i = MATCH_BYTES; i < mask->match_sz; i++)
+		if (b[i] && (mce & (1u << (i / MATCH_BYTES))))
+			return DR_FAIL_INT(EOPNOTSUPP, "mask byte 0x%zx (criteria "
+					   "bit %zu): only the outer headers are "
+					   "matched", i, i / MATCH_BYTES);
+	if (mce & MLX5_MATCH_OUTER_HEADERS)
+		memcpy(crit, b, mask->match_sz < MATCH_BYTES ? mask->match_sz :
+		       MATCH_BYTES);
+	return 0;
+}
+
+SMX_EXPORT struct mlx5dv_dr_matcher *
+mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *tbl, uint16_t priority,
+			 uint8_t match_criteria_enable,
+			 struct mlx5dv_flow_match_parameters *mask)
+{
+	struct mlx5dv_dr_matcher *m;
+	struct mlx5_device *mdev;
+	struct mlx5_steer_fg *g;
+	int ret;
+
+	if (!tbl || !mask)
+		return DR_FAIL_PTR(EINVAL, "no %s", tbl ? "mask" : "table");
+	if (match_criteria_enable & ~DR_CRITERIA_ALL)
+		return DR_FAIL_PTR(EINVAL, "match_criteria_enable 0x%x: unknown "
+				   "bits 0x%x", match_criteria_enable,
+				   match_criteria_enable & ~DR_CRITERIA_ALL);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return DR_FAIL_PTR(ENOMEM, "out of memory");
+	if (dr_mask_parse(match_criteria_enable, mask, m->crit)) {
+		ret = errno;
+		free(m);
+		errno = ret;
+		return NULL;
+	}
+	m->tbl = tbl;
+	m->prio = priority;
+	mdev = tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	/* The matcher's first group now: the device checks the criteria. */
+	g = mlx5_steer_fg_get(tbl->ft, m->crit, priority, m, &ret);
+	if (g)
+		tbl->matchers++;
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (!g) {
+		free(m);
+		return DR_FAIL_PTR(ret, "priority %u: no flow group", priority);
+	}
+	return m;
+}
+
+SMX_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *m)
+{
+	struct mlx5_steer_ft *ft;
+	struct mlx5_steer_fg *g, *next;
+	struct mlx5_device *mdev;
+	int ret = 0;
+
+	if (!m)
+		return DR_FAIL_INT(EINVAL, "no matcher");
+	ft = m->tbl->ft;
+	mdev = m->tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	if (m->nrules) {
+		uint32_t n = m->nrules;
+
+		pthread_mutex_unlock(&mdev->steer_lock);
+		return DR_FAIL_INT(EBUSY, "matcher still has %u rules", n);
+	}
+	for (g = ft->groups; g; g = next) {
+		next = g->next;
+		if (g->owner == m && mlx5_steer_fg_destroy(ft, g))
+			ret = EIO;
+	}
+	if (!ret)
+		m->tbl->matchers--;
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (ret)
+		return DR_FAIL_INT(ret, "the device refused to destroy a flow group");
+	free(m);
+	return 0;
+}
+
+/* Groups grow as rules come: a size hint changes nothing. */
+SMX_EXPORT int mlx5dv_dr_matcher_set_layout(struct mlx5dv_dr_matcher *m,
+					    struct mlx5dv_dr_matcher_layout *layout)
+{
+	const uint32_t all = MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE |
+			     MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE;
+
+	if (!m || !layout)
+		return DR_FAIL_INT(EINVAL, "no %s", m ? "layout" : "matcher");
+	if (layout->flags & ~all)
+		return DR_FAIL_INT(EINVAL, "layout flags 0x%x: unknown bits 0x%x",
+				   layout->flags, layout->flags & ~all);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rules                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The rule's outer-header value; a bit outside the matcher's mask in an
+ * enabled criteria is EINVAL (rdma-core: "value not specified by mask"). */
+static int dr_value_parse(const struct mlx5dv_dr_matcher *m,
+			  const struct mlx5dv_flow_match_parameters *value,
+			  uint8_t val[MATCH_BYTES])
+{
+	const uint8_t *b = (const uint8_t *)value->match_buf;
+	size_t i;
+
+	memset(val, 0, MATCH_BYTES);
+	if (value->match_sz > STEER_PARAM_BYTES)
+		return DR_FAIL_INT(EINVAL, "value of %zu bytes, fte_match_param "
+				   "has %u", value->match_sz, STEER_PARAM_BYTES);
+	for (i = 0; i < value->match_sz; i++) {
+		uint8_t crit = i < MATCH_BYTES ? m->crit[i] : 0;
+
+		if (b[i] & ~crit)
+			return DR_FAIL_INT(EINVAL, "value byte 0x%zx (0x%02x) has "
+					   "bits outside the matcher's mask "
+					   "(0x%02x)", i, b[i], crit);
+		if (i < MATCH_BYTES)
+			val[i] = b[i];
+	}
+	return 0;
+}
+
+/* The actions into one entry: one destination or drop, a tag, a counter. */
+static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
+			    struct mlx5dv_dr_action *actions[],
+			    struct mlx5_steer_rule *r)
+{
+	bool dest = false;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct mlx5dv_dr_action *a = actions[i];
+
+		if (!a)
+			return DR_FAIL_INT(EINVAL, "action %zu is NULL", i);
+		for (j = 0; j < i; j++)
+			if (actions[j]->type == a->type)
+				return DR_FAIL_INT(EINVAL, "two %s actions",
+						   dr_action_names[a->type]);
+		switch (a->type) {
+		case DR_ACT_DEST:
+			r->dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
+			r->dest_id = a->id;
+			dest = true;
+			break;
+		case DR_ACT_TABLE:
+			if (a->tbl->dmn != m->tbl->dmn)
+				return DR_FAIL_INT(EINVAL, "destination table of "
+						   "another domain");
+			if (a->tbl->level <= m->tbl->level)
+				return DR_FAIL_INT(EINVAL, "destination table level "
+						   "%u is not above the matcher's "
+						   "table level %u", a->tbl->level,
+						   m->tbl->level);
+			r->dest_type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
+			r->dest_id = a->tbl->ft->id;
+			dest = true;
+			break;
+		case DR_ACT_DROP:
+			r->drop = true;
+			break;
+		case DR_ACT_TAG:
+			r->tag = a->id;
+			break;
+		case DR_ACT_COUNTER:
+			r->count = true;
+			r->counter = a->id;
+			break;
+		}
+	}
+	if (dest && r->drop)
+		return DR_FAIL_INT(EINVAL, "both a destination and drop");
+	if (!dest && !r->drop)
+		return DR_FAIL_INT(EINVAL, "no destination or drop action");
+	return 0;
+}
+
+SMX_EXPORT struct mlx5dv_dr_rule *
+mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *m,
+		      struct mlx5dv_flow_match_parameters *value, size_t num_actions,
+		      struct mlx5dv_dr_action *actions[])
+{
+	struct mlx5_steer_rule r = { 0 };
+	struct mlx5dv_dr_rule *rule, *o;
+	struct mlx5_device *mdev;
+	struct mlx5_steer_ft *ft;
+	size_t i;
+	int ret;
+
+	if (!m || !value)
+		return DR_FAIL_PTR(EINVAL, "no %s", m ? "value" : "matcher");
+	if (num_actions && !actions)
+		return DR_FAIL_PTR(EINVAL, "%zu actions and no array", num_actions);
+	if (num_actions > DR_ACT_COUNTER + 1)
+		return DR_FAIL_PTR(EINVAL, "%zu actions: at most one of each of "
+				   "the %d kinds", num_actions, DR_ACT_COUNTER + 1);
+	rule = calloc(1, sizeof(*rule) + num_actions * sizeof(rule->act[0]));
+	if (!rule)
+		return DR_FAIL_PTR(ENOMEM, "out of memory");
+	if (dr_value_parse(m, value, rule->val) ||
+	    dr_actions_parse(m, num_actions, actions, &r)) {
+		ret = errno;
+		free(rule);
+		errno = ret;
+		return NULL;
+	}
+	r.val = rule->val;
+	ft = m->tbl->ft;
+	mdev = m->tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	ret = 0;
+	if (m->tbl->dmn->no_dup)
+		for (o = m->rules; o; o = o->next)
+			if (!memcmp(o->val, rule->val, MATCH_BYTES)) {
+				ret = EEXIST;
+				break;
+			}
+	if (!ret) {
+		rule->fg = mlx5_steer_fg_get(ft, m->crit, m->prio, m, &ret);
+		if (rule->fg)
+			ret = mlx5_steer_fte_add(ft, rule->fg, &r, &rule->index);
+	}
+	if (!ret) {
+		rule->m = m;
+		rule->nact = num_actions;
+		for (i = 0; i < num_actions; i++) {
+			rule->act[i] = actions[i];
+			__atomic_fetch_add(&actions[i]->refs, 1, __ATOMIC_RELEASE);
+		}
+		rule->next = m->rules;
+		m->rules = rule;
+		m->nrules++;
+	}
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (ret) {
+		free(rule);
+		return DR_FAIL_PTR(ret, "%s", ret == EEXIST ? "a rule with this "
+				   "value exists and the domain forbids "
+				   "duplicates" : "the device refused the flow "
+				   "table entry");
+	}
+	return rule;
+}
+
+SMX_EXPORT int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
+{
+	struct mlx5dv_dr_matcher *m;
+	struct mlx5dv_dr_rule **pp;
+	struct mlx5_device *mdev;
+	size_t i;
+	int ret;
+
+	if (!rule)
+		return DR_FAIL_INT(EINVAL, "no rule");
+	m = rule->m;
+	mdev = m->tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	ret = mlx5_steer_fte_del(m->tbl->ft, rule->fg, rule->index);
+	if (!ret) {
+		for (pp = &m->rules; *pp != rule; pp = &(*pp)->next)
+			;
+		*pp = rule->next;
+		m->nrules--;
+		for (i = 0; i < rule->nact; i++)
+			__atomic_fetch_sub(&rule->act[i]->refs, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&mdev->steer_lock);
+	if (ret)
+		return DR_FAIL_INT(ret, "the device refused to delete entry %u",
+				   rule->index);
+	free(rule);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Actions                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct mlx5dv_dr_action *dr_action_new(enum dr_action_type type, uint32_t id)
+{
+	struct mlx5dv_dr_action *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return DR_FAIL_PTR(ENOMEM, "out of memory");
+	a->type = type;
+	a->id = id;
+	return a;
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_dest_ibv_qp(struct ibv_qp *qp)
+{
+	struct mlx5_steer_rule r = { 0 };
+	int ret = mlx5_steer_dest_qp(qp, &r);
+
+	if (ret)
+		return DR_FAIL_PTR(ret, "%s", !qp ? "no QP" :
+				   ret == EOPNOTSUPP ? "only raw packet QPs are "
+				   "destinations" : "the QP has no receive queue");
+	return dr_action_new(DR_ACT_DEST, r.dest_id);
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_devx_tir(struct mlx5dv_devx_obj *obj)
+{
+	struct mlx5_steer_rule r = { 0 };
+
+	if (mlx5_steer_dest_devx(obj, &r) ||
+	    r.dest_type != MLX5_FLOW_DESTINATION_TYPE_TIR)
+		return DR_FAIL_PTR(EINVAL, "%s", obj ? "the DEVX object is not a "
+				   "TIR" : "no DEVX object");
+	return dr_action_new(DR_ACT_DEST, r.dest_id);
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_dest_table(struct mlx5dv_dr_table *tbl)
+{
+	struct mlx5dv_dr_action *a;
+	struct mlx5_device *mdev;
+
+	if (!tbl)
+		return DR_FAIL_PTR(EINVAL, "no table");
+	if (!tbl->level)
+		return DR_FAIL_PTR(EINVAL, "the root table (level 0) cannot be a "
+				   "destination");
+	a = dr_action_new(DR_ACT_TABLE, 0);
+	if (!a)
+		return NULL;
+	a->tbl = tbl;
+	mdev = tbl->dmn->mdev;
+	pthread_mutex_lock(&mdev->steer_lock);
+	tbl->refs++;
+	pthread_mutex_unlock(&mdev->steer_lock);
+	return a;
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_drop(void)
+{
+	return dr_action_new(DR_ACT_DROP, 0);
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_tag(uint32_t tag_value)
+{
+	if (tag_value > DR_FLOW_TAG_MAX)
+		return DR_FAIL_PTR(EINVAL, "tag 0x%x is wider than the CQE's 24-bit "
+				   "flow tag", tag_value);
+	return dr_action_new(DR_ACT_TAG, tag_value);
+}
+
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_flow_counter(struct mlx5dv_devx_obj *obj, uint32_t offset)
+{
+	uint32_t id;
+
+	if (mlx5_steer_counter_devx(obj, offset, &id))
+		return DR_FAIL_PTR(EINVAL, "%s", obj ? "the DEVX object is not a "
+				   "flow counter" : "no DEVX object");
+	return dr_action_new(DR_ACT_COUNTER, id);
+}
+
+/* Domain-less actions (drop, tag, counter) may serve rules of several
+ * devices: their users are counted atomically, not under one lock. */
+SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
+{
+	struct mlx5_device *mdev;
+
+	if (!a)
+		return DR_FAIL_INT(EINVAL, "no action");
+	if (__atomic_load_n(&a->refs, __ATOMIC_ACQUIRE))
+		return DR_FAIL_INT(EBUSY, "%s action still used by %u rules",
+				   dr_action_names[a->type], a->refs);
+	if (a->type == DR_ACT_TABLE) {
+		mdev = a->tbl->dmn->mdev;
+		pthread_mutex_lock(&mdev->steer_lock);
+		a->tbl->refs--;
+		pthread_mutex_unlock(&mdev->steer_lock);
+	}
+	free(a);
+	return 0;
+}

@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mlx5dv_dr steering (src/mlx5/dr.c) through the public API, checked with
+ * real frames: a raw packet QP sends, the device's NIC RX steering lands
+ * them in one of three receiving raw packet QPs (or nowhere). Covered: the
+ * root table chaining to a level-1 table (dest table), hits and misses, a
+ * flow tag, matcher priorities, drop, DEVX flow counters, duplicates
+ * refused on request; then bad input -- NULLs, domain types, levels,
+ * criteria, values outside the mask, action mixes, destroy order (EBUSY) --
+ * each answered with its errno and, with SOFTMLX5_DEBUG set, one log line.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "prm/prm.h"
+#include "smx_test.h"
+#include "verbs_test_util.h"
+
+#define NRX 3
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;
+static uint8_t *mem;		/* [0, 4K): the frame to send; then receives */
+static struct ibv_cq *scq;
+static struct ibv_cq_ex *rcq;
+static struct ibv_qp *tx, *rx[NRX];
+
+static const uint8_t mac_a[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+static const uint8_t mac_b[6] = { 0x02, 0x66, 0x77, 0x88, 0x99, 0xaa };
+static const uint8_t mac_c[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0c };
+
+/* fte_match_param as mlx5dv_flow_match_parameters: outer headers first
+ * (smac at byte 0, ethertype at 6, dmac at 8), 0x200 bytes in all. */
+struct param {
+	size_t sz;
+	uint8_t b[0x200];
+} __attribute__((aligned(8)));
+
+#define MP(p) ((struct mlx5dv_flow_match_parameters *)(p))
+
+static void p_init(struct param *p, size_t sz)
+{
+	memset(p, 0, sizeof(*p));
+	p->sz = sz;
+}
+
+static void p_mac(struct param *p, size_t off, const uint8_t *mac)
+{
+	memcpy(p->b + off, mac, 4);		/* *mac_47_16 */
+	memcpy(p->b + off + 4, mac + 4, 2);	/* *mac_15_0 */
+}
+
+#define P_SMAC 0
+#define P_DMAC 8
+
+static struct ibv_qp *raw_qp(void)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.send_cq = scq,
+		.recv_cq = ibv_cq_ex_to_cq(rcq),
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &a);
+
+	if (!qp)
+		return NULL;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PORT))
+		return NULL;
+	qa.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE))
+		return NULL;
+	qa.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE))
+		return NULL;
+	return qp;
+}
+
+static void post_recv(int i)
+{
+	struct ibv_sge s = { (uintptr_t)(mem + 4096 + 1024 * i), 1024, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &s, .num_sge = 1 },
+			   *bad;
+
+	CHECK_EQ(ibv_post_recv(rx[i], &wr, &bad), 0);
+}
+
+/* Sends dst | src | IPv4 ethertype | 50 bytes; the index of the receiving
+ * QP (its tag in *tag), or -1 when no QP got it. */
+static int send_frame(const uint8_t *dst, const uint8_t *src, uint32_t *tag)
+{
+	struct ibv_sge s = { (uintptr_t)mem, 64, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_wc wc;
+	int i, n, got = -1;
+
+	memset(mem, 0x5a, 64);
+	memcpy(mem, dst, 6);
+	memcpy(mem + 6, src, 6);
+	mem[12] = 0x08;
+	mem[13] = 0x00;
+	CHECK_EQ(ibv_post_send(tx, &wr, &bad), 0);
+	for (i = 0, n = 0; i < 100000 && n == 0; i++)
+		n = ibv_poll_cq(scq, 1, &wc);
+	CHECK(n == 1 && wc.status == IBV_WC_SUCCESS);
+	/* Delivery ends before the send completes: nothing more comes later. */
+	if (ibv_start_poll(rcq, &pa))
+		return -1;
+	if (rcq->status == IBV_WC_SUCCESS) {
+		got = (int)rcq->wr_id;
+		CHECK(got >= 0 && got < NRX &&
+		      ibv_wc_read_qp_num(rcq) == rx[got]->qp_num);
+		CHECK(!memcmp(mem + 4096 + 1024 * got, mem, 64));
+		if (tag)
+			*tag = ibv_wc_read_flow_tag(rcq);
+	}
+	CHECK(ibv_next_poll(rcq) == ENOENT);	/* one copy only */
+	ibv_end_poll(rcq);
+	if (got >= 0)
+		post_recv(got);
+	return got;
+}
+
+static struct mlx5dv_devx_obj *counter_alloc(uint32_t *id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(alloc_flow_counter_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(alloc_flow_counter_out)] = {};
+	struct mlx5dv_devx_obj *o;
+
+	DEVX_SET(alloc_flow_counter_in, in, opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+	o = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out));
+	*id = DEVX_GET(alloc_flow_counter_out, out, flow_counter_id);
+	return o;
+}
+
+static uint64_t counter_packets(struct mlx5dv_devx_obj *o, uint32_t id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(query_flow_counter_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_flow_counter_out)] = {};
+	uint64_t packets;
+
+	DEVX_SET(query_flow_counter_in, in, opcode, MLX5_CMD_OP_QUERY_FLOW_COUNTER);
+	DEVX_SET(query_flow_counter_in, in, flow_counter_id, id);
+	if (mlx5dv_devx_obj_query(o, in, sizeof(in), out, sizeof(out)))
+		return ~0ull;
+	/* flow_statistics.packets: 64 bits, big-endian */
+	memcpy(&packets, (uint8_t *)out + DEVX_BYTE_OFF(query_flow_counter_out,
+						       flow_statistics), 8);
+	return be64toh(packets);
+}
+
+/*
+ * The chain: root matcher on smac -> the level-1 table; there a dmac
+ * matcher sends mac_a to rx[0] with a tag and a counter, a lower-priority
+ * (higher value) matcher on smac alone catches the rest into rx[1]; a
+ * drop rule on mac_c counts what it drops.
+ */
+static void test_steering(void)
+{
+	struct mlx5dv_dr_domain *dmn = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_table *root = NULL, *t1 = NULL;
+	struct mlx5dv_dr_matcher *m_root = NULL, *m_dmac = NULL, *m_any = NULL;
+	struct mlx5dv_dr_action *to_t1 = NULL, *to0 = NULL, *to1 = NULL, *tag = NULL,
+				*cnt = NULL, *drop = NULL, *cnt_drop = NULL;
+	struct mlx5dv_dr_rule *r_root = NULL, *r_a = NULL, *r_any = NULL, *r_c = NULL;
+	struct mlx5dv_devx_obj *c1, *c2;
+	struct param mask, val;
+	uint32_t id1 = 0, id2 = 0, t = 0;
+
+	CHECK(dmn != NULL);
+	if (!dmn)
+		return;
+	CHECK_EQ(mlx5dv_dr_domain_sync(dmn, MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW |
+				       MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW), 0);
+	mlx5dv_dr_domain_set_reclaim_device_memory(dmn, true);
+	root = mlx5dv_dr_table_create(dmn, 0);
+	t1 = mlx5dv_dr_table_create(dmn, 1);
+	CHECK(root && t1);
+	c1 = counter_alloc(&id1);
+	c2 = counter_alloc(&id2);
+	CHECK(c1 && c2);
+	if (!root || !t1 || !c1 || !c2)
+		return;
+
+	/* The SDK's sequence: match_criteria_enable 1, a 512-byte mask. */
+	p_init(&mask, 512);
+	p_mac(&mask, P_SMAC, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff });
+	m_root = mlx5dv_dr_matcher_create(root, 0, 1, MP(&mask));
+	/* in t1: the catch-all on smac at priority 7 first, then dmac at 2 */
+	m_any = mlx5dv_dr_matcher_create(t1, 7, 1, MP(&mask));
+	p_init(&mask, 64);
+	p_mac(&mask, P_DMAC, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff });
+	m_dmac = mlx5dv_dr_matcher_create(t1, 2, 1, MP(&mask));
+	CHECK(m_root && m_any && m_dmac);
+	to_t1 = mlx5dv_dr_action_create_dest_table(t1);
+	to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
+	to1 = mlx5dv_dr_action_create_dest_ibv_qp(rx[1]);
+	tag = mlx5dv_dr_action_create_tag(0x123456);
+	cnt = mlx5dv_dr_action_create_flow_counter(c1, 0);
+	drop = mlx5dv_dr_action_create_drop();
+	cnt_drop = mlx5dv_dr_action_create_flow_counter(c2, 0);
+	CHECK(to_t1 && to0 && to1 && tag && cnt && drop && cnt_drop);
+	if (!m_root || !m_any || !m_dmac || !to_t1 || !to0 || !to1 || !tag ||
+	    !cnt || !drop || !cnt_drop)
+		return;
+
+	/* Nothing steers mac_b's frames yet. */
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), -1);
+
+	p_init(&val, 8);
+	p_mac(&val, P_SMAC, mac_b);
+	r_root = mlx5dv_dr_rule_create(m_root, MP(&val), 1, &to_t1);
+	CHECK(r_root != NULL);
+	/* t1 is empty: a miss there drops */
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), -1);
+	r_any = mlx5dv_dr_rule_create(m_any, MP(&val), 1, &to1);
+	CHECK(r_any != NULL);
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), 1);
+	CHECK_EQ(send_frame(mac_c, mac_b, NULL), 1);
+	/* the root rule wants smac mac_b: mac_a's frames miss */
+	CHECK_EQ(send_frame(mac_b, mac_a, NULL), -1);
+
+	/* priority 2 beats 7, though made later: mac_a goes to rx[0], tagged
+	 * and counted */
+	p_init(&val, 64);
+	p_mac(&val, P_DMAC, mac_a);
+	{
+		struct mlx5dv_dr_action *acts[3] = { tag, to0, cnt };
+
+		r_a = mlx5dv_dr_rule_create(m_dmac, MP(&val), 3, acts);
+	}
+	CHECK(r_a != NULL);
+	t = 0;
+	CHECK_EQ(send_frame(mac_a, mac_b, &t), 0);
+	CHECK_EQ(t, 0x123456);
+	CHECK_EQ(send_frame(mac_a, mac_b, &t), 0);
+	CHECK_EQ(send_frame(mac_c, mac_b, &t), 1);	/* still the catch-all */
+	CHECK_EQ(t, 0);
+	CHECK_EQ(counter_packets(c1, id1), 2);
+
+	/* drop mac_c and count it; the others are untouched */
+	p_mac(&val, P_DMAC, mac_c);
+	{
+		struct mlx5dv_dr_action *acts[2] = { cnt_drop, drop };
+
+		r_c = mlx5dv_dr_rule_create(m_dmac, MP(&val), 2, acts);
+	}
+	CHECK(r_c != NULL);
+	CHECK_EQ(send_frame(mac_c, mac_b, NULL), -1);
+	CHECK_EQ(send_frame(mac_c, mac_b, NULL), -1);
+	CHECK_EQ(counter_packets(c2, id2), 2);
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), 0);
+	CHECK_EQ(counter_packets(c1, id1), 3);
+
+	/* rule gone: back to the catch-all */
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_a), 0);
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), 1);
+	CHECK_EQ(counter_packets(c1, id1), 3);
+
+	/* duplicates: allowed by default, EEXIST once forbidden */
+	p_init(&val, 8);
+	p_mac(&val, P_SMAC, mac_b);
+	{
+		struct mlx5dv_dr_rule *dup = mlx5dv_dr_rule_create(m_any, MP(&val), 1, &to0);
+
+		CHECK(dup != NULL);
+		if (dup)
+			CHECK_EQ(mlx5dv_dr_rule_destroy(dup), 0);
+		mlx5dv_dr_domain_allow_duplicate_rules(dmn, false);
+		errno = 0;
+		CHECK(!mlx5dv_dr_rule_create(m_any, MP(&val), 1, &to0) && errno == EEXIST);
+		mlx5dv_dr_domain_allow_duplicate_rules(dmn, true);
+	}
+	{
+		struct mlx5dv_dr_matcher_layout lay = {
+			.flags = MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE,
+			.log_num_of_rules_hint = 10,
+		};
+
+		CHECK_EQ(mlx5dv_dr_matcher_set_layout(m_dmac, &lay), 0);
+		lay.flags = MLX5DV_DR_MATCHER_LAYOUT_RESIZABLE;
+		CHECK_EQ(mlx5dv_dr_matcher_set_layout(m_dmac, &lay), 0);
+	}
+
+	/* more rules than one 64-entry group holds */
+	{
+		struct mlx5dv_dr_rule *many[100];
+		uint8_t m[6] = { 0x02, 0xee, 0, 0, 0, 0 };
+		int i, made = 0;
+
+		for (i = 0; i < 100; i++) {
+			m[5] = (uint8_t)i;
+			p_init(&val, 64);
+			p_mac(&val, P_DMAC, m);
+			many[i] = mlx5dv_dr_rule_create(m_dmac, MP(&val), 1, &to0);
+			made += many[i] != NULL;
+		}
+		CHECK_EQ(made, 100);
+		m[5] = 99;
+		CHECK_EQ(send_frame(m, mac_b, NULL), 0);
+		m[5] = 100;
+		CHECK_EQ(send_frame(m, mac_b, NULL), 1);
+		for (i = 0; i < 100; i++)
+			if (many[i])
+				CHECK_EQ(mlx5dv_dr_rule_destroy(many[i]), 0);
+	}
+
+	/* teardown in order, each step refused while something depends on it */
+	CHECK_EQ(mlx5dv_dr_domain_destroy(dmn), EBUSY);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t1), EBUSY);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_dmac), EBUSY);
+	CHECK_EQ(mlx5dv_dr_action_destroy(cnt_drop), EBUSY);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_c), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_any), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_dmac), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_any), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t1), EBUSY);	/* to_t1 names it */
+	CHECK_EQ(mlx5dv_dr_action_destroy(to_t1), EBUSY);	/* r_root uses it */
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_root), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to_t1), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t1), 0);
+	CHECK_EQ(send_frame(mac_a, mac_b, NULL), -1);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_root), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(root), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(dmn), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to1), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(tag), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(cnt), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(cnt_drop), 0);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(c1), 0);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(c2), 0);
+}
+
+/* ---- bad input: errno, and one SOFTMLX5_DEBUG line each ---- */
+
+static FILE *logf;
+static int saved_stderr = -1;
+
+/* stderr into a temporary file while bad input is tried. */
+static void log_capture(bool on)
+{
+	fflush(stderr);
+	if (on) {
+		logf = tmpfile();
+		saved_stderr = dup(2);
+		if (logf && saved_stderr >= 0)
+			dup2(fileno(logf), 2);
+		setenv("SOFTMLX5_DEBUG", "1", 1);
+	} else {
+		char line[1024];
+
+		unsetenv("SOFTMLX5_DEBUG");
+		if (saved_stderr >= 0) {
+			dup2(saved_stderr, 2);
+			close(saved_stderr);
+		}
+		if (!logf)
+			return;
+		/* failed CHECKs went to the file too: show them */
+		rewind(logf);
+		while (fgets(line, sizeof(line), logf))
+			if (strncmp(line, "softmlx5[", 9))
+				fputs(line, stderr);
+		fclose(logf);
+		logf = NULL;
+	}
+}
+
+/* Lines written to the log since the last call. */
+static int log_new_lines(void)
+{
+	static long seen;
+	long end;
+	int c, n = 0;
+
+	fflush(stderr);
+	if (!logf)
+		return -1;
+	end = lseek(fileno(logf), 0, SEEK_END);
+	fseek(logf, seen, SEEK_SET);
+	while (ftell(logf) < end && (c = fgetc(logf)) != EOF)
+		n += c == '\n';
+	seen = end;
+	return n;
+}
+
+/* A failing pointer call: NULL, errno @err and exactly one log line. */
+#define BAD_PTR(call, err)                                                     \
+	do {                                                                   \
+		void *p_;                                                      \
+		log_new_lines();                                               \
+		errno = 0;                                                     \
+		p_ = (void *)(call);                                           \
+		CHECKM(p_ == NULL && errno == (err) && log_new_lines() == 1,   \
+		       "%s: errno %d", #call, errno);                          \
+	} while (0)
+
+#define BAD_INT(call, err)                                                     \
+	do {                                                                   \
+		int r_;                                                        \
+		log_new_lines();                                               \
+		r_ = (call);                                                   \
+		CHECKM(r_ == (err) && log_new_lines() == 1, "%s: %d", #call,   \
+		       r_);                                                    \
+	} while (0)
+
+static void test_bad_input(void)
+{
+	struct mlx5dv_dr_domain *dmn = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_table *root = dmn ? mlx5dv_dr_table_create(dmn, 0) : NULL;
+	struct mlx5dv_dr_table *t1 = dmn ? mlx5dv_dr_table_create(dmn, 1) : NULL;
+	struct mlx5dv_dr_matcher *m1 = NULL, *m_root = NULL;
+	struct mlx5dv_dr_action *to0, *to_t1, *drop, *dup_to;
+	struct mlx5dv_dr_matcher_layout lay = { .flags = 0x80 };
+	struct ibv_qp *rc;
+	struct ibv_qp_init_attr rca = { .send_cq = scq, .recv_cq = scq,
+					.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						 .max_send_sge = 1, .max_recv_sge = 1 },
+					.qp_type = IBV_QPT_RC };
+	struct mlx5dv_devx_obj *c;
+	struct param mask, val;
+	uint32_t cid;
+
+	CHECK(dmn && root && t1);
+	if (!dmn || !root || !t1)
+		return;
+	p_init(&mask, 64);
+	p_mac(&mask, P_DMAC, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff });
+	m1 = mlx5dv_dr_matcher_create(t1, 0, 1, MP(&mask));
+	m_root = mlx5dv_dr_matcher_create(root, 0, 1, MP(&mask));
+	to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
+	dup_to = mlx5dv_dr_action_create_dest_ibv_qp(rx[1]);
+	to_t1 = mlx5dv_dr_action_create_dest_table(t1);
+	drop = mlx5dv_dr_action_create_drop();
+	rc = ibv_create_qp(pd, &rca);
+	c = counter_alloc(&cid);
+	CHECK(m1 && m_root && to0 && dup_to && to_t1 && drop && rc && c);
+	if (!m1 || !m_root || !to0 || !dup_to || !to_t1 || !drop || !rc || !c)
+		return;
+
+	log_capture(true);
+	/* domains */
+	BAD_PTR(mlx5dv_dr_domain_create(NULL, MLX5DV_DR_DOMAIN_TYPE_NIC_RX), EINVAL);
+	BAD_PTR(mlx5dv_dr_domain_create(ctx, (enum mlx5dv_dr_domain_type)7), EINVAL);
+	/* no transmit / eswitch tables: the one-time stub line, then a
+	 * debug line per call */
+	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX), EOPNOTSUPP);
+	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_FDB), EOPNOTSUPP);
+	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_FDB), EOPNOTSUPP);
+	if (logf) {
+		char line[256] = "";
+		long end;
+
+		fflush(stderr);
+		end = lseek(fileno(logf), 0, SEEK_END);
+		fseek(logf, 0, SEEK_SET);
+		while (ftell(logf) < end && fgets(line, sizeof(line), logf) &&
+		       !strstr(line, "stub: mlx5dv_dr_domain_create(FDB)"))
+			;
+		CHECK(strstr(line, "stub: mlx5dv_dr_domain_create(FDB) is not "
+			     "implemented") != NULL);
+	}
+	BAD_INT(mlx5dv_dr_domain_destroy(NULL), EINVAL);
+	BAD_INT(mlx5dv_dr_domain_sync(NULL, MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW), EINVAL);
+	BAD_INT(mlx5dv_dr_domain_sync(dmn, 0x100), EINVAL);
+	/* tables */
+	BAD_PTR(mlx5dv_dr_table_create(NULL, 0), EINVAL);
+	BAD_PTR(mlx5dv_dr_table_create(dmn, 200), EOPNOTSUPP);	/* > max_ft_level */
+	BAD_INT(mlx5dv_dr_table_destroy(NULL), EINVAL);
+	BAD_INT(mlx5dv_dr_table_destroy(t1), EBUSY);
+	BAD_INT(mlx5dv_dr_domain_destroy(dmn), EBUSY);
+	/* matchers */
+	BAD_PTR(mlx5dv_dr_matcher_create(NULL, 0, 1, MP(&mask)), EINVAL);
+	BAD_PTR(mlx5dv_dr_matcher_create(t1, 0, 1, NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_matcher_create(t1, 0, 0x80, MP(&mask)), EINVAL);
+	mask.sz = 0x300;
+	BAD_PTR(mlx5dv_dr_matcher_create(t1, 0, 1, MP(&mask)), EINVAL);
+	mask.sz = 0x200;
+	mask.b[0x40 + 4] = 0xff;	/* misc: a field the device does not match */
+	BAD_PTR(mlx5dv_dr_matcher_create(t1, 0, 3, MP(&mask)), EOPNOTSUPP);
+	mask.b[0x80] = 0xff;		/* inner headers */
+	BAD_PTR(mlx5dv_dr_matcher_create(t1, 0, 5, MP(&mask)), EOPNOTSUPP);
+	/* the same bytes under criteria not enabled are ignored */
+	{
+		struct mlx5dv_dr_matcher *ok = mlx5dv_dr_matcher_create(t1, 0, 1, MP(&mask));
+
+		CHECK(ok != NULL);
+		if (ok)
+			CHECK_EQ(mlx5dv_dr_matcher_destroy(ok), 0);
+	}
+	BAD_INT(mlx5dv_dr_matcher_destroy(NULL), EINVAL);
+	BAD_INT(mlx5dv_dr_matcher_set_layout(m1, &lay), EINVAL);
+	BAD_INT(mlx5dv_dr_matcher_set_layout(m1, NULL), EINVAL);
+	/* actions */
+	BAD_PTR(mlx5dv_dr_action_create_dest_ibv_qp(NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_dest_ibv_qp(rc), EOPNOTSUPP);
+	BAD_PTR(mlx5dv_dr_action_create_dest_table(NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_dest_table(root), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_dest_devx_tir(NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_dest_devx_tir(c), EINVAL);	/* a counter */
+	BAD_PTR(mlx5dv_dr_action_create_tag(0x1000000), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_flow_counter(NULL, 0), EINVAL);
+	BAD_INT(mlx5dv_dr_action_destroy(NULL), EINVAL);
+	/* rules */
+	p_init(&val, 64);
+	p_mac(&val, P_DMAC, mac_a);
+	BAD_PTR(mlx5dv_dr_rule_create(NULL, MP(&val), 1, &to0), EINVAL);
+	BAD_PTR(mlx5dv_dr_rule_create(m1, NULL, 1, &to0), EINVAL);
+	BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 1, NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 0, NULL), EINVAL);	/* no action */
+	{
+		struct mlx5dv_dr_action *two[2] = { to0, dup_to }, *mix[2] = { to0, drop },
+					*nul[2] = { drop, NULL };
+
+		BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 2, two), EINVAL);
+		BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 2, mix), EINVAL);
+		BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 2, nul), EINVAL);
+	}
+	/* t1 is level 1: not a destination of a rule in t1 itself */
+	BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 1, &to_t1), EINVAL);
+	val.b[0] = 1;		/* smac: not in the dmac matcher's mask */
+	BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 1, &to0), EINVAL);
+	val.b[0] = 0;
+	val.sz = 0x80;
+	val.b[0x40] = 1;	/* misc, not enabled: a value outside the mask */
+	BAD_PTR(mlx5dv_dr_rule_create(m1, MP(&val), 1, &to0), EINVAL);
+	val.b[0x40] = 0;
+	BAD_INT(mlx5dv_dr_rule_destroy(NULL), EINVAL);
+	{
+		struct mlx5dv_dr_rule *r = mlx5dv_dr_rule_create(m_root, MP(&val), 1, &to_t1);
+
+		CHECK(r != NULL);
+		BAD_INT(mlx5dv_dr_matcher_destroy(m_root), EBUSY);
+		BAD_INT(mlx5dv_dr_action_destroy(to_t1), EBUSY);
+		if (r)
+			CHECK_EQ(mlx5dv_dr_rule_destroy(r), 0);
+	}
+	log_capture(false);
+
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_root), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m1), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to_t1), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t1), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(root), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(dmn), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(dup_to), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(c), 0);
+	ibv_destroy_qp(rc);
+}
+
+int main(void)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64,
+		.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG,
+	};
+	int i;
+
+	ctx = open_dev();
+	pd = ibv_alloc_pd(ctx);
+	mem = aligned_alloc(4096, 8192);
+	memset(mem, 0, 8192);
+	mr = ibv_reg_mr(pd, mem, 8192, IBV_ACCESS_LOCAL_WRITE);
+	scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	rcq = ibv_create_cq_ex(ctx, &ca);
+	CHECK(pd && mr && scq && rcq);
+	if (!pd || !mr || !scq || !rcq)
+		return smx_test_done();
+	tx = raw_qp();
+	CHECK(tx != NULL);
+	for (i = 0; i < NRX; i++) {
+		rx[i] = raw_qp();
+		CHECK(rx[i] != NULL);
+		if (!rx[i])
+			return smx_test_done();
+		post_recv(i);
+	}
+	if (!tx)
+		return smx_test_done();
+	test_steering();
+	test_bad_input();
+	for (i = 0; i < NRX; i++)
+		ibv_destroy_qp(rx[i]);
+	ibv_destroy_qp(tx);
+	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
+	ibv_destroy_cq(scq);
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	free(mem);
+	return smx_test_done();
+}
