@@ -2791,6 +2791,44 @@ struct mlx5_ifc_query_rmp_out_bits {
 	struct mlx5_ifc_rmpc_bits rmp_context;
 };
 
+/* MODIFY_RMP: rmp_state is the current state, ctx.state the next one;
+ * bitmask.lwm says ctx.wq.lwm is to be taken. */
+struct mlx5_ifc_rmp_bitmask_bits {
+	uint8_t reserved_at_0[0x20];
+
+	uint8_t reserved_at_20[0x1f];
+	uint8_t lwm[0x1];
+};
+
+struct mlx5_ifc_modify_rmp_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t rmp_state[0x4];
+	uint8_t reserved_at_44[0x4];
+	uint8_t rmpn[0x18];
+
+	uint8_t reserved_at_60[0x20];
+
+	struct mlx5_ifc_rmp_bitmask_bits bitmask;
+
+	uint8_t reserved_at_c0[0x40];
+
+	struct mlx5_ifc_rmpc_bits ctx;
+};
+
+struct mlx5_ifc_modify_rmp_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t reserved_at_40[0x40];
+};
+
 /* ------------------------------------------------------------------ */
 /* MKEY                                                               */
 /* ------------------------------------------------------------------ */
@@ -4011,6 +4049,9 @@ SMX_IFC_SIZE(create_rmp_out, 0x80);
 SMX_IFC_SIZE(destroy_rmp_in, 0x80);
 SMX_IFC_SIZE(query_rmp_in, 0x80);
 SMX_IFC_SIZE(query_rmp_out, 0x880);
+SMX_IFC_SIZE(rmp_bitmask, 0x40);
+SMX_IFC_SIZE(modify_rmp_in, 0x880);
+SMX_IFC_SIZE(modify_rmp_out, 0x80);
 SMX_IFC_SIZE(mkc, 0x200);
 SMX_IFC_SIZE(create_mkey_in, 0x880);
 SMX_IFC_SIZE(create_mkey_out, 0x80);

@@ -441,5 +441,42 @@ int main(int argc, char **argv)
 		rec(alloc_memic_in_mb, sizeof(alloc_memic_in_mb), OUT(alloc_memic_out));
 	}
 	emit(dir, "srq_eq_memic");
+
+	/* RMP: linked list on a PAS page, lwm armed, queried, destroyed */
+	simple(MLX5_CMD_OP_ALLOC_PD, 0, OUT(alloc_pd_out));
+	{
+		size_t inlen = DEVX_ST_SZ_BYTES(create_rmp_in) + 8;
+		uint8_t *in = calloc(1, inlen);
+		void *rmpc = DEVX_ADDR_OF(create_rmp_in, in, ctx);
+		void *wq = DEVX_ADDR_OF(rmpc, rmpc, wq);
+
+		DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+		DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
+		DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+		DEVX_SET(wq, wq, pd, 1);
+		DEVX_SET64(wq, wq, dbr_addr, TAG(0x3e040));
+		DEVX_SET(wq, wq, log_wq_stride, 6);
+		DEVX_SET(wq, wq, log_wq_sz, 4);
+		be64put(in + DEVX_ST_SZ_BYTES(create_rmp_in), TAG(0xe000));
+		rec(in, inlen, OUT(create_rmp_out));
+		free(in);
+	}
+	{
+		MB(modify_rmp_in);
+
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, opcode, MLX5_CMD_OP_MODIFY_RMP);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, rmpn, 1);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, rmp_state, MLX5_RMPC_STATE_RDY);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, bitmask.lwm, 1);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, ctx.state, MLX5_RMPC_STATE_RDY);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, ctx.wq.lwm, 4);
+		rec(modify_rmp_in_mb, sizeof(modify_rmp_in_mb), OUT(modify_rmp_out));
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, bitmask.lwm, 0);
+		DEVX_SET(modify_rmp_in, modify_rmp_in_mb, ctx.state, MLX5_RMPC_STATE_ERR);
+		rec(modify_rmp_in_mb, sizeof(modify_rmp_in_mb), OUT(modify_rmp_out));
+	}
+	simple(MLX5_CMD_OP_QUERY_RMP, 1, OUT(query_rmp_out));
+	simple(MLX5_CMD_OP_DESTROY_RMP, 1, 16);
+	emit(dir, "rmp");
 	return 0;
 }

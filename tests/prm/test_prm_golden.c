@@ -788,6 +788,61 @@ static void golden_eth(void)
 	CHECK_EQ(buf[0x40 + 0x20], 0x80);
 }
 
+/* RMP: rmpc, modify_rmp_in, rqc's RMP fields, the caps an RMP user reads. */
+static void golden_rmp(void)
+{
+	uint8_t *cap = buf + 16;
+
+	/* rmpc: state the high nibble of byte 1, basic_cyclic_rcv_wqe bit 7
+	 * of byte 4, wq at byte 0x30 */
+	FRESH();
+	DEVX_SET(rmpc, buf, state, 3);
+	CHECK_EQ(buf[1], 0x30);
+	FRESH();
+	DEVX_SET(rmpc, buf, basic_cyclic_rcv_wqe, 1);
+	CHECK_EQ(buf[4], 0x80);
+	FRESH();
+	DEVX_SET(rmpc, buf, wq.lwm, 0x1234);
+	CHECK_EQ(buf[0x36], 0x12);
+	CHECK_EQ(buf[0x37], 0x34);
+	/* modify_rmp_in: rmp_state high nibble of byte 8, rmpn bytes 9-11,
+	 * bitmask dwords 4-5 with lwm the last bit, ctx at byte 0x20; 0x110
+	 * bytes in all, the answer 0x10 */
+	FRESH();
+	DEVX_SET(modify_rmp_in, buf, rmp_state, 1);
+	CHECK_EQ(buf[8], 0x10);
+	FRESH();
+	DEVX_SET(modify_rmp_in, buf, rmpn, 0xabcdef);
+	CHECK_EQ(buf[9], 0xab);
+	CHECK_EQ(buf[11], 0xef);
+	FRESH();
+	DEVX_SET(modify_rmp_in, buf, bitmask.lwm, 1);
+	CHECK_EQ(buf[0x17], 0x01);
+	CHECK_EQ(buf[0x10] | buf[0x14] | buf[0x16], 0);
+	FRESH();
+	DEVX_SET(modify_rmp_in, buf, ctx.state, 1);
+	CHECK_EQ(buf[0x21], 0x10);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(modify_rmp_in), 0x110);
+	CHECK_EQ(DEVX_ST_SZ_BYTES(modify_rmp_out), 0x10);
+	CHECK_EQ(DEVX_BYTE_OFF(query_rmp_out, rmp_context), 0x20);
+	/* rqc: mem_rq_type the low nibble of byte 0, rmpn bytes 0x11-0x13 */
+	FRESH();
+	DEVX_SET(rqc, buf, mem_rq_type, 1);
+	CHECK_EQ(buf[0], 0x01);
+	FRESH();
+	DEVX_SET(rqc, buf, rmpn, 0x010203);
+	CHECK_EQ(buf[0x11], 0x01);
+	CHECK_EQ(buf[0x13], 0x03);
+	/* cmd_hca_cap byte 0x70: basic_cyclic_rcv_wqe bit 7, log_max_rmp
+	 * bits 4:0 */
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, basic_cyclic_rcv_wqe, 1);
+	CHECK_EQ(buf[16 + 0x70], 0x80);
+	FRESH();
+	DEVX_SET(cmd_hca_cap, cap, log_max_rmp, 0x1f);
+	CHECK_EQ(buf[16 + 0x70], 0x1f);
+}
+
 static void be_put64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -898,6 +953,66 @@ static void golden_mailboxes(struct smx_dev *d)
 	be_put64(cq_in + 0x110, (uint64_t)(uintptr_t)ring + 8);
 	CHECK_EQ(smx_dev_cmd(d, cq_in, sizeof(cq_in), out, 16), 0);
 	CHECK_EQ(out[0], 0x03);
+
+	/* RMP life: CREATE_RMP (0x90c) of 4 linked-list 64-byte WQEs on a
+	 * fresh PD, MODIFY_RMP (0x90d) lwm 3, QUERY_RMP (0x90f),
+	 * DESTROY_RMP (0x90e). */
+	{
+		static uint8_t rmp_in[0x118] __attribute__((aligned(8)));
+		static uint8_t mod_in[0x110] __attribute__((aligned(8)));
+		static uint8_t rring[4096] __attribute__((aligned(4096)));
+		static uint8_t rdb[64] __attribute__((aligned(64)));
+		static const uint8_t cap_rmp[16] = { 0x01, 0x00, 0, 0, 0, 0, 0x00, 0x01 };
+		uint8_t q_in[16] = { 0x09, 0x0f }, d_in[16] = { 0x09, 0x0e };
+
+		memset(out, 0xee, sizeof(out));
+		CHECK_EQ(smx_dev_cmd(d, cap_rmp, 16, out, 0x1010), 0);
+		CHECK_EQ(out[16 + 0x70] & 0x80, 0x80);	/* basic_cyclic_rcv_wqe */
+		CHECK(out[16 + 0x70] & 0x1f);		/* log_max_rmp */
+		memset(out, 0, 16);
+		CHECK_EQ(smx_dev_cmd(d, alloc_pd, 16, out, 16), 0);
+		rmp_in[0] = 0x09;
+		rmp_in[1] = 0x0c;
+		rmp_in[0x21] = 0x10;			/* state RDY */
+		memcpy(rmp_in + 0x59, out + 9, 3);	/* wq.pd */
+		be_put64(rmp_in + 0x60, (uint64_t)(uintptr_t)rdb);	/* dbr_addr */
+		rmp_in[0x71] = 6;			/* log_wq_stride */
+		rmp_in[0x73] = 2;			/* log_wq_sz */
+		be_put64(rmp_in + 0x110, (uint64_t)(uintptr_t)rring);
+		memset(out, 0xee, 16);
+		CHECK_EQ(smx_dev_cmd(d, rmp_in, sizeof(rmp_in), out, 16), 0);
+		CHECK_EQ(out[0], 0x00);
+		CHECK(out[9] | out[10] | out[11]);	/* rmpn */
+		mod_in[0] = 0x09;
+		mod_in[1] = 0x0d;
+		mod_in[8] = 0x10;			/* rmp_state RDY */
+		memcpy(mod_in + 9, out + 9, 3);
+		memcpy(q_in + 9, out + 9, 3);
+		memcpy(d_in + 9, out + 9, 3);
+		mod_in[0x17] = 0x01;			/* bitmask.lwm */
+		mod_in[0x21] = 0x10;			/* next state RDY */
+		mod_in[0x57] = 3;			/* wq.lwm */
+		memset(out, 0xee, 16);
+		CHECK_EQ(smx_dev_cmd(d, mod_in, sizeof(mod_in), out, 16), 0);
+		CHECK_EQ(out[0], 0x00);
+		memset(out, 0xee, 0x110);
+		CHECK_EQ(smx_dev_cmd(d, q_in, 16, out, 0x110), 0);
+		CHECK_EQ(out[0], 0x00);
+		CHECK_EQ(out[0x21] >> 4, 1);		/* RDY */
+		CHECK_EQ(out[0x56] << 8 | out[0x57], 3);	/* lwm */
+		CHECK_EQ(out[0x50] >> 4, 0);		/* linked list */
+		CHECK_EQ(out[0x71] & 0x0f, 6);
+		CHECK_EQ(out[0x73] & 0x1f, 2);
+		/* lwm 4 is not below 4 WQEs: BAD_PARAM */
+		mod_in[0x57] = 4;
+		CHECK_EQ(smx_dev_cmd(d, mod_in, sizeof(mod_in), out, 16), 0);
+		CHECK_EQ(out[0], 0x03);
+		memset(out, 0xee, 16);
+		CHECK_EQ(smx_dev_cmd(d, d_in, 16, out, 16), 0);
+		CHECK_EQ(out[0], 0x00);
+		CHECK_EQ(smx_dev_cmd(d, d_in, 16, out, 16), 0);
+		CHECK_EQ(out[0], 0x05);			/* BAD_RES: gone */
+	}
 }
 
 int main(void)
@@ -908,6 +1023,7 @@ int main(void)
 	golden_qp();
 	golden_others();
 	golden_eth();
+	golden_rmp();
 	golden_crypto();
 	unsetenv("SOFTMLX5_CONFIG");
 	setenv("XDG_CONFIG_HOME", "/nonexistent-softmlx5-test", 1);

@@ -2,9 +2,10 @@
 /*
  * DEVX through libmlx5's public API on the software device: general commands,
  * objects built from raw PRM mailboxes (PD, CQ, RC QP on umems + UAR + EQN,
- * the way rdma-core's test_mlx5_devx does), QP transitions, queries, derived
- * destroys, the asynchronous query channel, event channels, EQ + MSI vector,
- * an EQ's consumer index through its UAR doorbell, and hostile input.
+ * the way rdma-core's test_mlx5_devx does; an RMP on umems), QP and RMP
+ * modifies, queries, derived destroys, the asynchronous query channel,
+ * event channels, EQ + MSI vector, an EQ's consumer index through its UAR
+ * doorbell, and hostile input.
  */
 #include <errno.h>
 #include <poll.h>
@@ -504,6 +505,87 @@ static void test_hostile(struct ibv_context *ctx, struct ibv_context *plain)
 }
 
 /* Verbs objects through DEVX query/modify: the number must be theirs. */
+/* An RMP through DEVX, ring and doorbell record in umems: create, modify
+ * (lwm), query, and the destroy the library derives from the create. */
+static void test_rmp(struct ibv_context *ctx)
+{
+	uint32_t in[DEVX_ST_SZ_DW(create_rmp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(query_rmp_out)] = {};
+	uint32_t min[DEVX_ST_SZ_DW(modify_rmp_in)] = {};
+	uint32_t pin[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
+	uint32_t pout[DEVX_ST_SZ_DW(alloc_pd_out)] = {};
+	void *ring = zalloc_pages(4096), *dbr = zalloc_pages(4096);
+	struct mlx5dv_devx_umem *rum = NULL, *dum = NULL;
+	struct mlx5dv_devx_obj *pd = NULL, *rmp = NULL;
+	uint32_t rmpn;
+
+	CHECK(ring && dbr);
+	if (!ring || !dbr)
+		goto out;
+	rum = mlx5dv_devx_umem_reg(ctx, ring, 4096, IBV_ACCESS_LOCAL_WRITE);
+	dum = mlx5dv_devx_umem_reg(ctx, dbr, 8, IBV_ACCESS_LOCAL_WRITE);
+	DEVX_SET(alloc_pd_in, pin, opcode, MLX5_CMD_OP_ALLOC_PD);
+	pd = mlx5dv_devx_obj_create(ctx, pin, sizeof(pin), pout, sizeof(pout));
+	CHECK(rum && dum && pd);
+	if (!rum || !dum || !pd)
+		goto out;
+	DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+	DEVX_SET(create_rmp_in, in, ctx.state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(create_rmp_in, in, ctx.wq.wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+	DEVX_SET(create_rmp_in, in, ctx.wq.pd, DEVX_GET(alloc_pd_out, pout, pd));
+	DEVX_SET(create_rmp_in, in, ctx.wq.log_wq_stride, 6);
+	DEVX_SET(create_rmp_in, in, ctx.wq.log_wq_sz, 6);
+	DEVX_SET(create_rmp_in, in, ctx.wq.wq_umem_valid, 1);
+	DEVX_SET(create_rmp_in, in, ctx.wq.wq_umem_id, rum->umem_id);
+	DEVX_SET(create_rmp_in, in, ctx.wq.dbr_umem_valid, 1);
+	DEVX_SET(create_rmp_in, in, ctx.wq.dbr_umem_id, dum->umem_id);
+	rmp = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out,
+				     DEVX_ST_SZ_BYTES(create_rmp_out));
+	CHECK(rmp != NULL);
+	if (!rmp)
+		goto out;
+	rmpn = DEVX_GET(create_rmp_out, out, rmpn);
+	DEVX_SET(modify_rmp_in, min, opcode, MLX5_CMD_OP_MODIFY_RMP);
+	DEVX_SET(modify_rmp_in, min, rmpn, rmpn);
+	DEVX_SET(modify_rmp_in, min, rmp_state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(modify_rmp_in, min, ctx.state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(modify_rmp_in, min, bitmask.lwm, 1);
+	DEVX_SET(modify_rmp_in, min, ctx.wq.lwm, 16);
+	CHECK_EQ(mlx5dv_devx_obj_modify(rmp, min, sizeof(min), out,
+					DEVX_ST_SZ_BYTES(modify_rmp_out)), 0);
+	/* lwm 64 is not below the 64 WQEs: the firmware's status comes back */
+	DEVX_SET(modify_rmp_in, min, ctx.wq.lwm, 64);
+	CHECK(mlx5dv_devx_obj_modify(rmp, min, sizeof(min), out,
+				     DEVX_ST_SZ_BYTES(modify_rmp_out)) != 0);
+	CHECK_EQ(status_of(out), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	/* another object's number is refused by the library */
+	DEVX_SET(modify_rmp_in, min, rmpn, rmpn + 1);
+	DEVX_SET(modify_rmp_in, min, ctx.wq.lwm, 1);
+	CHECK(mlx5dv_devx_obj_modify(rmp, min, sizeof(min), out,
+				     DEVX_ST_SZ_BYTES(modify_rmp_out)) != 0);
+	memset(in, 0, sizeof(in));
+	DEVX_SET(query_rmp_in, in, opcode, MLX5_CMD_OP_QUERY_RMP);
+	DEVX_SET(query_rmp_in, in, rmpn, rmpn);
+	CHECK_EQ(mlx5dv_devx_obj_query(rmp, in, DEVX_ST_SZ_BYTES(query_rmp_in), out,
+				       sizeof(out)), 0);
+	CHECK_EQ(DEVX_GET(query_rmp_out, out, rmp_context.state), MLX5_RMPC_STATE_RDY);
+	CHECK_EQ(DEVX_GET(query_rmp_out, out, rmp_context.wq.lwm), 16);
+	CHECK_EQ(DEVX_GET(query_rmp_out, out, rmp_context.wq.log_wq_sz), 6);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(rmp), 0);
+	rmp = NULL;
+out:
+	if (rmp)
+		mlx5dv_devx_obj_destroy(rmp);
+	if (pd)
+		mlx5dv_devx_obj_destroy(pd);
+	if (dum)
+		mlx5dv_devx_umem_dereg(dum);
+	if (rum)
+		mlx5dv_devx_umem_dereg(rum);
+	free(ring);
+	free(dbr);
+}
+
 static void test_verbs_objects(struct ibv_context *ctx)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
@@ -1081,6 +1163,7 @@ int main(void)
 		test_objects(ctx);
 		test_hostile(ctx, plain);
 		test_verbs_objects(ctx);
+		test_rmp(ctx);
 		test_eq(ctx);
 		test_e2e_hand_written(ctx);
 		test_eq_consumer_index(ctx);

@@ -3,8 +3,10 @@
  * Events and the doorbell watcher: CQ arming (next / solicited, by doorbell
  * and by arm record), completion EQEs and their owner bit across EQ passes,
  * EQ arming and interrupts, CQ overrun, async events (access error, SRQ
- * limit, last WQE reached, SQ drained), WQEs posted by plain stores, RNR
- * retries run by the watcher thread alone, and an idle watcher using no CPU.
+ * limit, last WQE reached, SQ drained), an RC QP receiving through an RMP
+ * (list order, CQE fields, limit event, RNR on an empty pool), WQEs posted
+ * by plain stores, RNR retries run by the watcher thread alone, and an idle
+ * watcher using no CPU.
  */
 #include <sys/resource.h>
 #include <time.h>
@@ -367,6 +369,123 @@ static void test_srq_events(void)
 	CHECK_EQ(num, p.b->qpn);
 }
 
+/* An RC QP whose receives come from an RMP (qpc.rq_type SRQ_RMP naming
+ * it): WQEs taken along the RMP's linked list, CQEs naming the RMP index
+ * and number, the limit event armed by MODIFY_RMP, RNR when the pool is
+ * empty until a WQE is posted. */
+static void test_rmp_qp(void)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(create_rmp_in) + 8;
+	uint8_t *in = calloc(1, inlen), *rbuf = t_zalloc(4096);
+	uint8_t *buf = t_guarded(4096), type;
+	volatile uint32_t *rdb = t_zalloc(64);
+	void *wq = DEVX_ADDR_OF(create_rmp_in, in, ctx.wq);
+	struct t_cq *scq = t_cq_create(&env, 4, eqn), *rcq = t_cq_create(&env, 4, eqn);
+	struct t_mr m = t_mr(&env, env.pd, buf, 4096, T_LR | T_LW);
+	static const uint32_t slot[4] = { 0, 3, 5, 6 };
+	TMB(create_rmp_out) = { 0 };
+	TMB(modify_rmp_in) = { 0 };
+	TMB(modify_rmp_out) = { 0 };
+	TMB(destroy_rmp_in) = { 0 };
+	struct mlx5_cqe64 c;
+	struct t_qp_opt o;
+	uint32_t rmpn = 0, num, i;
+	uint64_t v = htobe64((uint64_t)(uintptr_t)rbuf);
+	struct pair p;
+	int got;
+
+	DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+	DEVX_SET(create_rmp_in, in, ctx.state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+	DEVX_SET(wq, wq, pd, env.pd);
+	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)rdb);
+	DEVX_SET(wq, wq, log_wq_stride, 6);
+	DEVX_SET(wq, wq, log_wq_sz, 3);
+	memcpy((uint8_t *)wq + DEVX_BYTE_OFF(wq, pas), &v, 8);
+	CHECK_EQ(t_exec(env.d, in, inlen, create_rmp_out,
+			sizeof(create_rmp_out)), 0);
+	rmpn = DEVX_GET(create_rmp_out, create_rmp_out, rmpn);
+	free(in);
+	o = (struct t_qp_opt){ .srqn = rmpn };
+	p = mk_pair(scq, rcq, &o, 7);
+	/* Slots 0 -> 3 -> 5 (-> 6, posted later), 64 bytes each. */
+	for (i = 0; i < 4; i++) {
+		uint8_t *w = rbuf + slot[i] * 64;
+		struct mlx5_wqe_data_seg *d = (void *)(w + 16);
+
+		((struct mlx5_wqe_srq_next_seg *)(void *)w)->next_wqe_index =
+			htobe16((uint16_t)(i < 3 ? slot[i + 1] : 0));
+		d->byte_count = htobe32(64);
+		d->lkey = htobe32(m.key);
+		d->addr = htobe64((uint64_t)(uintptr_t)buf + 1024 + slot[i] * 64);
+		d[1].lkey = htobe32(MLX5_INVALID_LKEY);
+	}
+	rdb[0] = htobe32(3);
+	/* Limit 2: the second receive leaves 1 -> SRQ_RQ_LIMIT, the RMP's
+	 * number, the SRQ flag. */
+	DEVX_SET(modify_rmp_in, modify_rmp_in, opcode, MLX5_CMD_OP_MODIFY_RMP);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, rmpn, rmpn);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, rmp_state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, ctx.state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, bitmask.lwm, 1);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, ctx.wq.lwm, 2);
+	CHECK_EQ(t_exec(env.d, modify_rmp_in, sizeof(modify_rmp_in),
+			modify_rmp_out, sizeof(modify_rmp_out)), 0);
+	while (eq_next(&type, &num, 56))
+		;
+	eq_doorbell(true);
+	for (i = 0; i < 8; i++)
+		buf[i] = (uint8_t)(0x40 + i);
+	send(p.a, &m, false, true);
+	CHECK(!eq_next(&type, &num, 56));
+	send(p.a, &m, false, true);
+	CHECK(eq_next(&type, &num, 56));
+	CHECK_EQ(type, 0x14);
+	CHECK_EQ(num, rmpn);
+	CHECK_EQ(eqbuf[((eq_ci - 1) & 7) * 64 + 52], 1);	/* an SRQ */
+	send(p.a, &m, false, true);
+	for (i = 0; i < 3; i++) {
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+		CHECK_EQ(be16toh(c.wqe_counter), slot[i]);
+		CHECK_EQ(be32toh(c.srqn_uidx) & 0xffffff, rmpn);
+		CHECK_EQ(be32toh(c.byte_cnt), 8);
+		CHECK(memcmp(buf + 1024 + slot[i] * 64, buf, 8) == 0);
+	}
+	while (t_poll(scq, &c))
+		;
+	/* The pool is empty: RNR; the requester (rnr_retry 7) waits until
+	 * a WQE is posted, then completes into slot 6. */
+	send(p.a, &m, false, true);
+	CHECK(!t_poll(rcq, &c));
+	sleep_us(2000);
+	CHECK(!t_poll(rcq, &c));
+	rdb[0] = htobe32(4);
+	for (got = 0, i = 0; i < 2000 && !got; i++) {
+		got = t_poll(rcq, &c);
+		if (!got)
+			sleep_us(500);
+	}
+	CHECK(got);
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+	CHECK_EQ(be16toh(c.wqe_counter), 6);
+	for (got = 0, i = 0; i < 2000 && !got; i++) {
+		got = t_poll(scq, &c);
+		if (!got)
+			sleep_us(500);
+	}
+	CHECK(got);
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ);
+	/* The QP holds the RMP. */
+	DEVX_SET(destroy_rmp_in, destroy_rmp_in, opcode, MLX5_CMD_OP_DESTROY_RMP);
+	DEVX_SET(destroy_rmp_in, destroy_rmp_in, rmpn, rmpn);
+	CHECK_EQ(t_exec(env.d, destroy_rmp_in, sizeof(destroy_rmp_in),
+			modify_rmp_out, sizeof(modify_rmp_out)),
+		 MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+	while (eq_next(&type, &num, 56))
+		;
+}
+
 /* Plain stores only -- no MMIO call, no eng_poll: the watcher thread. */
 static void test_watcher(void)
 {
@@ -416,6 +535,7 @@ int main(void)
 	test_comp_events();
 	test_overrun_and_async();
 	test_srq_events();
+	test_rmp_qp();
 	test_watcher();
 	smx_dev_irq_unregister(env.d, VEC);
 	smx_dev_close(env.d);

@@ -12,6 +12,9 @@
  * error CQE + flush + recovery through RST, RQ length error, the number
  * spaces, mailboxes refused with the right status, and RSS: RQ tables and
  * indirect TIRs checked against Microsoft's Toeplitz verification vectors.
+ * RMP-backed RQs: frames take linked-list and basic cyclic RMP WQEs in the
+ * pool's order (CQEs name the RMP index), an empty or ERR pool drops and
+ * counts, MODIFY_RMP / QUERY_RMP / DESTROY_RMP, hostile RMP mailboxes, uids.
  */
 #include "device/engine/eng_loc.h"
 #include "eng_test_util.h"
@@ -948,6 +951,522 @@ static void test_counters(void)
 	CHECK_EQ(t_fc_dealloc(fc2), MLX5_CMD_STAT_BAD_RES_ERR);
 }
 
+/* ---- RMP-backed RQs ---- */
+
+struct t_rmp {
+	uint32_t rmpn;
+	uint8_t *buf;
+	volatile uint32_t *db;
+	uint32_t cnt;
+	uint16_t ctr;		/* WQEs posted (the doorbell record) */
+	bool cyclic;
+};
+
+/* CREATE_RMP of 2^@log 64-byte WQEs under @uid; @edit may spoil it. */
+static unsigned int t_rmp_create(struct t_rmp *r, uint32_t log, bool cyclic,
+				 uint16_t uid, void (*edit)(uint8_t *in))
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(create_rmp_in) + 8;
+	uint8_t *in = calloc(1, inlen);
+	TMB(create_rmp_out) = { 0 };
+	void *rmpc = DEVX_ADDR_OF(create_rmp_in, in, ctx);
+	void *wq = DEVX_ADDR_OF(rmpc, rmpc, wq);
+	uint64_t v;
+	unsigned int st;
+
+	memset(r, 0, sizeof(*r));
+	r->buf = t_zalloc(4096);
+	r->db = t_zalloc(64);
+	r->cnt = 1u << log;
+	r->cyclic = cyclic;
+	DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+	DEVX_SET(create_rmp_in, in, uid, uid);
+	DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, cyclic);
+	DEVX_SET(wq, wq, wq_type, cyclic ? MLX5_WQ_TYPE_CYCLIC :
+		 MLX5_WQ_TYPE_LINKED_LIST);
+	DEVX_SET(wq, wq, pd, env.pd);
+	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)r->db);
+	DEVX_SET(wq, wq, log_wq_stride, 6);
+	DEVX_SET(wq, wq, log_wq_sz, log);
+	v = htobe64((uint64_t)(uintptr_t)r->buf);
+	memcpy((uint8_t *)wq + DEVX_BYTE_OFF(wq, pas), &v, 8);
+	if (edit)
+		edit(in);
+	st = cmd(in, inlen, create_rmp_out, sizeof(create_rmp_out));
+	r->rmpn = DEVX_GET(create_rmp_out, create_rmp_out, rmpn);
+	free(in);
+	return st;
+}
+
+/* WQE at @slot (linked to @next unless cyclic), one buffer; then the
+ * WQE counter in the doorbell record. */
+static void t_rmp_post(struct t_rmp *r, uint32_t slot, uint32_t next,
+		       uint32_t lkey, void *addr, uint32_t len)
+{
+	uint8_t *w = r->buf + (size_t)slot * 64;
+	struct mlx5_wqe_data_seg *d = (void *)(w + (r->cyclic ? 0 : 16));
+
+	memset(w, 0, 64);
+	if (!r->cyclic)
+		((struct mlx5_wqe_srq_next_seg *)(void *)w)->next_wqe_index =
+			htobe16((uint16_t)next);
+	d[0].byte_count = htobe32(len);
+	d[0].lkey = htobe32(lkey);
+	d[0].addr = htobe64((uint64_t)(uintptr_t)addr);
+	d[1].lkey = htobe32(MLX5_INVALID_LKEY);
+	r->ctr++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->db[0] = htobe32(r->ctr);
+}
+
+static unsigned int t_rmp_modify(uint16_t uid, uint32_t rmpn, uint32_t cur,
+				 uint32_t next, uint64_t mask, uint32_t lwm)
+{
+	TMB(modify_rmp_in) = { 0 };
+	TMB(modify_rmp_out) = { 0 };
+
+	DEVX_SET(modify_rmp_in, modify_rmp_in, opcode, MLX5_CMD_OP_MODIFY_RMP);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, uid, uid);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, rmpn, rmpn);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, rmp_state, cur);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, ctx.state, next);
+	DEVX_SET64(modify_rmp_in, modify_rmp_in, bitmask, mask);
+	DEVX_SET(modify_rmp_in, modify_rmp_in, ctx.wq.lwm, lwm);
+	return cmd(modify_rmp_in, sizeof(modify_rmp_in), modify_rmp_out,
+		   sizeof(modify_rmp_out));
+}
+
+/* QUERY_RMP (or DESTROY_RMP: @op) by @uid; the answer's rmpc in @rmpc. */
+static unsigned int t_rmp_cmd(uint16_t op, uint16_t uid, uint32_t rmpn,
+			      uint8_t *rmpc)
+{
+	TMB(query_rmp_in) = { 0 };
+	TMB(query_rmp_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(query_rmp_in, query_rmp_in, opcode, op);
+	DEVX_SET(query_rmp_in, query_rmp_in, uid, uid);
+	DEVX_SET(query_rmp_in, query_rmp_in, rmpn, rmpn);
+	st = cmd(query_rmp_in, sizeof(query_rmp_in), query_rmp_out,
+		 op == MLX5_CMD_OP_QUERY_RMP ? sizeof(query_rmp_out) : 16);
+	if (rmpc)
+		memcpy(rmpc, DEVX_ADDR_OF(query_rmp_out, query_rmp_out,
+					  rmp_context),
+		       DEVX_ST_SZ_BYTES(rmpc));
+	return st;
+}
+
+/* CREATE_RQ with mem_rq_type @mem naming @rmpn (no wq of its own). */
+static unsigned int t_rq_on_rmp(uint32_t *rqn, uint32_t cqn, uint32_t mem,
+				uint32_t rmpn)
+{
+	TMB(create_rq_in) = { 0 };
+	TMB(create_rq_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_rq_in, create_rq_in, opcode, MLX5_CMD_OP_CREATE_RQ);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.mem_rq_type, mem);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.rmpn, rmpn);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.vsd, 1);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.flush_in_error_en, 1);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.user_index, 0x4321);
+	DEVX_SET(create_rq_in, create_rq_in, ctx.cqn, cqn);
+	st = cmd(create_rq_in, sizeof(create_rq_in), create_rq_out,
+		 sizeof(create_rq_out));
+	*rqn = DEVX_GET(create_rq_out, create_rq_out, rqn);
+	return st;
+}
+
+static void rmp_edit_state(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.state, 0);
+}
+
+static void rmp_edit_type(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.wq_type, 2);
+}
+
+static void rmp_edit_cyclic_mismatch(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.basic_cyclic_rcv_wqe, 1);
+}
+
+static void rmp_edit_small_stride(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.log_wq_stride, 3);
+}
+
+static void rmp_edit_big_stride(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.log_wq_stride, 11);
+}
+
+static void rmp_edit_huge(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.log_wq_sz, 31);
+}
+
+static void rmp_edit_pd(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.pd, 0xfffff0);
+}
+
+static void rmp_edit_dbr(uint8_t *in)
+{
+	DEVX_SET64(create_rmp_in, in, ctx.wq.dbr_addr,
+		   DEVX_GET64(create_rmp_in, in, ctx.wq.dbr_addr) + 4);
+}
+
+static void rmp_edit_sig(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.wq_signature, 1);
+}
+
+static void rmp_edit_lwm(uint8_t *in)
+{
+	DEVX_SET(create_rmp_in, in, ctx.wq.lwm, 4);	/* not below 4 WQEs */
+}
+
+static void rmp_edit_no_page(uint8_t *in)
+{
+	memset(in + DEVX_BYTE_OFF(create_rmp_in, ctx.wq.pas), 0, 8);
+}
+
+static uint32_t t_srq_plain(void)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(create_srq_in) + 8;
+	uint8_t *in = calloc(1, inlen);
+	TMB(create_srq_out) = { 0 };
+	void *ctx = DEVX_ADDR_OF(create_srq_in, in, srq_context_entry);
+	uint64_t v = htobe64((uint64_t)(uintptr_t)t_zalloc(4096));
+	uint32_t n = 0;
+
+	DEVX_SET(create_srq_in, in, opcode, MLX5_CMD_OP_CREATE_SRQ);
+	DEVX_SET(srqc, ctx, log_srq_size, 2);
+	DEVX_SET(srqc, ctx, log_rq_stride, 2);
+	DEVX_SET(srqc, ctx, pd, env.pd);
+	DEVX_SET64(srqc, ctx, dbr_addr, (uint64_t)(uintptr_t)t_zalloc(64));
+	memcpy(in + DEVX_BYTE_OFF(create_srq_in, pas), &v, 8);
+	if (!cmd(in, inlen, create_srq_out, sizeof(create_srq_out)))
+		n = DEVX_GET(create_srq_out, create_srq_out, srqn);
+	free(in);
+	return n;
+}
+
+static const uint8_t rmp_dmac[6] = { 0x01, 0x50, 0x56, 0x19, 0x20, 0xb1 };
+static const uint8_t rmp2_dmac[6] = { 0x01, 0x50, 0x56, 0x19, 0x20, 0xb2 };
+
+/* Sends one @len-byte frame to @dmac and reaps the send CQE. */
+static void rmp_send(const uint8_t *dmac, size_t len)
+{
+	struct mlx5_cqe64 c;
+
+	t_frame(txb, len, dmac, false, 4000 + (uint16_t)len);
+	t_eth_wqe(&sq, txb, len, 18, mr.key, 0, true);
+	CHECK(t_poll(scq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_REQ);
+}
+
+static void test_rmp(void)
+{
+	static const uint32_t order[4] = { 0, 2, 1, 3 };
+	struct fw_eth_stats *st = fw_eth_stats(smx_dev_fw(env.d));
+	uint8_t *bufs = rxb, rmpc[DEVX_ST_SZ_BYTES(rmpc)];
+	uint32_t rqn, rqn2, tir1, tir2, srqn, x, i;
+	struct t_rmp r, r2;
+	struct mlx5_cqe64 c;
+	uint64_t oob;
+
+	/* A linked-list RMP of 4 WQEs; an RQ on it, steered to by DMAC. */
+	CHECK_EQ(t_rmp_create(&r, 2, false, 0, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r.rmpn, rmpc), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, state), MLX5_RMPC_STATE_RDY);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.wq_type), MLX5_WQ_TYPE_LINKED_LIST);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.log_wq_sz), 2);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.log_wq_stride), 6);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.pd), env.pd);
+	CHECK_EQ(t_rq_on_rmp(&rqn, rcq->cqn, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP,
+			     r.rmpn), 0);
+	CHECK_EQ(t_rq_modify(rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	{
+		TMB(eth_obj_cmd_in) = { 0 };
+		TMB(query_rq_out) = { 0 };
+
+		DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, opcode,
+			 MLX5_CMD_OP_QUERY_RQ);
+		DEVX_SET(eth_obj_cmd_in, eth_obj_cmd_in, obj_num, rqn);
+		CHECK_EQ(cmd(eth_obj_cmd_in, sizeof(eth_obj_cmd_in),
+			     query_rq_out, sizeof(query_rq_out)), 0);
+		CHECK_EQ(DEVX_GET(query_rq_out, query_rq_out,
+				  rq_context.mem_rq_type),
+			 MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP);
+		CHECK_EQ(DEVX_GET(query_rq_out, query_rq_out, rq_context.rmpn),
+			 r.rmpn);
+		CHECK_EQ(DEVX_GET(query_rq_out, query_rq_out, rq_context.state),
+			 MLX5_RQC_STATE_RDY);
+	}
+	CHECK_EQ(t_tir(rqn, td2, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &tir1), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 6,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0x11, .dmac = rmp_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tir1 } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+
+	/* The list is 0 -> 2 -> 1 -> 3: frames land in that order, each CQE
+	 * naming the RMP's WQE index. */
+	for (i = 0; i < 4; i++)
+		t_rmp_post(&r, order[i], i < 3 ? order[i + 1] : 0, mr.key,
+			   bufs + order[i] * 256, 256);
+	for (i = 0; i < 4; i++)
+		rmp_send(rmp_dmac, 64 + 4 * i);
+	for (i = 0; i < 4; i++) {
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+		CHECK_EQ(be16toh(c.wqe_counter), order[i]);
+		CHECK_EQ(be32toh(c.byte_cnt), 64 + 4 * i);
+		CHECK_EQ(be32toh(c.srqn_uidx) & 0xffffff, 0x4321);
+		CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0x11);
+		t_frame(txb, 64 + 4 * i, rmp_dmac, false,
+			4000 + (uint16_t)(64 + 4 * i));
+		CHECK(memcmp(bufs + order[i] * 256, txb, 64 + 4 * i) == 0);
+	}
+	/* The pool is empty: the frame is dropped and counted, no CQE. */
+	oob = st->rx_out_of_buffer;
+	rmp_send(rmp_dmac, 80);
+	CHECK(!t_poll(rcq, &c));
+	CHECK_EQ(st->rx_out_of_buffer, oob + 1);
+
+	/* The RMP serves an RQ: not destroyed. */
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r.rmpn, NULL),
+		 MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+
+	/* MODIFY_RMP: lwm; RDY -> ERR (hands out nothing) -> RDY. */
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_RDY,
+			      MLX5_RMPC_STATE_RDY, 1, 2), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r.rmpn, rmpc), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.lwm), 2);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_RDY,
+			      MLX5_RMPC_STATE_ERR, 0, 0), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r.rmpn, rmpc), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, state), MLX5_RMPC_STATE_ERR);
+	t_rmp_post(&r, 0, 1, mr.key, bufs, 256);	/* after 3 comes 0 */
+	oob = st->rx_out_of_buffer;
+	rmp_send(rmp_dmac, 90);
+	CHECK(!t_poll(rcq, &c));
+	CHECK_EQ(st->rx_out_of_buffer, oob + 1);
+	/* Bad modifies: wrong current state, no such next state, other
+	 * bitmask bits, lwm not below the size, lwm into ERR, no RMP. */
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_RDY,
+			      MLX5_RMPC_STATE_RDY, 0, 0),
+		 MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_ERR, 0, 0, 0),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_ERR,
+			      MLX5_RMPC_STATE_RDY, 2, 0),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_ERR,
+			      MLX5_RMPC_STATE_RDY, 1, 4),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_ERR,
+			      MLX5_RMPC_STATE_ERR, 1, 1),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rmp_modify(0, 0xfff0, MLX5_RMPC_STATE_RDY,
+			      MLX5_RMPC_STATE_ERR, 0, 0),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_rmp_modify(0, r.rmpn, MLX5_RMPC_STATE_ERR,
+			      MLX5_RMPC_STATE_RDY, 0, 0), 0);
+	/* Back in RDY the WQE posted meanwhile takes the next frame. */
+	rmp_send(rmp_dmac, 100);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+	CHECK_EQ(be16toh(c.wqe_counter), 0);
+	CHECK_EQ(be32toh(c.byte_cnt), 100);
+
+	/* A bad key in an RMP WQE: LOCAL_PROT_ERR naming the RMP index, the
+	 * RQ to ERR; the pool's other WQEs are not flushed. */
+	t_rmp_post(&r, 1, 2, 0xdead00, bufs, 256);
+	t_rmp_post(&r, 2, 3, mr.key, bufs + 512, 256);
+	rmp_send(rmp_dmac, 70);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_ERR);
+	CHECK_EQ(t_cqe_synd(&c), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+	CHECK_EQ(be16toh(((struct mlx5_err_cqe *)&c)->wqe_counter), 1);
+	CHECK_EQ(t_obj_state(MLX5_CMD_OP_QUERY_RQ, rqn, false),
+		 MLX5_RQC_STATE_ERR);
+	eng_poll(smx_dev_eng(env.d));
+	CHECK(!t_poll(rcq, &c));
+	CHECK_EQ(t_rq_modify(rqn, MLX5_RQC_STATE_ERR, MLX5_RQC_STATE_RST, -1),
+		 0);
+	CHECK_EQ(t_rq_modify(rqn, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	rmp_send(rmp_dmac, 72);
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(be16toh(c.wqe_counter), 2);
+	CHECK_EQ(be32toh(c.byte_cnt), 72);
+
+	/* A basic cyclic RMP: WQE n at slot n % 2, no next segment. */
+	CHECK_EQ(t_rmp_create(&r2, 1, true, 0, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r2.rmpn, rmpc), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe), 1);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.wq_type), MLX5_WQ_TYPE_CYCLIC);
+	CHECK_EQ(t_rq_on_rmp(&rqn2, rcq->cqn, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP,
+			     r2.rmpn), 0);
+	CHECK_EQ(t_rq_modify(rqn2, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	CHECK_EQ(t_tir(rqn2, td2, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &tir2), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 7,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0x22, .dmac = rmp2_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tir2 } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	t_rmp_post(&r2, 0, 0, mr.key, bufs, 128);
+	t_rmp_post(&r2, 1, 0, mr.key, bufs + 128, 128);
+	rmp_send(rmp2_dmac, 66);
+	rmp_send(rmp2_dmac, 67);
+	oob = st->rx_out_of_buffer;
+	rmp_send(rmp2_dmac, 68);
+	CHECK_EQ(st->rx_out_of_buffer, oob + 1);
+	t_rmp_post(&r2, 0, 0, mr.key, bufs + 256, 128);
+	rmp_send(rmp2_dmac, 69);
+	for (i = 0; i < 3; i++) {
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+		CHECK_EQ(be16toh(c.wqe_counter), i & 1);
+		CHECK_EQ(be32toh(c.byte_cnt), i < 2 ? 66 + i : 69);
+		CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0x22);
+	}
+	CHECK(!t_poll(rcq, &c));
+	t_frame(txb, 69, rmp2_dmac, false, 4069);
+	CHECK(memcmp(bufs + 256, txb, 69) == 0);
+
+	/* RQs that cannot be: no such RMP, an SRQ's number, a bad type. */
+	srqn = t_srq_plain();
+	CHECK(srqn != 0);
+	CHECK_EQ(t_rq_on_rmp(&x, rcq->cqn, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP,
+			     0xfff0), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_rq_on_rmp(&x, rcq->cqn, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP,
+			     srqn), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	CHECK_EQ(t_rq_on_rmp(&x, rcq->cqn, 2, r.rmpn),
+		 MLX5_CMD_STAT_BAD_PARAM_ERR);
+	/* RMP commands on an SRQ's number. */
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, srqn, NULL),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_rmp_modify(0, srqn, MLX5_RMPC_STATE_RDY,
+			      MLX5_RMPC_STATE_ERR, 0, 0),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, srqn, NULL),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+	{
+		TMB(destroy_srq_in) = { 0 };
+		TMB(mbox_out) = { 0 };
+
+		DEVX_SET(destroy_srq_in, destroy_srq_in, opcode,
+			 MLX5_CMD_OP_DESTROY_SRQ);
+		DEVX_SET(destroy_srq_in, destroy_srq_in, srqn, srqn);
+		CHECK_EQ(cmd(destroy_srq_in, sizeof(destroy_srq_in), mbox_out,
+			     sizeof(mbox_out)), 0);
+	}
+
+	/* Hostile CREATE_RMP mailboxes. */
+	{
+		static const struct {
+			void (*edit)(uint8_t *in);
+			unsigned int st;
+		} bad[] = {
+			{ rmp_edit_state, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_type, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_cyclic_mismatch, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_small_stride, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_big_stride, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_huge, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_pd, MLX5_CMD_STAT_BAD_RES_ERR },
+			{ rmp_edit_dbr, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_sig, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_lwm, MLX5_CMD_STAT_BAD_PARAM_ERR },
+			{ rmp_edit_no_page, MLX5_CMD_STAT_BAD_PARAM_ERR },
+		};
+		struct t_rmp b;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			CHECKM(t_rmp_create(&b, 2, false, 0, bad[i].edit) ==
+			       bad[i].st, "bad CREATE_RMP #%u", i);
+	}
+	/* A mailbox cut short of the rmpc is refused by length. */
+	{
+		TMB(create_rmp_in) = { 0 };
+		TMB(create_rmp_out) = { 0 };
+
+		DEVX_SET(create_rmp_in, create_rmp_in, opcode,
+			 MLX5_CMD_OP_CREATE_RMP);
+		CHECK_EQ(cmd(create_rmp_in, 0x40, create_rmp_out,
+			     sizeof(create_rmp_out)),
+			 MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	}
+
+	/* A user context's RMP: the uid's own to modify, query, destroy. */
+	{
+		TMB(create_uctx_in) = { 0 };
+		TMB(general_obj_out_cmd_hdr) = { 0 };
+		TMB(destroy_uctx_in) = { 0 };
+		TMB(mbox_out) = { 0 };
+		struct t_rmp u;
+		uint16_t uid;
+
+		DEVX_SET(create_uctx_in, create_uctx_in, opcode,
+			 MLX5_CMD_OP_CREATE_UCTX);
+		CHECK_EQ(cmd(create_uctx_in, sizeof(create_uctx_in),
+			     general_obj_out_cmd_hdr,
+			     sizeof(general_obj_out_cmd_hdr)), 0);
+		uid = (uint16_t)DEVX_GET(general_obj_out_cmd_hdr,
+					 general_obj_out_cmd_hdr, obj_id);
+		CHECK_EQ(t_rmp_create(&u, 2, false, uid, NULL), 0);
+		/* A uid with no context is refused; so is a uid acting on
+		 * uid 0's RMP. */
+		CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, (uint16_t)(uid + 1),
+				   u.rmpn, NULL), MLX5_CMD_STAT_BAD_PARAM_ERR);
+		CHECK_EQ(t_rmp_modify(uid, r.rmpn, MLX5_RMPC_STATE_RDY,
+				      MLX5_RMPC_STATE_ERR, 0, 0),
+			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, uid, r.rmpn, NULL),
+			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, uid, u.rmpn, rmpc), 0);
+		CHECK_EQ(DEVX_GET(rmpc, rmpc, state), MLX5_RMPC_STATE_RDY);
+		CHECK_EQ(t_rmp_modify(uid, u.rmpn, MLX5_RMPC_STATE_RDY,
+				      MLX5_RMPC_STATE_ERR, 0, 0), 0);
+		CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, uid, u.rmpn, NULL),
+			 0);
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, opcode,
+			 MLX5_CMD_OP_DESTROY_UCTX);
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, uid, uid);
+		CHECK_EQ(cmd(destroy_uctx_in, sizeof(destroy_uctx_in), mbox_out,
+			     sizeof(mbox_out)), 0);
+	}
+
+	/* Teardown: the RMPs go once their RQs are gone. */
+	CHECK_EQ(t_fte_del(ft0, 6), 0);
+	CHECK_EQ(t_fte_del(ft0, 7), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir1), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir2), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn2), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r.rmpn, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r2.rmpn, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r.rmpn, NULL),
+		 MLX5_CMD_STAT_BAD_RES_ERR);
+}
+
 static void test_errors(void)
 {
 	uint8_t *frame = txb, *got = rxb + 4096;
@@ -1409,6 +1928,7 @@ int main(void)
 	test_vlan_strip();
 	test_steering();
 	test_counters();
+	test_rmp();
 	test_errors();
 	test_bad_mailboxes();
 	test_rss();

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device code for test_flexio (built by softmlx5-dpacc): entry points that
- * exercise argument unpacking, DPA globals, thread control and errors.
+ * exercise argument unpacking, DPA globals, thread control and errors, and
+ * the receive handler of test_flexio_rmp.
  */
 #include <libflexio-dev/flexio_dev.h>
 #include <libflexio-dev/flexio_dev_err.h>
+#include <libflexio-dev/flexio_dev_queue_access.h>
 #include <dpaintrin.h>
+
+#include "test_flexio_rmp.h"
 
 static uint64_t counter;		/* per process */
 static uint64_t eh_runs, eh_resumes;
@@ -134,4 +138,41 @@ __dpa_rpc__ uint64_t t_window_fault(uint64_t haddr)
 __dpa_rpc__ uint64_t t_err_stats(uint64_t which)
 {
 	return which ? err_errno : err_seen;
+}
+
+/*
+ * Receives on an RMP-backed DPA QP (test_flexio_rmp): each RESP_SEND CQE
+ * is recorded (RMP WQE index, byte count, RMP number), its WQE handed back
+ * to the RMP (the linked list is a ring, so one more on the WQE counter),
+ * the CQ re-armed.
+ */
+__dpa_global__ void t_rmp_handler(uint64_t arg)
+{
+	struct rmp_ctx *c = (struct rmp_ctx *)arg;
+	struct flexio_dev_thread_ctx *dtctx;
+
+	flexio_dev_get_thread_ctx(&dtctx);
+	c->activations++;
+	for (;;) {
+		struct flexio_dev_cqe64 *cqe = (struct flexio_dev_cqe64 *)c->cq_ring +
+					       (c->ci & ((1u << RMP_LOG_CQ) - 1));
+
+		if (flexio_dev_cqe_get_owner(cqe) != ((c->ci >> RMP_LOG_CQ) & 1) ||
+		    flexio_dev_cqe_get_opcode(cqe) == 0xf)
+			break;
+		__dpa_thread_fence(__DPA_MEMORY, __DPA_R, __DPA_R);
+		if (flexio_dev_cqe_get_opcode(cqe) != 0x2 || c->n >= RMP_MSGS) {
+			c->errors++;
+		} else {
+			c->wqe_index[c->n] = flexio_dev_cqe_get_wqe_counter(cqe);
+			c->byte_cnt[c->n] = flexio_dev_cqe_get_byte_cnt(cqe);
+			c->srqn[c->n] = flexio_dev_cqe_get_user_index(cqe);
+			c->n++;
+		}
+		flexio_dev_dbr_rq_inc_pi((uint32_t *)c->rmp_dbr);
+		c->ci++;
+		flexio_dev_dbr_cq_set_ci((uint32_t *)c->cq_dbr, c->ci);
+	}
+	flexio_dev_cq_arm(dtctx, c->ci, c->cqn);
+	flexio_dev_thread_reschedule();
 }

@@ -347,6 +347,7 @@ static void test_srqs(struct smx_dev *d)
 		MB(create_rmp_out) = { 0 };
 
 		DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+		DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
 		DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
 		DEVX_SET(wq, wq, pd, pd);
 		DEVX_SET(wq, wq, log_wq_stride, 6);

@@ -39,6 +39,9 @@
  * and counted (fw_eth_stats rx_out_of_buffer, the RQ's out_of_buffer); a
  * frame larger than the WQE (LOCAL_LENGTH_ERR) or a bad key
  * (LOCAL_PROT_ERR) completes the WQE in error and moves the RQ to ERR.
+ * An RMP-backed RQ takes its WQEs from the RMP (eng_rq_take: linked list
+ * or basic cyclic, limit event) and names the RMP's WQE index in the CQE;
+ * an empty RMP, or one in ERR, drops the frame as above.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,11 +392,13 @@ static void eng_eth_rq_err(struct eng *e, struct eng_rq *s, uint8_t syndrome,
 static bool eng_eth_rq_flush(struct eng *e, struct eng_rq *s)
 {
 	struct fw_rq *rq = s->rq;
-	uint16_t pi = eng_eth_rq_pi(rq);
 	bool work = false;
+	uint16_t pi;
 
-	if (!DEVX_GET(rqc, rq->ctx, flush_in_error_en))
+	/* An RMP-backed RQ owns no WQEs: the pool's stay posted. */
+	if (rq->rmp || !DEVX_GET(rqc, rq->ctx, flush_in_error_en))
 		return false;
+	pi = eng_eth_rq_pi(rq);
 	while (s->ci != pi) {
 		struct eng_cqe c = {
 			.opcode = MLX5_CQE_RESP_ERR,
@@ -410,50 +415,75 @@ static bool eng_eth_rq_flush(struct eng *e, struct eng_rq *s)
 	return work;
 }
 
+/* The next receive WQE of @rq: its own ring, or its RMP's (eng_rq.c).
+ * False (frame dropped and counted) when none is posted. */
+static bool eng_eth_rq_take(struct eng *e, struct eng_rq *s, uint32_t len,
+			    struct eng_rwqe *w)
+{
+	struct fw_rq *rq = s->rq;
+	uint8_t body[1024] __attribute__((aligned(16)));
+	struct fw_eth_stats *st = fw_eth_stats(e->fw);
+	uint32_t stride = rq->buf.stride;
+	const uint8_t *p;
+
+	if (rq->rmp) {
+		if (eng_rq_take(e, NULL, rq->rmp, w))
+			return true;
+	} else if (s->ci != eng_eth_rq_pi(rq)) {
+		w->srq = NULL;
+		w->index = s->ci;
+		p = fw_buf_addr(&rq->buf,
+				(uint64_t)(s->ci & (rq->wqes - 1)) * stride);
+		if (!p || stride > sizeof(body)) {
+			eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+				       s->ci, "receive WQE outside the RQ buffer");
+			return false;
+		}
+		memcpy(body, p, stride);
+		s->ci++;
+		eng_rwqe_parse(w, body, stride);
+		return true;
+	}
+	rq->out_of_buffer++;
+	st->rx_out_of_buffer++;
+	if (rq->rmp)
+		smx_dbg("engine: rq 0x%x: rmp 0x%x (%s) has no receive WQE, "
+			"frame of %u bytes dropped", rq->obj.id,
+			rq->rmp->obj.id, rq->rmp->state == MLX5_RMPC_STATE_RDY ?
+			"RDY" : "ERR", len);
+	else
+		smx_dbg("engine: rq 0x%x: no receive WQE posted, frame of %u "
+			"bytes dropped", rq->obj.id, len);
+	return false;
+}
+
 static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 			    const struct eth_rx *r, uint32_t flow_tag)
 {
 	struct eng_rq *s = rq ? eng_eth_rq_of(e, rq) : NULL;
-	uint8_t body[1024] __attribute__((aligned(16)));
 	struct eng_sge ds[ENG_MAX_SGE], src[2];
 	struct eng_sgl dst = { ds, 0, 0 }, from = { src, 0, 0 };
-	struct fw_eth_stats *st = fw_eth_stats(e->fw);
-	uint32_t stride = rq->buf.stride, off, len = r->p.len;
+	uint32_t i, len = r->p.len;
 	uint16_t counter, tci = 0;
 	struct mlx5_cqe64 cqe;
+	struct eng_rwqe w;
 	struct eng_cqe c;
-	const uint8_t *w;
 	char why[200];
 	bool strip;
 
 	if (!s || !rq || rq->state != MLX5_RQC_STATE_RDY) {
-		st->rx_dropped++;
+		fw_eth_stats(e->fw)->rx_dropped++;
 		return;
 	}
-	if (s->ci == eng_eth_rq_pi(rq)) {
-		rq->out_of_buffer++;
-		st->rx_out_of_buffer++;
-		smx_dbg("engine: rq 0x%x: no receive WQE posted, frame of %u "
-			"bytes dropped", rq->obj.id, len);
+	if (!eng_eth_rq_take(e, s, len, &w))
 		return;
-	}
-	counter = s->ci;
-	w = fw_buf_addr(&rq->buf, (uint64_t)(counter & (rq->wqes - 1)) * stride);
-	if (!w || stride > sizeof(body)) {
-		eng_eth_rq_err(e, s, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, counter,
-			       "receive WQE outside the RQ buffer");
-		return;
-	}
-	memcpy(body, w, stride);
-	s->ci++;
-	for (off = 0; off + 16 <= stride && dst.n < ENG_MAX_SGE; off += 16) {
-		const struct mlx5_wqe_data_seg *d = (const void *)(body + off);
+	counter = w.index;
+	for (i = 0; i < w.nseg; i++) {
+		const struct mlx5_wqe_data_seg *d = &w.seg[i];
 		uint32_t lkey = be32toh(d->lkey);
 		uint64_t bc = be32toh(d->byte_count) & 0x7fffffff;
 		struct eng_sge *g = &ds[dst.n];
 
-		if (lkey == MLX5_INVALID_LKEY)
-			break;
 		if (!bc)
 			continue;
 		if (eng_key_check(e, lkey, rq->pd, ENG_ACC_LW, be64toh(d->addr),

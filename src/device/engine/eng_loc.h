@@ -439,6 +439,9 @@ struct eng_rwqe {
 	uint32_t nseg;
 	struct mlx5_wqe_data_seg seg[ENG_MAX_SGE];
 };
+/* Parses the data segments of a copied receive WQE body (ended by
+ * MLX5_INVALID_LKEY or @len) into @w. */
+void eng_rwqe_parse(struct eng_rwqe *w, const uint8_t *p, uint32_t len);
 /* Takes the next receive WQE of @qp (RQ, or @srq); false if none posted. */
 bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		 struct eng_rwqe *w);

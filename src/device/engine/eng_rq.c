@@ -11,14 +11,16 @@
  * starts at index 0 and, after taking WQE i, continues at i's next_wqe_index.
  * The producer is the 16-bit WQE counter in dbrec[0]. The CQE names the
  * index taken (wqe_counter) so the driver can put it back on its list.
+ * An RMP with basic cyclic WQEs has no next segment: WQE n is at slot
+ * n % size. An RMP in ERR hands out nothing. RMPs serve QPs (through
+ * here) and Ethernet RQs (eng_eth.c, through eng_rq_take with no QP).
  */
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
 #include "util/log.h"
 
-/* Parses data segments from a copied WQE body into @w. */
-static void eng_rwqe_parse(struct eng_rwqe *w, const uint8_t *p, uint32_t len)
+void eng_rwqe_parse(struct eng_rwqe *w, const uint8_t *p, uint32_t len)
 {
 	uint32_t off;
 
@@ -44,7 +46,8 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		uint32_t stride = srq->buf.stride;
 		uint16_t counter;
 
-		if (!s || !srq->dbrec)
+		if (!s || !srq->dbrec || (srq->kind == FW_SRQ_RMP &&
+					  srq->state != MLX5_RMPC_STATE_RDY))
 			return false;
 		counter = (uint16_t)be32toh(__atomic_load_n(&srq->dbrec[0],
 							    __ATOMIC_ACQUIRE));
@@ -56,10 +59,15 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		memcpy(body, p, stride);
 		w->srq = srq;
 		w->index = s->head;
-		s->head = be16toh(((const struct mlx5_wqe_srq_next_seg *)body)
-				  ->next_wqe_index) & (size - 1);
 		s->consumed++;
-		eng_rwqe_parse(w, body + 16, stride - 16);
+		if (srq->cyclic) {
+			s->head = s->consumed & (size - 1);
+			eng_rwqe_parse(w, body, stride);
+		} else {
+			s->head = be16toh(((const struct mlx5_wqe_srq_next_seg *)
+					   body)->next_wqe_index) & (size - 1);
+			eng_rwqe_parse(w, body + 16, stride - 16);
+		}
 		eng_srq_limit_check(e, srq);
 		return true;
 	} else {

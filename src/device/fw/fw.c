@@ -93,6 +93,7 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(DESTROY_RQ, "DESTROY_RQ", eth_obj_cmd_in, mbox_out, fw_rq_destroy),
 	CMD(QUERY_RQ, "QUERY_RQ", eth_obj_cmd_in, query_rq_out, fw_rq_query),
 	CMD(CREATE_RMP, "CREATE_RMP", create_rmp_in, create_rmp_out, fw_rmp_create),
+	CMD(MODIFY_RMP, "MODIFY_RMP", modify_rmp_in, modify_rmp_out, fw_rmp_modify),
 	CMD(DESTROY_RMP, "DESTROY_RMP", destroy_rmp_in, mbox_out, fw_rmp_destroy),
 	CMD(QUERY_RMP, "QUERY_RMP", query_rmp_in, query_rmp_out, fw_rmp_query),
 	CMD(CREATE_TIS, "CREATE_TIS", create_tis_in, create_tis_out, fw_tis_create),

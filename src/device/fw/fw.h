@@ -166,6 +166,8 @@ struct fw_srq {
 	uint32_t lwm;
 	bool armed;
 	uint32_t user_index;
+	uint32_t state;		/* RMP: MLX5_RMPC_STATE_* (SRQs: unused) */
+	bool cyclic;		/* RMP basic_cyclic_rcv_wqe: WQE i at slot i, no next segment */
 	volatile uint32_t *dbrec;
 	struct fw_umem *dbr_umem;
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
@@ -413,7 +415,8 @@ struct fw_rq {
 	struct fw_cq *cq;
 	struct fw_pd *pd;
 	struct fw_buf buf;
-	uint32_t wqes;
+	uint32_t wqes;		/* 0 for an RMP-backed RQ */
+	struct fw_srq *rmp;	/* mem_rq_type MEMORY_RQ_RMP: WQEs come from here */
 	bool vsd;		/* VLAN strip disabled */
 	volatile uint32_t *dbrec;	/* [0] WQE producer counter */
 	struct fw_umem *dbr_umem;

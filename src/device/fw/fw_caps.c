@@ -113,7 +113,8 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, log_max_transport_domain, 16);
 	CAP_SET(cmd_hca_cap, log_max_pd, cfg->log_max_pd);
 	CAP_SET(cmd_hca_cap, log_max_xrcd, cfg->log_max_xrcd);
-	CAP_SET(cmd_hca_cap, basic_cyclic_rcv_wqe, 0);
+	/* RMPs take linked-list and basic cyclic WQEs (fw_rmp.c). */
+	CAP_SET(cmd_hca_cap, basic_cyclic_rcv_wqe, 1);
 	CAP_SET(cmd_hca_cap, log_max_rmp, cfg->log_max_srq);
 	CAP_SET(cmd_hca_cap, log_max_wq_sz, cfg->log_max_qp_sz);
 	/* CREATE_UMEM and the user context are real commands here, not

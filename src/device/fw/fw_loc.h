@@ -256,10 +256,21 @@ int fw_xrc_srq_create(struct fw_cmd *c);
 int fw_xrc_srq_destroy(struct fw_cmd *c);
 int fw_xrc_srq_query(struct fw_cmd *c);
 int fw_xrc_srq_arm(struct fw_cmd *c);
+void fw_srq_free(struct fw_srq *srq);
+/* Shared with fw_rmp.c: number table, kind checks, sizes, lwm. */
+int fw_srq_insert(struct fw_cmd *c, struct fw_srq *srq);
+void fw_srq_abort(struct fw_srq *srq);
+struct fw_srq *fw_srq_get(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind);
+int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind);
+int fw_srq_check_size(struct fw_cmd *c, const char *what, uint32_t log_size,
+		      uint32_t stride);
+int fw_srq_arm_lwm(struct fw_cmd *c, struct fw_srq *srq, uint32_t lwm);
+
+/* fw_rmp.c */
 int fw_rmp_create(struct fw_cmd *c);
+int fw_rmp_modify(struct fw_cmd *c);
 int fw_rmp_destroy(struct fw_cmd *c);
 int fw_rmp_query(struct fw_cmd *c);
-void fw_srq_free(struct fw_srq *srq);
 
 /* fw_qp.c */
 int fw_qp_create(struct fw_cmd *c);

@@ -8,8 +8,12 @@
  * state, with the same transitions as an SQ, and may change vsd
  * (modify_bitmask VSD). Frames reach it through a TIR (fw_tir.c).
  *
- * Not supported (BAD_PARAM): RMP-backed RQs (mem_rq_type 1), hairpin,
- * scatter FCS, delay drop, counter sets.
+ * An RQ with mem_rq_type MEMORY_RQ_RMP has no WQEs of its own: its wq
+ * context is not looked at, frames take the WQEs of the RMP rqc.rmpn
+ * names (fw_rmp.c; held while the RQ exists), the RQ's PD is the RMP's.
+ *
+ * Not supported (BAD_PARAM): hairpin, scatter FCS, delay drop, counter
+ * sets.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +33,12 @@ void fw_rq_free(struct fw_rq *rq)
 
 static int fw_rq_check(struct fw_cmd *c, const uint8_t *rqc)
 {
-	if (DEVX_GET(rqc, rqc, mem_rq_type) != MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE)
-		return FW_FAIL(c, BAD_PARAM_ERR, "rq: mem_rq_type %u: only RQs "
-			       "with their own WQEs (0) are supported",
-			       DEVX_GET(rqc, rqc, mem_rq_type));
+	uint32_t mem = DEVX_GET(rqc, rqc, mem_rq_type);
+
+	if (mem != MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_INLINE &&
+	    mem != MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP)
+		return FW_FAIL(c, BAD_PARAM_ERR, "rq: mem_rq_type %u is neither "
+			       "inline (0) nor RMP (1)", mem);
 	if (DEVX_GET(rqc, rqc, hairpin) || DEVX_GET(rqc, rqc, scatter_fcs) ||
 	    DEVX_GET(rqc, rqc, delay_drop_en))
 		return FW_FAIL(c, BAD_PARAM_ERR, "rq: hairpin, scatter_fcs and "
@@ -44,9 +50,36 @@ static int fw_rq_check(struct fw_cmd *c, const uint8_t *rqc)
 	return 0;
 }
 
+/* An RMP-backed RQ: the RMP (referenced) in place of a wq of its own. */
+static int fw_rq_attach_rmp(struct fw_cmd *c, uint32_t rmpn,
+			    struct fw_wq_res *r, struct fw_srq **rmp)
+{
+	struct fw_srq *srq = FW_REF(c, srq, rmpn, "rq rmpn");
+
+	memset(r, 0, sizeof(*r));
+	if (!srq)
+		return -1;
+	if (srq->kind != FW_SRQ_RMP)
+		return FW_FAIL(c, BAD_PARAM_ERR, "rq: rmpn 0x%x is an SRQ, not "
+			       "an RMP", rmpn);
+	r->pd = srq->pd;
+	fw_ref(&srq->pd->obj);
+	fw_ref(&srq->obj);
+	*rmp = srq;
+	return 0;
+}
+
+static void fw_rq_detach(struct fw_wq_res *r, struct fw_srq *rmp)
+{
+	if (rmp)
+		fw_unref(&rmp->obj);
+	fw_wq_detach(r);
+}
+
 int fw_rq_create(struct fw_cmd *c)
 {
 	const uint8_t *rqc = IN_ADDR(create_rq_in, ctx);
+	struct fw_srq *rmp = NULL;
 	struct fw_wq_res r;
 	struct fw_cq *cq;
 	struct fw_rq *rq;
@@ -59,19 +92,24 @@ int fw_rq_create(struct fw_cmd *c)
 	cq = FW_REF(c, cq, DEVX_GET(rqc, rqc, cqn), "rq cqn");
 	if (!cq)
 		return -1;
-	if (fw_wq_attach(c, "rq wq", DEVX_BYTE_OFF(create_rq_in, ctx) +
-			 DEVX_BYTE_OFF(rqc, wq), 16, 1024, &r))
+	if (DEVX_GET(rqc, rqc, mem_rq_type) == MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP) {
+		if (fw_rq_attach_rmp(c, DEVX_GET(rqc, rqc, rmpn), &r, &rmp))
+			return -1;
+	} else if (fw_wq_attach(c, "rq wq", DEVX_BYTE_OFF(create_rq_in, ctx) +
+				DEVX_BYTE_OFF(rqc, wq), 16, 1024, &r)) {
 		return -1;
+	}
 	rq = calloc(1, sizeof(*rq));
 	if (!rq) {
-		fw_wq_detach(&r);
+		fw_rq_detach(&r, rmp);
 		return FW_FAIL(c, NO_RES_ERR, "rq: out of memory");
 	}
 	rq->pd = r.pd;
 	rq->buf = r.buf;
 	rq->dbrec = r.dbrec;
 	rq->dbr_umem = r.dbr_umem;
-	rq->wqes = 1u << r.log_sz;
+	rq->wqes = rmp ? 0 : 1u << r.log_sz;
+	rq->rmp = rmp;
 	rq->cq = cq;
 	rq->vsd = DEVX_GET(rqc, rqc, vsd);
 	if (fw_table_add(&c->fw->rq, &rq->obj)) {
@@ -91,7 +129,7 @@ int fw_rq_create(struct fw_cmd *c)
 		c->fw->hooks.rq_changed(c->fw->hooks_arg, rq, FW_WQ_NEW);
 	return 0;
 err:
-	fw_wq_detach(&r);
+	fw_rq_detach(&r, rmp);
 	free(rq);
 	return -1;
 }
@@ -156,8 +194,9 @@ int fw_rq_query(struct fw_cmd *c)
 		return -1;
 	memcpy(rqc, rq->ctx, sizeof(rq->ctx));
 	DEVX_SET(rqc, rqc, state, rq->state);
-	fw_wq_put((uint8_t *)DEVX_ADDR_OF(rqc, rqc, wq), rq->pd, &rq->buf,
-		  __builtin_ctz(rq->wqes));
+	if (!rq->rmp)
+		fw_wq_put((uint8_t *)DEVX_ADDR_OF(rqc, rqc, wq), rq->pd,
+			  &rq->buf, __builtin_ctz(rq->wqes));
 	return 0;
 }
 
@@ -176,6 +215,8 @@ int fw_rq_destroy(struct fw_cmd *c)
 	fw_obj_disown(c->fw, &rq->obj);
 	fw_unref(&rq->pd->obj);
 	fw_unref(&rq->cq->obj);
+	if (rq->rmp)
+		fw_unref(&rq->rmp->obj);
 	if (rq->dbr_umem)
 		fw_unref(&rq->dbr_umem->obj);
 	fw_rq_free(rq);

@@ -2,8 +2,9 @@
 /*
  * Shared receive queues in their three PRM guises, one number space (as in
  * the hardware, where all of them are RMPs): CREATE_SRQ (srqc), CREATE_XRC_SRQ
- * (xrc_srqc, bound to an XRC domain and a CQ) and CREATE_RMP (rmpc + wq).
- * A command of one kind on a number of another kind is BAD_RES.
+ * (xrc_srqc, bound to an XRC domain and a CQ) and CREATE_RMP (rmpc + wq,
+ * fw_rmp.c, which shares the helpers below). A command of one kind on a
+ * number of another kind is BAD_RES.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void fw_srq_free(struct fw_srq *srq)
 	free(srq);
 }
 
-static int fw_srq_insert(struct fw_cmd *c, struct fw_srq *srq)
+int fw_srq_insert(struct fw_cmd *c, struct fw_srq *srq)
 {
 	if (fw_table_add(&c->fw->srq, &srq->obj))
 		return FW_FAIL(c, NO_RES_ERR, "%s: all %u numbers are in use",
@@ -39,14 +40,14 @@ static int fw_srq_insert(struct fw_cmd *c, struct fw_srq *srq)
 	return 0;
 }
 
-static void fw_srq_abort(struct fw_srq *srq)
+void fw_srq_abort(struct fw_srq *srq)
 {
 	if (srq->dbr_umem)
 		fw_unref(&srq->dbr_umem->obj);
 	fw_srq_free(srq);
 }
 
-static struct fw_srq *fw_srq_get(struct fw_cmd *c, uint32_t n,
+struct fw_srq *fw_srq_get(struct fw_cmd *c, uint32_t n,
 				 enum fw_srq_kind kind)
 {
 	struct fw_srq *srq = FW_GET(c, srq, n, fw_srq_kind_name[kind]);
@@ -59,7 +60,7 @@ static struct fw_srq *fw_srq_get(struct fw_cmd *c, uint32_t n,
 	return srq;
 }
 
-static int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind)
+int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind)
 {
 	struct fw_srq *srq = fw_srq_get(c, n, kind);
 
@@ -67,7 +68,7 @@ static int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind)
 		return -1;
 	if (srq->obj.refs)
 		return FW_FAIL(c, BAD_RES_STATE_ERR,
-			       "%s 0x%x still serves %u QPs",
+			       "%s 0x%x still serves %u QPs / RQs",
 			       fw_srq_kind_name[kind], n, srq->obj.refs);
 	fw_hook_eng_free(c->fw, &srq->eng);
 	fw_table_del(&c->fw->srq, n);
@@ -83,7 +84,7 @@ static int fw_srq_remove(struct fw_cmd *c, uint32_t n, enum fw_srq_kind kind)
 	return 0;
 }
 
-static int fw_srq_check_size(struct fw_cmd *c, const char *what,
+int fw_srq_check_size(struct fw_cmd *c, const char *what,
 			     uint32_t log_size, uint32_t stride)
 {
 	if (log_size > c->fw->cfg.log_max_srq_sz)
@@ -97,7 +98,7 @@ static int fw_srq_check_size(struct fw_cmd *c, const char *what,
 	return 0;
 }
 
-static int fw_srq_arm_lwm(struct fw_cmd *c, struct fw_srq *srq, uint32_t lwm)
+int fw_srq_arm_lwm(struct fw_cmd *c, struct fw_srq *srq, uint32_t lwm)
 {
 	if (lwm >= (1u << srq->log_size))
 		return FW_FAIL(c, BAD_PARAM_ERR,
@@ -292,90 +293,4 @@ int fw_xrc_srq_arm(struct fw_cmd *c)
 	if (!srq)
 		return -1;
 	return fw_srq_arm_lwm(c, srq, IN_GET(arm_xrc_srq_in, lwm));
-}
-
-/* ------------------------------------------------------------------ */
-/* CREATE_RMP                                                         */
-/* ------------------------------------------------------------------ */
-
-int fw_rmp_create(struct fw_cmd *c)
-{
-	const uint8_t *rmpc = IN_ADDR(create_rmp_in, ctx);
-	const uint8_t *wq = (const uint8_t *)DEVX_ADDR_OF(rmpc, rmpc, wq);
-	uint32_t log_size = DEVX_GET(wq, wq, log_wq_sz);
-	uint32_t stride = 1u << DEVX_GET(wq, wq, log_wq_stride);
-	uint64_t size = (uint64_t)stride << log_size;
-	size_t pas_off = DEVX_BYTE_OFF(create_rmp_in, ctx) +
-			 DEVX_BYTE_OFF(rmpc, wq) + DEVX_BYTE_OFF(wq, pas);
-	struct fw_srq *srq;
-	struct fw_pd *pd;
-
-	if (DEVX_GET(wq, wq, wq_type) != MLX5_WQ_TYPE_LINKED_LIST)
-		return FW_FAIL(c, BAD_PARAM_ERR,
-			       "rmp: wq_type %u, an RMP is a linked list (0)",
-			       DEVX_GET(wq, wq, wq_type));
-	if (fw_srq_check_size(c, "rmp", log_size, stride))
-		return -1;
-	pd = FW_REF(c, pd, DEVX_GET(wq, wq, pd), "rmp pd");
-	if (!pd)
-		return -1;
-	srq = calloc(1, sizeof(*srq));
-	if (!srq)
-		return FW_FAIL(c, NO_RES_ERR, "rmp: out of memory");
-	srq->kind = FW_SRQ_RMP;
-	srq->pd = pd;
-	if (DEVX_GET(wq, wq, wq_umem_valid)) {
-		if (fw_buf_from_umem(c, &srq->buf, "rmp buffer",
-				     DEVX_GET(wq, wq, wq_umem_id),
-				     DEVX_GET64(wq, wq, wq_umem_offset), size))
-			goto err;
-	} else if (fw_buf_from_pas(c, &srq->buf, "rmp buffer", pas_off,
-				   DEVX_GET(wq, wq, log_wq_pg_sz),
-				   (uint64_t)DEVX_GET(wq, wq, page_offset) * 64,
-				   size)) {
-		goto err;
-	}
-	srq->dbrec = fw_dbr_resolve(c, "rmp dbr_addr",
-				    DEVX_GET(wq, wq, dbr_umem_valid),
-				    DEVX_GET(wq, wq, dbr_umem_id),
-				    DEVX_GET64(wq, wq, dbr_addr), &srq->dbr_umem);
-	if (!srq->dbrec)
-		goto err;
-	srq->buf.stride = stride;
-	srq->log_size = log_size;
-	memcpy(srq->ctx, rmpc, sizeof(srq->ctx));
-	if (fw_srq_arm_lwm(c, srq, DEVX_GET(wq, wq, lwm)))
-		goto err;
-	srq->armed = false;
-	if (fw_srq_insert(c, srq))
-		goto err;
-	OUT_SET(create_rmp_out, rmpn, srq->obj.id);
-	return 0;
-err:
-	fw_srq_abort(srq);
-	return -1;
-}
-
-int fw_rmp_destroy(struct fw_cmd *c)
-{
-	return fw_srq_remove(c, IN_GET(destroy_rmp_in, rmpn), FW_SRQ_RMP);
-}
-
-int fw_rmp_query(struct fw_cmd *c)
-{
-	struct fw_srq *srq = fw_srq_get(c, IN_GET(query_rmp_in, rmpn),
-					FW_SRQ_RMP);
-	uint8_t *rmpc = OUT_ADDR(query_rmp_out, rmp_context);
-	uint8_t *wq = (uint8_t *)DEVX_ADDR_OF(rmpc, rmpc, wq);
-
-	if (!srq)
-		return -1;
-	memcpy(rmpc, srq->ctx, sizeof(srq->ctx));
-	DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
-	DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_LINKED_LIST);
-	DEVX_SET(wq, wq, pd, srq->pd->obj.id);
-	DEVX_SET(wq, wq, lwm, srq->lwm);
-	DEVX_SET(wq, wq, log_wq_stride, __builtin_ctz(srq->buf.stride));
-	DEVX_SET(wq, wq, log_wq_sz, srq->log_size);
-	return 0;
 }

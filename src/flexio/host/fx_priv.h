@@ -222,6 +222,7 @@ struct flexio_qp {
 	enum flexio_qp_state state;
 	volatile uint32_t *dbr;		/* [0] receive, [1] send counter; NULL for host qmem */
 	uint8_t *uar;
+	struct flexio_rmp *rmp;		/* receives through this RMP of ours */
 	struct flexio_qp *next;
 };
 

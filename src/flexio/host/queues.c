@@ -19,8 +19,8 @@
  *   UAR store at 0x800), EQ_DB the EQ doorbell (UAR 0x40/0x48).
  *
  * Ethernet queues: flexio_sq_create / flexio_rq_create make SQ (+TIS) and
- * RQ (+TIR) objects; RMP-backed DPA queues fail with a log line
- * (docs/flexio.md).
+ * RQ (+TIR) objects; flexio_rmp_create an RMP, which DPA QPs may receive
+ * through (rq_type SRQ_RMP_XRC_SRQ_XRQ, rmpqn).
  */
 #include <errno.h>
 #include <poll.h>
@@ -538,7 +538,7 @@ static void rearm_attached(struct flexio_process *p, uint32_t cqn)
 		cq_arm(c, 0);
 }
 
-/* ---- Ethernet WQs: SQ, RQ (+TIR); RMPs are not in the firmware ------------------------- */
+/* ---- Ethernet WQs: SQ, RQ (+TIR) ---------------------------------------------------------- */
 /*
  * flexio_sq_create / flexio_rq_create: PRM objects on the process's DEVX
  * context with their rings and doorbell records in the DPA heap (or a host
@@ -781,32 +781,148 @@ struct mlx5dv_devx_obj *flexio_rq_get_tir(struct flexio_rq *rq)
 	return rq ? rq->tir : NULL;
 }
 
-#define FX_NO_RMP(name)                                                                 \
-	fx_err("%s: softmlx5's firmware has no RMP-backed DPA queues; use flexio_rq_create", \
-	       name)
+/* ---- RMPs ----------------------------------------------------------------------------- */
+/*
+ * flexio_rmp_create: CREATE_RMP on the process's DEVX context, created RDY,
+ * its WQEs and doorbell record (dbr[0]: the WQE counter, which
+ * flexio_dev_dbr_rq_inc_pi advances) in the DPA heap or a host umem. A
+ * linked list (the default) has a 16-byte next segment
+ * (flexio_dev_swqe_seg_shared_receive_set) before its data segments, so its
+ * stride defaults to 32 bytes; a cyclic RMP (basic_cyclic_rcv_wqe) has
+ * data segments only and defaults to 16. DPA QPs name one through
+ * flexio_qp_attr rq_type SRQ_RMP_XRC_SRQ_XRQ + rmpqn; the RMP counts them
+ * and is not destroyed while any is left. The 24.01 flexio_rq_create has
+ * no field that names an RMP: an RMP-backed Ethernet RQ is a DEVX CREATE_RQ
+ * (mem_rq_type RMP, rmpn) that the firmware accepts from any DEVX client.
+ */
+struct flexio_rmp {
+	struct flexio_process *proc;
+	struct mlx5dv_devx_obj *obj;
+	uint32_t rmpn;
+	uint32_t users;			/* DPA QPs receiving through it */
+	struct flexio_rmp *next;
+};
+
+static pthread_mutex_t fx_rmps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct flexio_rmp *fx_rmps;
+
+/* Counts a QP in (+1) or out (-1) of the process's RMP @rmpn, if ours. */
+static struct flexio_rmp *rmp_use(struct flexio_process *p, uint32_t rmpn, int d)
+{
+	struct flexio_rmp *r;
+
+	pthread_mutex_lock(&fx_rmps_lock);
+	for (r = fx_rmps; r && (r->proc != p || r->rmpn != rmpn); r = r->next)
+		;
+	if (r)
+		r->users += d;
+	pthread_mutex_unlock(&fx_rmps_lock);
+	return r;
+}
 
 flexio_status flexio_rmp_create(struct flexio_process *process, struct ibv_context *ibv_ctx,
 				const struct flexio_wq_attr *fattr,
 				struct flexio_rmp **flexio_rmp_ptr)
 {
-	(void)process; (void)ibv_ctx; (void)fattr;
+	uint32_t in[DEVX_ST_SZ_DW(create_rmp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(create_rmp_out)] = {};
+	void *rmpc = DEVX_ADDR_OF(create_rmp_in, in, ctx);
+	void *wq = DEVX_ADDR_OF(rmpc, rmpc, wq);
+	uint32_t pdn, wq_umem, dbr_umem, log_stride;
+	uint64_t wq_off, dbr_off;
+	struct flexio_rmp *rmp;
+	void *dbr_host;
+	bool cyclic;
+
 	if (flexio_rmp_ptr)
 		*flexio_rmp_ptr = NULL;
-	FX_NO_RMP("flexio_rmp_create");
-	return FLEXIO_STATUS_FAILED;
+	if (!process || !fattr || !flexio_rmp_ptr) {
+		fx_err("flexio_rmp_create: process, attributes and output are required");
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (fattr->rq.wq_type != FLEXIO_WQ_TYPE_LINKED_LIST &&
+	    fattr->rq.wq_type != FLEXIO_WQ_TYPE_CYCLIC) {
+		fx_err("flexio_rmp_create: wq_type %d is neither linked list (0) nor cyclic (1)",
+		       (int)fattr->rq.wq_type);
+		return FLEXIO_STATUS_FAILED;
+	}
+	cyclic = fattr->rq.wq_type == FLEXIO_WQ_TYPE_CYCLIC;
+	log_stride = fattr->log_wq_stride ? fattr->log_wq_stride : cyclic ? 4 : 5;
+	if (log_stride < (cyclic ? 4u : 5u) || log_stride > 10) {
+		fx_err("flexio_rmp_create: log_wq_stride %u: %s WQEs of %u to 1024 bytes",
+		       log_stride, cyclic ? "cyclic" : "linked-list", cyclic ? 16 : 32);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (wq_mem(process, ibv_ctx, fattr, log_stride, "flexio_rmp_create", &pdn, &wq_umem,
+		   &wq_off, &dbr_umem, &dbr_off, &dbr_host))
+		return FLEXIO_STATUS_FAILED;
+	rmp = calloc(1, sizeof(*rmp));
+	if (!rmp) {
+		fx_err("flexio_rmp_create: out of memory");
+		return FLEXIO_STATUS_FAILED;
+	}
+	DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
+	DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
+	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, cyclic);
+	wq_set(wq, pdn, 0, log_stride, fattr->log_wq_depth, wq_umem, wq_off, dbr_umem,
+	       dbr_off);
+	DEVX_SET(wq, wq, wq_type, cyclic ? MLX5_WQ_TYPE_CYCLIC : MLX5_WQ_TYPE_LINKED_LIST);
+	rmp->obj = mlx5dv_devx_obj_create(process->devx_ctx, in, sizeof(in), out, sizeof(out));
+	if (!rmp->obj) {
+		fx_err("flexio_rmp_create: CREATE_RMP: %s (status 0x%x syndrome 0x%x)",
+		       strerror(errno), cmd_status(out), cmd_syndrome(out));
+		free(rmp);
+		return FLEXIO_STATUS_FAILED;
+	}
+	rmp->proc = process;
+	rmp->rmpn = DEVX_GET(create_rmp_out, out, rmpn);
+	pthread_mutex_lock(&fx_rmps_lock);
+	rmp->next = fx_rmps;
+	fx_rmps = rmp;
+	pthread_mutex_unlock(&fx_rmps_lock);
+	*flexio_rmp_ptr = rmp;
+	return FLEXIO_STATUS_SUCCESS;
 }
 
 flexio_status flexio_rmp_destroy(struct flexio_rmp *flexio_rmp)
 {
-	if (flexio_rmp)
+	struct flexio_rmp *rmp = flexio_rmp, **pp;
+	uint32_t users;
+
+	if (!rmp)
+		return FLEXIO_STATUS_SUCCESS;
+	pthread_mutex_lock(&fx_rmps_lock);
+	for (pp = &fx_rmps; *pp && *pp != rmp; pp = &(*pp)->next)
+		;
+	users = *pp ? rmp->users : 0;
+	pthread_mutex_unlock(&fx_rmps_lock);
+	if (!*pp) {
 		fx_err("flexio_rmp_destroy: not an RMP of this library");
-	return flexio_rmp ? FLEXIO_STATUS_FAILED : FLEXIO_STATUS_SUCCESS;
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (users) {
+		fx_err("flexio_rmp_destroy: RMP 0x%x still serves %u QPs; destroy them first",
+		       rmp->rmpn, users);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (mlx5dv_devx_obj_destroy(rmp->obj)) {
+		fx_err("flexio_rmp_destroy: DESTROY_RMP 0x%x: %s (an RQ or QP still uses it?)",
+		       rmp->rmpn, strerror(errno));
+		return FLEXIO_STATUS_FAILED;
+	}
+	pthread_mutex_lock(&fx_rmps_lock);
+	for (pp = &fx_rmps; *pp && *pp != rmp; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = rmp->next;
+	pthread_mutex_unlock(&fx_rmps_lock);
+	free(rmp);
+	return FLEXIO_STATUS_SUCCESS;
 }
 
 uint32_t flexio_rmp_get_wq_num(struct flexio_rmp *rmp)
 {
-	(void)rmp;
-	return UINT32_MAX;
+	return rmp ? rmp->rmpn : UINT32_MAX;
 }
 
 static void sq_free(struct flexio_sq *sq)
@@ -964,12 +1080,19 @@ flexio_status flexio_qp_create(struct flexio_process *process, struct ibv_contex
 		       a->transport_type);
 		return FLEXIO_STATUS_FAILED;
 	}
-	no_rq = a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_ZERO_SIZE_RQ;
+	/* An RQ of the QP's own, none, or an RMP's (no ring in the QP). */
+	no_rq = a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_ZERO_SIZE_RQ ||
+		a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ;
 	if ((a->rq_type != FLEXIO_QP_QPC_RQ_TYPE_REGULAR && !no_rq) ||
 	    (!no_rq && !log2_ok(a->log_rq_depth, 15)) || (!a->no_sq && !log2_ok(a->log_sq_depth, 15))) {
-		fx_err("flexio_qp_create: rq_type %d, log_rq_depth %d, log_sq_depth %d: regular or "
-		       "zero-size RQs, depths up to 2^15", a->rq_type, a->log_rq_depth,
+		fx_err("flexio_qp_create: rq_type %d, log_rq_depth %d, log_sq_depth %d: regular, "
+		       "RMP or zero-size RQs, depths up to 2^15", a->rq_type, a->log_rq_depth,
 		       a->log_sq_depth);
+		return FLEXIO_STATUS_FAILED;
+	}
+	if (a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ && !a->rmpqn) {
+		fx_err("flexio_qp_create: rq_type SRQ_RMP_XRC_SRQ_XRQ needs rmpqn "
+		       "(flexio_rmp_get_wq_num)");
 		return FLEXIO_STATUS_FAILED;
 	}
 	if (!pd_of(process, a->pd, &pdn)) {
@@ -1002,7 +1125,10 @@ flexio_status flexio_qp_create(struct flexio_process *process, struct ibv_contex
 	DEVX_SET(qpc, qpc, uar_page, a->uar_id ? a->uar_id : process->uar->id);
 	DEVX_SET(qpc, qpc, user_index, a->user_index);
 	DEVX_SET(qpc, qpc, ts_format, 1);
-	if (no_rq) {
+	if (a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ) {
+		DEVX_SET(qpc, qpc, rq_type, FLEXIO_QP_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ);
+		DEVX_SET(qpc, qpc, srqn_rmpn_xrqn, a->rmpqn);
+	} else if (no_rq) {
 		DEVX_SET(qpc, qpc, rq_type, FLEXIO_QP_QPC_RQ_TYPE_ZERO_SIZE_RQ);
 	} else {
 		DEVX_SET(qpc, qpc, log_rq_size, a->log_rq_depth);
@@ -1026,6 +1152,8 @@ flexio_status flexio_qp_create(struct flexio_process *process, struct ibv_contex
 	}
 	q->proc = process;
 	q->qpn = DEVX_GET(create_qp_out, out, qpn);
+	if (a->rq_type == FLEXIO_QP_QPC_RQ_TYPE_SRQ_RMP_XRC_SRQ_XRQ)
+		q->rmp = rmp_use(process, a->rmpqn, 1);
 	q->st = a->transport_type;
 	q->state = FLEXIO_QP_STATE_RST;
 	q->dbr = dbr_host;
@@ -1199,6 +1327,8 @@ flexio_status flexio_qp_destroy(struct flexio_qp *qp)
 		fx_err("flexio_qp_destroy: DESTROY_QP 0x%x: %s", qp->qpn, strerror(errno));
 		return FLEXIO_STATUS_FAILED;
 	}
+	if (qp->rmp)
+		rmp_use(p, qp->rmp->rmpn, -1);
 	pthread_mutex_lock(&p->lock);
 	for (pp = &p->qps; *pp && *pp != qp; pp = &(*pp)->next)
 		;
