@@ -51,7 +51,8 @@ DEFAULT_MODULES=(test_device test_pd test_addr test_fork test_qp
 		 test_mlx5_query_port test_mlx5_huge_page test_mlx5_timestamp
 		 test_mlx5_rdmacm test_mlx5_dc test_mlx5_mkey
 		 test_mlx5_devx test_mlx5_var test_mlx5_pp test_mlx5_sched
-		 test_mlx5_udp_sport test_flow test_mlx5_flow test_mlx5_dr)
+		 test_mlx5_udp_sport test_flow test_mlx5_flow test_mlx5_dr
+		 test_rss_traffic)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

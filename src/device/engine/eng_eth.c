@@ -659,7 +659,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		uint8_t blk = r.multicast ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
 				MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST;
 
-		if (tis && (t->self_lb_block & blk) && tis->td == t->td)
+		if (tis && t->td && (t->self_lb_block & blk) && tis->td == t->td)
 			continue;	/* our own frame, loopback blocked */
 		eng_eth_deliver(e, eth_tir_rq(t, &r), &r, st.flow_tag);
 	}

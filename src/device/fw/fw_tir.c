@@ -78,9 +78,15 @@ int fw_tir_create(struct fw_cmd *c)
 	}
 	if (!dst)
 		goto fail;
-	td = FW_REF(c, td, DEVX_GET(tirc, ctx, transport_domain), "tir transport_domain");
-	if (!td)
-		goto fail;
+	/* Transport domain 0 is none (DEVX users leave it so, e.g. rdma-core's
+	 * test_mlx5_dr): such a TIR takes part in no self-loopback block. */
+	td = NULL;
+	if (DEVX_GET(tirc, ctx, transport_domain)) {
+		td = FW_REF(c, td, DEVX_GET(tirc, ctx, transport_domain),
+			    "tir transport_domain");
+		if (!td)
+			goto fail;
+	}
 	if (fw_table_add(&c->fw->tir, &tir->obj)) {
 		FW_FAIL(c, NO_RES_ERR, "tir: all %u numbers are in use", c->fw->tir.limit);
 		goto fail;
@@ -93,7 +99,8 @@ int fw_tir_create(struct fw_cmd *c)
 	tir->td = td;
 	tir->self_lb_block = (uint8_t)DEVX_GET(tirc, ctx, self_lb_block);
 	fw_ref(dst);
-	fw_ref(&td->obj);
+	if (td)
+		fw_ref(&td->obj);
 	OUT_SET(create_tir_out, tirn, tir->obj.id);
 	return 0;
 fail:
@@ -126,7 +133,8 @@ int fw_tir_destroy(struct fw_cmd *c)
 	fw_table_del(&c->fw->tir, tir->obj.id);
 	fw_obj_disown(c->fw, &tir->obj);
 	fw_unref(tir->rq ? &tir->rq->obj : &tir->rqt->obj);
-	fw_unref(&tir->td->obj);
+	if (tir->td)
+		fw_unref(&tir->td->obj);
 	free(tir);
 	return 0;
 }
