@@ -70,15 +70,16 @@ static void test_queues(void)
 	if (!scq || !rcq)
 		goto out;
 
-	/* RQ: linked lists and odd strides refused; then a cyclic one. */
+	/* RQ: an unknown WQ type and odd strides refused; then a cyclic one
+	 * (rq.wq_type left 0, as the SDK's packet_processor leaves it). */
 	wa.log_wq_depth = 4;
 	wa.wq_ring_qmem.daddr = heap(p, 64 * 16);
 	wa.wq_dbr_qmem.daddr = heap(p, 8);
 	wa.user_index = 0x77;
-	wa.rq.wq_type = FLEXIO_WQ_TYPE_LINKED_LIST;
+	wa.rq.wq_type = (enum flexio_wq_type)7;
 	CHECK_EQ(flexio_rq_create(p, NULL, flexio_cq_get_cq_num(rcq), &wa, &rq),
 		 FLEXIO_STATUS_FAILED);
-	wa.rq.wq_type = FLEXIO_WQ_TYPE_CYCLIC;
+	wa.rq.wq_type = FLEXIO_WQ_TYPE_LINKED_LIST;
 	wa.log_wq_stride = 3;
 	CHECK_EQ(flexio_rq_create(p, NULL, flexio_cq_get_cq_num(rcq), &wa, &rq),
 		 FLEXIO_STATUS_FAILED);
@@ -114,6 +115,21 @@ static void test_queues(void)
 	CHECK_EQ(flexio_sq_create(p, NULL, flexio_cq_get_cq_num(scq), &wa, &sq),
 		 FLEXIO_STATUS_FAILED);
 	wa.wq_ring_qmem.daddr = (flexio_uintptr_t)(uintptr_t)wq;
+	/* no doorbell record given (as the SDK's packet_processor does): the
+	 * library allocates one on the heap and frees it with the SQ */
+	{
+		struct flexio_heap_mem_info before, after;
+
+		wa.wq_dbr_qmem.daddr = 0;
+		CHECK_EQ(flexio_process_mem_info_get(p, &before), FLEXIO_STATUS_SUCCESS);
+		CHECK_EQ(flexio_sq_create(p, NULL, flexio_cq_get_cq_num(scq), &wa, &sq),
+			 FLEXIO_STATUS_SUCCESS);
+		CHECK_EQ(flexio_sq_destroy(sq), FLEXIO_STATUS_SUCCESS);
+		CHECK_EQ(flexio_process_mem_info_get(p, &after), FLEXIO_STATUS_SUCCESS);
+		CHECK_EQ(after.allocated, before.allocated);
+		wa.wq_dbr_qmem.daddr = (flexio_uintptr_t)(uintptr_t)sdbr;
+		sq = NULL;
+	}
 	CHECK_EQ(flexio_sq_create(p, NULL, flexio_cq_get_cq_num(scq), &wa, &sq),
 		 FLEXIO_STATUS_SUCCESS);
 	if (!sq)

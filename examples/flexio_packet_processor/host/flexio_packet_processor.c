@@ -15,9 +15,16 @@
  *   host raw QP <--frame-- NIC RX steering <-- DPA SQ <-- swap MACs <--'
  *
  *   flexio_packet_processor [device] [frames]      (defaults: mlx5_0 1000)
+ *   flexio_packet_processor [device] --wire
+ *
+ * With --wire there is no host QP: like the SDK's sample on a NIC, the
+ * program sets up the DPA side and steering, then serves frames from the
+ * port's cable (SOFTMLX5_WIRE, fed by e.g. `softmlx5 wire`) until a line
+ * or end of file on standard input; replies leave on the cable.
  */
 #include <endian.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +117,8 @@ static void match_smac(struct match_buf *m, const uint8_t *mac)
 int main(int argc, char **argv)
 {
 	const char *devname = argc > 1 ? argv[1] : "mlx5_0";
-	unsigned int nframes = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 1000;
+	bool wire = argc > 2 && !strcmp(argv[2], "--wire");
+	unsigned int nframes = argc > 2 && !wire ? (unsigned int)strtoul(argv[2], NULL, 0) : 1000;
 	static const uint8_t ones[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct flexio_event_handler_attr eattr = {0};
 	struct flexio_cq_attr cqa = {0};
@@ -260,6 +268,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (wire)
+		goto serve_cable;
+
 	/* ---- the host "network": a raw packet QP for the host's MAC ---- */
 	hbuf = calloc(2 * HOST_DEPTH, PP_BUF);
 	pd = ibv_alloc_pd(ctx);
@@ -309,6 +320,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+serve_cable:
 	/* the handler's context in DPA memory; it is the thread argument */
 	pc.sq_num = flexio_sq_get_wq_num(q.sq);
 	pc.lkey = flexio_mkey_get_id(q.mkey);
@@ -325,6 +337,20 @@ int main(int argc, char **argv)
 	if (flexio_copy_from_host(proc, &pc, sizeof(pc), &q.ctx) ||
 	    flexio_event_handler_run(eh, q.ctx)) {
 		fail("starting the event handler");
+		goto out;
+	}
+	if (wire) {
+		char line[16];
+
+		printf("packet_processor: DPA RQ 0x%x / SQ 0x%x serving the port's cable; "
+		       "Enter ends\n", flexio_rq_get_wq_num(q.rq), pc.sq_num);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin) && ferror(stdin))
+			perror("packet_processor: stdin");
+		memcpy(&pc, (void *)(uintptr_t)q.ctx, sizeof(pc));
+		printf("packet_processor: DPA: %" PRIu64 " frames in %" PRIu64
+		       " activations, %u errors\n", pc.frames, pc.activations, pc.errors);
+		rc = pc.errors != 0;
 		goto out;
 	}
 	printf("packet_processor: DPA RQ 0x%x / SQ 0x%x (RQ CQ 0x%x wakes thread %u), "

@@ -554,6 +554,7 @@ struct flexio_sq {
 	uint32_t sqn;
 	volatile uint32_t *dbr;		/* [1] send counter; NULL for host qmem */
 	uint8_t *uar;
+	flexio_uintptr_t own_dbr;	/* a doorbell record the library allocated */
 	struct flexio_sq *next;
 };
 
@@ -687,8 +688,12 @@ flexio_status flexio_rq_create(struct flexio_process *process, struct ibv_contex
 		fx_err("flexio_rq_create: process, attributes and output are required");
 		return FLEXIO_STATUS_FAILED;
 	}
-	if (fattr->rq.wq_type != FLEXIO_WQ_TYPE_CYCLIC) {
-		fx_err("flexio_rq_create: wq_type %d: only cyclic RQs (linked lists are RMPs)",
+	/* An Ethernet RQ is a cyclic ring whatever rq.wq_type says: the SDK's
+	 * own packet_processor leaves it 0 (linked list) and fills a cyclic
+	 * ring, so the type only matters to flexio_rmp_create. */
+	if (fattr->rq.wq_type != FLEXIO_WQ_TYPE_CYCLIC &&
+	    fattr->rq.wq_type != FLEXIO_WQ_TYPE_LINKED_LIST) {
+		fx_err("flexio_rq_create: wq_type %d is neither linked list (0) nor cyclic (1)",
 		       (int)fattr->rq.wq_type);
 		return FLEXIO_STATUS_FAILED;
 	}
@@ -933,6 +938,8 @@ static void sq_free(struct flexio_sq *sq)
 		mlx5dv_devx_obj_destroy(sq->tis);
 	if (sq->td)
 		mlx5dv_devx_obj_destroy(sq->td);
+	if (sq->own_dbr)
+		flexio_buf_dev_free(sq->proc, sq->own_dbr);
 	free(sq);
 }
 
@@ -949,6 +956,8 @@ flexio_status flexio_sq_create(struct flexio_process *process, struct ibv_contex
 	void *sqc = DEVX_ADDR_OF(create_sq_in, in, ctx);
 	uint32_t pdn, wq_umem, dbr_umem, tdn = 0;
 	uint64_t wq_off, dbr_off;
+	struct flexio_wq_attr a;
+	flexio_uintptr_t own_dbr = 0;
 	struct flexio_sq *sq;
 	void *dbr_host;
 
@@ -967,15 +976,36 @@ flexio_status flexio_sq_create(struct flexio_process *process, struct ibv_contex
 		       fattr->log_wq_stride);
 		return FLEXIO_STATUS_FAILED;
 	}
+	/* The DPA rings an SQ through the outbox, so SDK programs (the 24.01
+	 * packet_processor) give no doorbell record: the library allocates
+	 * one on the DPA heap, as the SDK does, and frees it with the SQ. */
+	a = *fattr;
+	if (a.wq_dbr_qmem.memtype == FLEXIO_MEMTYPE_DPA && !a.wq_dbr_qmem.daddr) {
+		if (flexio_buf_dev_alloc(process, 8, &own_dbr) ||
+		    flexio_buf_dev_memset(process, 0, 8, own_dbr)) {
+			fx_err("flexio_sq_create: no DPA heap for the doorbell record");
+			if (own_dbr)
+				flexio_buf_dev_free(process, own_dbr);
+			return FLEXIO_STATUS_FAILED;
+		}
+		a.wq_dbr_qmem.daddr = own_dbr;
+	}
+	fattr = &a;
 	if (wq_mem(process, ibv_ctx, fattr, 6, "flexio_sq_create", &pdn, &wq_umem, &wq_off,
-		   &dbr_umem, &dbr_off, &dbr_host))
+		   &dbr_umem, &dbr_off, &dbr_host)) {
+		if (own_dbr)
+			flexio_buf_dev_free(process, own_dbr);
 		return FLEXIO_STATUS_FAILED;
+	}
 	sq = calloc(1, sizeof(*sq));
 	if (!sq) {
 		fx_err("flexio_sq_create: out of memory");
+		if (own_dbr)
+			flexio_buf_dev_free(process, own_dbr);
 		return FLEXIO_STATUS_FAILED;
 	}
 	sq->proc = process;
+	sq->own_dbr = own_dbr;
 	sq->td = wq_td(process, "flexio_sq_create", &tdn);
 	if (!sq->td)
 		goto err;

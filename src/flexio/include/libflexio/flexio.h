@@ -184,7 +184,7 @@ struct flexio_wq_sq_attr {
 };
 
 struct flexio_wq_rq_attr {
-	enum flexio_wq_type wq_type;	/* cyclic (default) or linked list */
+	enum flexio_wq_type wq_type;	/* RMPs: linked list or cyclic; RQs are cyclic */
 };
 
 struct flexio_wq_attr {
