@@ -276,6 +276,25 @@ static int rss_selector(uint64_t mask, uint32_t *l3, uint32_t *l4, uint32_t *fie
 	return 0;
 }
 
+/* The verbs face of a raw packet QP (an RSS QP has no CQs). */
+static struct ibv_qp *raw_verbs_qp(struct mlx5_context *ctx, struct mlx5_qp *qp,
+				   const struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *q = &qp->vqp.qp;
+
+	q->context = &ctx->ibv_ctx.context;
+	q->qp_context = attr->qp_context;
+	q->pd = attr->pd;
+	q->send_cq = qp->raw.rss ? NULL : attr->send_cq;
+	q->recv_cq = qp->raw.rss ? NULL : attr->recv_cq;
+	q->qp_num = qp->qpn;
+	q->state = IBV_QPS_RESET;
+	q->qp_type = IBV_QPT_RAW_PACKET;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	return q;
+}
+
 /* An RSS QP: an indirect TIR in the context's transport domain. */
 static struct ibv_qp *raw_rss_qp_create(struct mlx5_context *ctx,
 					struct ibv_qp_init_attr_ex *attr)
@@ -341,15 +360,7 @@ static struct ibv_qp *raw_rss_qp_create(struct mlx5_context *ctx,
 	qp->raw.rss = true;
 	qp->raw.tirn = DEVX_GET(create_tir_out, out, tirn);
 	qp->qpn = qp->raw.tirn;
-	qp->vqp.qp.context = &ctx->ibv_ctx.context;
-	qp->vqp.qp.qp_context = attr->qp_context;
-	qp->vqp.qp.pd = attr->pd;
-	qp->vqp.qp.qp_num = qp->qpn;
-	qp->vqp.qp.state = IBV_QPS_RESET;
-	qp->vqp.qp.qp_type = IBV_QPT_RAW_PACKET;
-	pthread_mutex_init(&qp->vqp.qp.mutex, NULL);
-	pthread_cond_init(&qp->vqp.qp.cond, NULL);
-	return &qp->vqp.qp;
+	return raw_verbs_qp(ctx, qp, attr);
 }
 
 struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
@@ -478,17 +489,7 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 		attr->cap.max_recv_sge = qp->rq.max_gs;
 	}
 	qp->cap = attr->cap;
-	qp->vqp.qp.context = &ctx->ibv_ctx.context;
-	qp->vqp.qp.qp_context = attr->qp_context;
-	qp->vqp.qp.pd = attr->pd;
-	qp->vqp.qp.send_cq = attr->send_cq;
-	qp->vqp.qp.recv_cq = attr->recv_cq;
-	qp->vqp.qp.qp_num = qp->qpn;
-	qp->vqp.qp.state = IBV_QPS_RESET;
-	qp->vqp.qp.qp_type = IBV_QPT_RAW_PACKET;
-	pthread_mutex_init(&qp->vqp.qp.mutex, NULL);
-	pthread_cond_init(&qp->vqp.qp.cond, NULL);
-	return &qp->vqp.qp;
+	return raw_verbs_qp(ctx, qp, attr);
 }
 
 int mlx5_raw_qp_destroy(struct mlx5_qp *qp)

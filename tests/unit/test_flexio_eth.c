@@ -16,6 +16,7 @@
 #include <libflexio/flexio.h>
 
 #include "smx_test.h"
+#include "verbs_test_util.h"
 
 extern struct flexio_app *test_flexio_app;
 
@@ -236,20 +237,9 @@ out:
 
 int main(void)
 {
-	struct ibv_device **list;
-	int n = 0;
-
 	flexio_log_lvl_set(FLEXIO_LOG_LVL_ERR);
-	list = ibv_get_device_list(&n);
-	CHECK(list && n >= 1);
-	if (!list || n < 1)
-		return smx_test_done();
-	ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	CHECK(ctx != NULL);
-	if (ctx) {
-		test_queues();
-		ibv_close_device(ctx);
-	}
+	ctx = open_dev();
+	test_queues();
+	ibv_close_device(ctx);
 	return smx_test_done();
 }
