@@ -42,7 +42,7 @@ struct frames {
 struct wire_opts {
 	char port[108];
 	const char *send, *capture;
-	unsigned long gen, gen_len, expect, timeout_ms, interval_us;
+	unsigned long gen, gen_len, expect, timeout_ms, interval_us, window;
 	uint8_t smac[6], dmac[6];
 	bool probe;
 };
@@ -241,7 +241,8 @@ static void wire_usage(FILE *f)
 	fprintf(f,
 		"usage: softmlx5 wire [--port PATH] [--send FILE.pcap | --gen N [--len L]\n"
 		"                     [--smac MAC] [--dmac MAC]] [--capture FILE.pcap]\n"
-		"                     [--expect N] [--timeout MS] [--interval-us US] [--probe]\n"
+		"                     [--expect N] [--timeout MS] [--interval-us US] [--window N]\n"
+		"                     [--probe]\n"
 		"Plays the far end of the port's cable (the `wire` knob): sends frames\n"
 		"into the port and captures the frames that come out of it.\n"
 		"  --port PATH      the port's socket (default: the configured `wire`)\n"
@@ -253,6 +254,8 @@ static void wire_usage(FILE *f)
 		"  --timeout MS     give up waiting after MS ms (default 10000); also how\n"
 		"                   long to wait for the port's socket to appear\n"
 		"  --interval-us US pause between frames sent (default 0)\n"
+		"  --window N       at most N frames sent and not yet come out (for a\n"
+		"                   program that answers every frame; default: no limit)\n"
 		"  --probe          resend the first frame every 200 ms until a frame\n"
 		"                   comes out, then send the rest\n");
 }
@@ -307,6 +310,8 @@ static int parse_opts(int argc, char **argv, struct wire_opts *o)
 			ok = parse_ul(v, 86400000, &o->timeout_ms);
 		else if (!strcmp(a, "--interval-us"))
 			ok = parse_ul(v, 10000000, &o->interval_us);
+		else if (!strcmp(a, "--window"))
+			ok = parse_ul(v, 1000000, &o->window) && o->window;
 		else {
 			fprintf(stderr, "softmlx5 wire: unknown option '%s'\n\n", a);
 			wire_usage(stderr);
@@ -393,7 +398,22 @@ int cmd_wire(int argc, char **argv)
 		}
 		usleep(20000);
 	}
+	deadline = now_ms() + o.timeout_ms;
 	for (k = 0; k < fs.n; k++) {
+		/* flow control: wait for answers before going further ahead */
+		while (o.window && k >= got + o.window) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (now_ms() >= deadline) {
+				fprintf(stderr, "softmlx5 wire: %lu frames in flight and "
+					"nothing came out for %lu ms\n", o.window, o.timeout_ms);
+				goto out;
+			}
+			if (poll(&p, 1, 100) == 1) {
+				got += drain(fd, cap, buf);
+				deadline = now_ms() + o.timeout_ms;
+			}
+		}
 		if (sendto(fd, fs.f[k], fs.len[k], 0, (struct sockaddr *)&port,
 			   sizeof(port)) < 0) {
 			if (errno == EAGAIN || errno == ENOBUFS) {

@@ -38,7 +38,7 @@ mkfifo "$dir/stdin"
 SOFTMLX5_WIRE="$dir/port" "$sample" mlx5_0 --wire < "$dir/stdin" > "$dir/out" 2>&1 &
 pid=$!
 exec 3> "$dir/stdin"
-"$softmlx5" wire --port "$dir/port" --send "$dir/in.pcap" --probe --interval-us 500 \
+"$softmlx5" wire --port "$dir/port" --send "$dir/in.pcap" --probe --window 16 \
     --expect "$n" --timeout 20000 --capture "$dir/out.pcap"
 echo >&3
 exec 3>&-

@@ -1889,7 +1889,11 @@ static void test_rss(void)
 
 		CHECK_EQ(t_rqt(false, 0, 2, 2, bad, 0, &x), MLX5_CMD_STAT_BAD_RES_ERR);
 	}
-	CHECK_EQ(t_rqt(true, rqtn, 4, 5, rqn, 0, NULL), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	{
+		uint32_t five[5] = { rqn[0], rqn[1], rqn[2], rqn[3], rqn[0] };
+
+		CHECK_EQ(t_rqt(true, rqtn, 4, 5, five, 0, NULL), MLX5_CMD_STAT_BAD_PARAM_ERR);
+	}
 	CHECK_EQ(t_rss_tir(rqtn, 0x10, MLX5_L4_PROT_TYPE_TCP, MLX5_RX_HASH_FN_TOEPLITZ, &x),
 		 MLX5_CMD_STAT_BAD_PARAM_ERR);		/* IPsec SPI */
 	CHECK_EQ(t_rss_tir(rqtn, MLX5_HASH_FIELD_SEL_SRC_IP, MLX5_L4_PROT_TYPE_TCP,

@@ -18,7 +18,7 @@
 
 extern struct flexio_app *test_flexio_app;
 extern flexio_func_t t_mix, t_bump, t_noargs, t_print, t_unwind, t_activate, t_stats, t_error,
-	t_finish_process, t_handler, t_cont, t_err_handler, t_window_fault, t_err_stats;
+	t_finish_process, t_handler, t_cont, t_err_handler, t_window_fault, t_err_stats, t_fault;
 
 static struct ibv_context *ctx;
 
@@ -368,6 +368,23 @@ static void test_errors(void)
 	CHECK_EQ(poll(&pfd, 1, 1000), 1);
 	CHECK_EQ(flexio_process_call(p, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
 	CHECK_EQ(flexio_err_status_get(NULL), FLEXIO_DEV_NO_ERROR);
+#ifndef __SANITIZE_ADDRESS__
+	/* a memory fault in DPA code stops that process, not the program: the
+	 * call fails, the status is fatal, other processes go on (ASan builds
+	 * leave SIGSEGV to ASan) */
+	{
+		struct flexio_process *f = new_proc();
+
+		if (f) {
+			CHECK_EQ(flexio_process_call(f, &t_fault, &r, (uint64_t)16),
+				 FLEXIO_STATUS_FAILED);
+			CHECK_EQ(flexio_err_status_get(f), FLEXIO_DEV_FATAL_ERROR);
+			CHECK_EQ(flexio_process_call(f, &t_bump, &r, 1), FLEXIO_STATUS_FAILED);
+			CHECK_EQ(flexio_process_call(q, &t_bump, &r, 1), FLEXIO_STATUS_SUCCESS);
+			CHECK_EQ(flexio_process_destroy(f), FLEXIO_STATUS_SUCCESS);
+		}
+	}
+#endif
 	/* process finish: no further calls, no error */
 	CHECK_EQ(flexio_process_call(q, &t_finish_process, &r, 0), FLEXIO_STATUS_SUCCESS);
 	CHECK_EQ(flexio_err_status_get(q), FLEXIO_DEV_NO_ERROR);

@@ -74,6 +74,12 @@ __dpa_rpc__ uint64_t t_error(uint64_t code)
 	flexio_dev_error((uint8_t)code);
 }
 
+/* A wild read: the DPA takes a memory fault, the process stops. */
+__dpa_rpc__ uint64_t t_fault(uint64_t addr)
+{
+	return *(volatile uint64_t *)(uintptr_t)addr;
+}
+
 __dpa_rpc__ uint64_t t_finish_process(uint64_t unused)
 {
 	(void)unused;

@@ -735,7 +735,7 @@ static void test_wire(const char *port, const char *far)
 	struct stat st;
 	struct rx r;
 	uint64_t id = 0;
-	int fd;
+	int fd, k;
 
 	CHECKM(!lstat(port, &st) && S_ISSOCK(st.st_mode), "no socket at %s", port);
 	CHECK(qp && !to_rts(qp));
@@ -782,6 +782,35 @@ static void test_wire(const char *port, const char *far)
 	while (poll_send(&id) < 0)
 		usleep(100);
 	CHECK_EQ(id, 9);
+
+	/* 12 frames sent before the far end reads any: more than a UNIX
+	 * datagram socket queues (10), so the port holds the rest back and
+	 * all arrive, in order */
+	for (k = 0; k < 12; k++) {
+		frame(mem + 256 * k, 200, other, false);
+		mem[256 * k + 60] = (uint8_t)k;
+	}
+	for (k = 0; k < 12; k++) {
+		struct ibv_sge sg = { (uintptr_t)(mem + 256 * k), 200, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 100 + (uint64_t)k, .sg_list = &sg,
+					  .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		CHECK_EQ(ibv_post_send(qp, &wr, &bad), 0);
+	}
+	for (k = 0; k < 12; k++) {
+		while (poll_send(&id) < 0)
+			usleep(100);
+	}
+	usleep(20000);
+	for (k = 0; k < 12; k++) {
+		ssize_t n;
+
+		CHECKM(poll(&pfd, 1, 2000) == 1, "burst frame %d never came", k);
+		n = recv(fd, out, sizeof(out), MSG_DONTWAIT);
+		CHECKM(n == 200 && out[60] == (uint8_t)k, "burst frame %d: %zd bytes, #%u", k, n,
+		       out[60]);
+	}
 
 	/* and one for the flow both loops back and leaves */
 	frame(mem, 120, dmac, false);

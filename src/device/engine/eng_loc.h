@@ -226,6 +226,9 @@ struct eng {
 	struct sockaddr_un wire_peer;
 	socklen_t wire_peer_len;
 	uint64_t wire_rx, wire_rx_dropped, wire_tx, wire_tx_dropped;
+	/* frames the far end could not take yet, oldest first (fw->lock) */
+	uint8_t **wire_q;
+	uint32_t wire_q_head, wire_q_n;
 	uint8_t *rx_buf;		/* READ data scratch (fw->lock) */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */

@@ -11,9 +11,11 @@
  * a looped-back one (eng_eth_rx, no sending TIS, so no self-loopback
  * block applies). Transmit: every frame an SQ sends still loops back into
  * this device's NIC receive (eng_eth.c) and, with a far end known, also
- * leaves on the cable. A full socket buffer drops the frame, as a port
- * drops under pause-less congestion; it is counted and, with
- * SOFTMLX5_DEBUG, logged.
+ * leaves on the cable. A far end that cannot take a frame yet (a UNIX
+ * datagram socket queues only a few) gets it later, in order, from a
+ * backlog of ENG_WIRE_BACKLOG frames the cable thread flushes, like a
+ * port's transmit buffer; beyond that frames are dropped, counted and,
+ * with SOFTMLX5_DEBUG, logged.
  *
  * The socket belongs to the process whose device bound it first; another
  * process with the same setting finds the path taken and runs without a
@@ -37,6 +39,43 @@
 /* Largest frame taken from the cable: a 9000-byte MTU, L2 header, tags. */
 #define ENG_WIRE_MAX_FRAME 9238u
 #define ENG_WIRE_POLL_MS 100
+#define ENG_WIRE_BACKLOG 4096u
+
+/* A backlogged frame: its length, then its bytes. */
+static uint8_t *wire_frame_copy(const uint8_t *f, uint32_t len)
+{
+	uint8_t *c = malloc(4 + (size_t)len);
+
+	if (c) {
+		memcpy(c, &len, 4);
+		memcpy(c + 4, f, len);
+	}
+	return c;
+}
+
+/* Sends what the far end now takes, oldest first (fw->lock held). */
+static void wire_flush(struct eng *e)
+{
+	while (e->wire_q_n) {
+		uint8_t *c = e->wire_q[e->wire_q_head];
+		uint32_t len;
+
+		memcpy(&len, c, 4);
+		if (sendto(e->wire_fd, c + 4, len, MSG_DONTWAIT,
+			   (const struct sockaddr *)&e->wire_peer, e->wire_peer_len) < 0) {
+			if (errno == EAGAIN || errno == ENOBUFS)
+				return;
+			e->wire_tx_dropped++;
+			smx_dbg("engine: wire: %u-byte frame not sent to the far end: %s",
+				len, strerror(errno));
+		} else {
+			e->wire_tx++;
+		}
+		free(c);
+		e->wire_q_head = (e->wire_q_head + 1) % ENG_WIRE_BACKLOG;
+		__atomic_store_n(&e->wire_q_n, e->wire_q_n - 1, __ATOMIC_RELAXED);
+	}
+}
 
 static void *eng_wire_thread(void *arg)
 {
@@ -49,8 +88,16 @@ static void *eng_wire_thread(void *arg)
 		socklen_t flen = sizeof(from);
 		ssize_t n;
 
-		if (poll(&pfd, 1, ENG_WIRE_POLL_MS) <= 0)
+		/* with a backlog, the far end is retried every millisecond */
+		if (poll(&pfd, 1, __atomic_load_n(&e->wire_q_n, __ATOMIC_RELAXED) ?
+				  1 : ENG_WIRE_POLL_MS) <= 0) {
+			if (__atomic_load_n(&e->wire_q_n, __ATOMIC_RELAXED)) {
+				fw_lock(e->fw);
+				wire_flush(e);
+				fw_unlock(e->fw);
+			}
 			continue;
+		}
 		n = recvfrom(e->wire_fd, buf, ENG_WIRE_MAX_FRAME + 1, MSG_DONTWAIT,
 			     (struct sockaddr *)&from, &flen);
 		if (n < 0)
@@ -68,6 +115,7 @@ static void *eng_wire_thread(void *arg)
 			e->wire_rx++;
 			eng_eth_rx(e, buf, (uint32_t)n, NULL);
 		}
+		wire_flush(e);
 		fw_unlock(e->fw);
 		__atomic_store_n(&e->traffic_ns, eng_now(), __ATOMIC_RELAXED);
 	}
@@ -129,7 +177,12 @@ void eng_wire_start(struct eng *e)
 		return;
 	}
 	e->wire_buf = malloc(ENG_WIRE_MAX_FRAME + 1);
-	if (!e->wire_buf) {
+	e->wire_q = calloc(ENG_WIRE_BACKLOG, sizeof(*e->wire_q));
+	if (!e->wire_buf || !e->wire_q) {
+		free(e->wire_buf);
+		free(e->wire_q);
+		e->wire_buf = NULL;
+		e->wire_q = NULL;
 		close(fd);
 		unlink(path);
 		return;
@@ -140,7 +193,9 @@ void eng_wire_start(struct eng *e)
 		close(fd);
 		unlink(path);
 		free(e->wire_buf);
+		free(e->wire_q);
 		e->wire_buf = NULL;
+		e->wire_q = NULL;
 		e->wire_fd = -1;
 		return;
 	}
@@ -156,6 +211,13 @@ void eng_wire_stop(struct eng *e)
 	pthread_join(e->wire_thr, NULL);
 	close(e->wire_fd);
 	unlink(fw_config(e->fw)->wire);
+	while (e->wire_q_n) {
+		free(e->wire_q[e->wire_q_head]);
+		e->wire_q_head = (e->wire_q_head + 1) % ENG_WIRE_BACKLOG;
+		e->wire_q_n--;
+	}
+	free(e->wire_q);
+	e->wire_q = NULL;
 	free(e->wire_buf);
 	e->wire_buf = NULL;
 	e->wire_fd = -1;
@@ -164,14 +226,31 @@ void eng_wire_stop(struct eng *e)
 
 void eng_wire_tx(struct eng *e, const uint8_t *frame, uint32_t len)
 {
+	uint8_t *c;
+
 	if (!e->wire_started || !e->wire_peer_len)
 		return;
-	if (sendto(e->wire_fd, frame, len, MSG_DONTWAIT,
-		   (const struct sockaddr *)&e->wire_peer, e->wire_peer_len) < 0) {
+	if (!e->wire_q_n) {
+		if (sendto(e->wire_fd, frame, len, MSG_DONTWAIT,
+			   (const struct sockaddr *)&e->wire_peer, e->wire_peer_len) >= 0) {
+			e->wire_tx++;
+			return;
+		}
+		if (errno != EAGAIN && errno != ENOBUFS) {
+			e->wire_tx_dropped++;
+			smx_dbg("engine: wire: %u-byte frame not sent to the far end: %s",
+				len, strerror(errno));
+			return;
+		}
+	}
+	/* the far end is busy: after the frames already waiting */
+	c = e->wire_q_n < ENG_WIRE_BACKLOG ? wire_frame_copy(frame, len) : NULL;
+	if (!c) {
 		e->wire_tx_dropped++;
-		smx_dbg("engine: wire: %u-byte frame not sent to the far end: %s",
-			len, strerror(errno));
+		smx_dbg("engine: wire: the far end takes nothing and %u frames wait; "
+			"%u-byte frame dropped", e->wire_q_n, len);
 		return;
 	}
-	e->wire_tx++;
+	e->wire_q[(e->wire_q_head + e->wire_q_n) % ENG_WIRE_BACKLOG] = c;
+	__atomic_store_n(&e->wire_q_n, e->wire_q_n + 1, __ATOMIC_RELAXED);
 }

@@ -11,8 +11,19 @@
  * flexio_dev_yield() keeps the context to resume it on the next trigger.
  * A thread has at most one activation in flight; triggers that arrive
  * meanwhile collapse into one pending activation, as on the DPA.
+ *
+ * A memory fault (SIGSEGV / SIGBUS) while an activation runs is the DPA's
+ * fault, not the host program's: the activation is abandoned on the spot
+ * (the hart goes back to its scheduler), the process stops with a fatal
+ * error (status FX_DPA_MEMORY_FAULT, flexio_err_status_get() and the error
+ * fd say so) and one line names the thread, the entry point and the
+ * address -- as a DPA exception stops a DPA process and leaves the host
+ * application running. Faults anywhere else go to the handler that was
+ * there before (by default: the program dies, as it would without us).
+ * ASan builds leave SIGSEGV to ASan.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +47,7 @@ struct fx_hart {
 	pthread_cond_t cv;
 	struct fx_thread *qhead, *qtail;
 	ucontext_t sched;
+	void *altstack;			/* where a fault handler runs */
 	const void *sched_stack;	/* ASan: the hart's own stack */
 	size_t sched_stack_size;
 	bool stop;
@@ -48,6 +60,66 @@ static unsigned int nharts, rt_refs, rr_next;
 
 __thread struct fx_thread *fx_cur;
 static __thread struct fx_hart *cur_hart;
+
+/* ---- DPA memory faults -------------------------------------------------------- */
+#define FX_ALTSTACK_SIZE (64 * 1024)
+
+static struct sigaction fx_old_segv, fx_old_bus;
+static bool fx_fault_armed;
+
+static void fx_fault_handler(int sig, siginfo_t *si, void *uctx)
+{
+	struct fx_thread *t = fx_cur;
+	struct fx_hart *h = cur_hart;
+
+	(void)uctx;
+	if (!t || !h || t->hart != h || t->fault_sig) {
+		/* not DPA code: back to what the program had; the faulting
+		 * instruction runs again under it */
+		sigaction(sig, sig == SIGSEGV ? &fx_old_segv : &fx_old_bus, NULL);
+		return;
+	}
+	t->fault_sig = sig;
+	t->fault_addr = si->si_addr;
+	t->outcome = FX_END_ERROR;
+	/* resumes run_one() right after its switch to the thread, with the
+	 * hart's signal mask (SIGSEGV unblocked again) */
+	setcontext(&h->sched);
+}
+
+/* Runtime lock held. */
+static void fx_fault_arm(bool on)
+{
+	struct sigaction sa;
+
+	if (FX_ASAN || on == fx_fault_armed)
+		return;
+	if (on) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = fx_fault_handler;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, &fx_old_segv);
+		sigaction(SIGBUS, &sa, &fx_old_bus);
+	} else {
+		sigaction(SIGSEGV, &fx_old_segv, NULL);
+		sigaction(SIGBUS, &fx_old_bus, NULL);
+	}
+	fx_fault_armed = on;
+}
+
+/* After an activation that faulted: the process stops, one line says why. */
+static void fx_fault_report(struct fx_thread *t)
+{
+	fx_err("DPA thread %u (%s): %s at address %p; the DPA process stops with "
+	       "status 0x%x", t->id, t->name ? t->name : "?",
+	       t->fault_sig == SIGBUS ? "bus error" : "memory fault", t->fault_addr,
+	       FX_DPA_MEMORY_FAULT);
+	t->error_code = FX_DPA_MEMORY_FAULT;
+	t->fault_sig = 0;
+	if (t->proc)
+		fx_process_fatal(t->proc, FX_DPA_MEMORY_FAULT, FLEXIO_DEV_FATAL_ERROR);
+}
 
 /* ---- fiber switches (with ASan's fiber annotations when built with it) ---- */
 static void switch_to_thread(struct fx_hart *h, struct fx_thread *t)
@@ -159,6 +231,8 @@ static void run_one(struct fx_hart *h, struct fx_thread *t)
 	fx_cur = t;
 	switch_to_thread(h, t);
 	fx_cur = NULL;
+	if (t->fault_sig)
+		fx_fault_report(t);
 }
 
 static void *hart_main(void *arg)
@@ -166,6 +240,14 @@ static void *hart_main(void *arg)
 	struct fx_hart *h = arg;
 
 	cur_hart = h;
+	if (!FX_ASAN) {
+		stack_t ss = { .ss_sp = malloc(FX_ALTSTACK_SIZE), .ss_size = FX_ALTSTACK_SIZE };
+
+		h->altstack = ss.ss_sp;
+		if (ss.ss_sp && sigaltstack(&ss, NULL))
+			fx_err("hart %u: sigaltstack: %s (a DPA stack overflow will not be "
+			       "contained)", h->idx, strerror(errno));
+	}
 	pthread_mutex_lock(&rt_lock);
 	for (;;) {
 		struct fx_thread *t;
@@ -191,6 +273,11 @@ static void *hart_main(void *arg)
 		settle_locked(t);
 	}
 	pthread_mutex_unlock(&rt_lock);
+	if (h->altstack) {
+		stack_t off = { .ss_flags = SS_DISABLE };
+
+		sigaltstack(&off, NULL);
+	}
 	return NULL;
 }
 
@@ -226,6 +313,7 @@ int fx_rt_get(void)
 			harts = NULL;
 			rt_refs = 0;
 		} else {
+			fx_fault_arm(true);
 			ret = 0;
 		}
 	}
@@ -254,9 +342,11 @@ void fx_rt_put(void)
 	for (i = 0; i < n; i++) {
 		pthread_join(hs[i].th, NULL);
 		pthread_cond_destroy(&hs[i].cv);
+		free(hs[i].altstack);
 	}
 	pthread_mutex_lock(&rt_lock);
 	if (!rt_refs) {
+		fx_fault_arm(false);
 		harts = NULL;
 		nharts = 0;
 		free(hs);

@@ -101,6 +101,8 @@ struct fx_thread {
 	uint8_t error_code;
 	uint64_t dev_errno;
 	bool in_err_handler;		/* the process error handler runs on it */
+	int fault_sig;			/* a memory fault ended the activation */
+	void *fault_addr;
 	uint64_t activations;
 	/* completion of one activation (RPC, destroy) */
 	pthread_cond_t done_cv;
@@ -195,6 +197,9 @@ struct flexio_event_handler {
 };
 
 #define FX_MAX_STREAMS 256
+/* DPA process status after a memory fault in DPA code (the DPA OS range,
+ * 1..63, of flexio_dev_err.h). */
+#define FX_DPA_MEMORY_FAULT 0x0e
 
 /* ---- DPA queues (host/queues.c) --------------------------------------------- */
 struct fx_events;			/* the process's EQ, MSI vector and interrupt thread */
