@@ -61,7 +61,7 @@ static inline struct mlx5_cqe64 *cq_slot(void *buf, uint32_t cqe_size, uint32_t 
 
 static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 				 int comp_vector, struct ibv_pd *pd, int cqe_size,
-				 bool pad)
+				 bool pad, int comp_fmt)
 {
 	uint32_t out[DEVX_ST_SZ_DW(create_cq_out)] = {};
 	uint32_t ncqe, eqn, i, *in = NULL;
@@ -111,6 +111,11 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 		 MLX5_CQC_CQE_SZ_64_BYTES : pad ? MLX5_CQC_CQE_SZ_128_PAD :
 		 MLX5_CQC_CQE_SZ_128_BYTES);
 	DEVX_SET(cqc, cqc, log_cq_size, mlx5_ilog2_ceil(ncqe));
+	if (comp_fmt >= 0) {
+		DEVX_SET(cqc, cqc, cqe_comp_en, 1);
+		DEVX_SET(cqc, cqc, mini_cqe_res_format, comp_fmt);
+	}
+	cq->comp_fmt = comp_fmt;
 	DEVX_SET(cqc, cqc, uar_page, ctx->uar_page);
 	DEVX_SET(cqc, cqc, c_eqn, eqn);
 	DEVX_SET(cqc, cqc, log_page_size, 0);	/* 4 KiB PAS entries */
@@ -150,7 +155,7 @@ struct ibv_cq *mlx5_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq = cq_create(to_mctx(context), (uint32_t)cqe, comp_vector, NULL, cq_cqe_size(NULL),
-		       false);
+		       false, -1);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibv_cq) : NULL;
 }
 
@@ -160,7 +165,7 @@ static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
 {
 	struct mlx5_cq *cq;
 	bool pad = false;
-	int cqe_size;
+	int cqe_size, comp_fmt = -1;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					  IBV_CQ_INIT_ATTR_MASK_PD)) {
@@ -194,11 +199,25 @@ static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* No CQE compression (mlx5dv_query_device reports max_num 0): EINVAL,
-	 * as rdma-core answers for a device without it. */
+	/* CQE compression: one mini CQE format the device offers (rdma-core
+	 * answers EINVAL otherwise); 128-byte CQEs need cqe_compression_128. */
 	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)) {
-		errno = EINVAL;
-		return NULL;
+		const struct mlx5_context *mc = to_mctx(context);
+		uint8_t f = dv->cqe_comp_res_format;
+
+		comp_fmt = f == MLX5DV_CQE_RES_FORMAT_HASH ? 0 :
+			   f == MLX5DV_CQE_RES_FORMAT_CSUM ? 1 :
+			   f == MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX &&
+			   DEVX_GET(cmd_hca_cap, mc->caps.gen, mini_cqe_resp_stride_index) ?
+			   3 : -1;
+		if (comp_fmt < 0 || !DEVX_GET(cmd_hca_cap, mc->caps.gen, cqe_compression) ||
+		    (cqe_size == MLX5_CQE_SIZE_128 &&
+		     !DEVX_GET(cmd_hca_cap, mc->caps.gen, cqe_compression_128))) {
+			smx_dbg("mlx5dv_create_cq: CQE compression format 0x%x with "
+				"%d-byte CQEs is not offered", f, cqe_size);
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS)) {
 		if (dv->flags & ~(uint32_t)(MLX5DV_CQ_INIT_ATTR_FLAGS_RESERVED - 1)) {
@@ -218,7 +237,7 @@ static struct ibv_cq_ex *cq_create_ex(struct ibv_context *context,
 	}
 	cq = cq_create(to_mctx(context), attr->cqe, (int)attr->comp_vector,
 		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL,
-		       cqe_size, pad);
+		       cqe_size, pad, comp_fmt);
 	if (!cq)
 		return NULL;
 	cq->wc_flags = attr->wc_flags;

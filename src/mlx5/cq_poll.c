@@ -21,16 +21,66 @@ static inline struct mlx5_cqe64 *cqe_at(struct mlx5_cq *cq, uint32_t n)
 				     (cq->cqe_size - 64));
 }
 
-/* The next CQE if software owns it, else NULL. */
-static inline struct mlx5_cqe64 *cqe_next_sw(struct mlx5_cq *cq)
+/* Completions a compressed session stands for at most (the device's
+ * cqe_compression_max_num is 64). */
+#define CQ_COMP_MAX 64
+
+/*
+ * A compressed CQE session at slot @idx (CQE compression, the basic
+ * layout): the title -- the first completion, format bits 3, byte_cnt the
+ * number n of completions --, the first array of 8 mini CQEs in the next
+ * slot and the k-th array in slot 8k. It is written out in place as the n
+ * plain CQEs it stands for (the title's fields, each mini CQE's byte count
+ * and checksum or RSS hash, consecutive WQE counters), each with the owner
+ * bit of its own slot, so the rest of the poller and cq_clean see ordinary
+ * CQEs -- and the next pass of the ring sees the right owner bits, which a
+ * mini CQE array would not have left.
+ */
+static void cqe_expand(struct mlx5_cq *cq, uint32_t idx)
 {
-	struct mlx5_cqe64 *cqe = cqe_at(cq, cq->cons_index);
+	struct mlx5_cqe64 t = *cqe_at(cq, idx);
+	uint32_t n = be32toh(t.byte_cnt), j;
+	uint16_t wc = be16toh(t.wqe_counter);
+	uint8_t mini[CQ_COMP_MAX][8];
+
+	if (n > CQ_COMP_MAX || n > cq->cqe_cnt)
+		n = CQ_COMP_MAX < cq->cqe_cnt ? CQ_COMP_MAX : cq->cqe_cnt;
+	/* every mini CQE first: the expansion overwrites their arrays */
+	for (j = 0; j < n; j++)
+		memcpy(mini[j], (uint8_t *)cqe_at(cq, j < 8 ? idx + 1 : idx + (j & ~7u)) +
+			       8 * (j & 7), 8);
+	for (j = 0; j < n; j++) {
+		struct mlx5_cqe64 c = t, *d = cqe_at(cq, idx + j);
+
+		memcpy(&c.byte_cnt, mini[j] + 4, 4);
+		if (cq->comp_fmt == 0)
+			memcpy((uint8_t *)&c + 12, mini[j], 4);	/* RSS hash result */
+		else
+			memcpy((uint8_t *)&c + 20, mini[j], 2);	/* checksum */
+		c.wqe_counter = htobe16((uint16_t)(wc + j));
+		c.op_own = (uint8_t)((t.op_own & 0xf0) | !!((idx + j) & cq->cqe_cnt));
+		memcpy(d, &c, sizeof(c));
+	}
+}
+
+/* Is the CQE at @idx software's (compressed sessions expanded)? */
+static inline bool cqe_owned(struct mlx5_cq *cq, uint32_t idx)
+{
+	struct mlx5_cqe64 *cqe = cqe_at(cq, idx);
 	uint8_t own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 	if ((own >> 4) == MLX5_CQE_INVALID ||
-	    ((own & MLX5_CQE_OWNER_MASK) ^ !!(cq->cons_index & cq->cqe_cnt)))
-		return NULL;
-	return cqe;
+	    ((own & MLX5_CQE_OWNER_MASK) ^ !!(idx & cq->cqe_cnt)))
+		return false;
+	if (((own >> 2) & 3) == 3 && cq->comp_fmt >= 0)
+		cqe_expand(cq, idx);
+	return true;
+}
+
+/* The next CQE if software owns it, else NULL. */
+static inline struct mlx5_cqe64 *cqe_next_sw(struct mlx5_cq *cq)
+{
+	return cqe_owned(cq, cq->cons_index) ? cqe_at(cq, cq->cons_index) : NULL;
 }
 
 static inline void cq_update_ci(struct mlx5_cq *cq);
@@ -496,14 +546,9 @@ static void cq_clean(struct mlx5_cq *cq, uint32_t qpn, uint32_t uidx,
 	if (!cq)
 		return;
 	pthread_spin_lock(&cq->lock);
-	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt; prod++) {
-		struct mlx5_cqe64 *c = cqe_at(cq, prod);
-		uint8_t own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
-
-		if ((own >> 4) == MLX5_CQE_INVALID ||
-		    ((own & MLX5_CQE_OWNER_MASK) ^ !!(prod & cq->cqe_cnt)))
+	for (prod = cq->cons_index; prod - cq->cons_index < cq->cqe_cnt; prod++)
+		if (!cqe_owned(cq, prod))
 			break;
-	}
 	while (prod-- != cq->cons_index) {
 		struct mlx5_cqe64 *c = cqe_at(cq, prod);
 

@@ -291,6 +291,9 @@ struct mlx5_cq {
 	uint32_t cur_flow_tag;	/* raw packet receives: steering flow tag */
 	uint16_t cur_cvlan;	/* ... and the stripped C-VLAN tag */
 	bool polling;
+	/* CQE compression (mlx5dv_create_cq): the cqc mini_cqe_res_format,
+	 * -1 without; the poller expands sessions in place (cq_poll.c). */
+	int comp_fmt;
 };
 
 struct mlx5_wq {

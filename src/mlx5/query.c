@@ -377,11 +377,21 @@ SMX_EXPORT int mlx5dv_query_device(struct ibv_context *context,
 	attrs->flags = 0;
 	if (DEVX_GET(cmd_hca_cap, ctx->caps.gen, cqe_128_always))
 		attrs->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
+	if (DEVX_GET(cmd_hca_cap, ctx->caps.gen, cqe_compression_128))
+		attrs->flags |= MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP;
 	attrs->comp_mask = 0;
 	/* Each block the caller asked for is answered, with "nothing
 	 * supported" where the feature is not implemented yet. */
 	if (asked & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) {
 		memset(&attrs->cqe_comp_caps, 0, sizeof(attrs->cqe_comp_caps));
+		if (DEVX_GET(cmd_hca_cap, ctx->caps.gen, cqe_compression)) {
+			attrs->cqe_comp_caps.max_num =
+				DEVX_GET(cmd_hca_cap, ctx->caps.gen, cqe_compression_max_num);
+			attrs->cqe_comp_caps.supported_format =
+				MLX5DV_CQE_RES_FORMAT_HASH | MLX5DV_CQE_RES_FORMAT_CSUM |
+				(DEVX_GET(cmd_hca_cap, ctx->caps.gen, mini_cqe_resp_stride_index) ?
+				 MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX : 0);
+		}
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_CQE_COMPRESION;
 	}
 	if (asked & MLX5DV_CONTEXT_MASK_SWP) {

@@ -68,8 +68,26 @@ static void test_cq(void)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
 	cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_FLAGS, 0, 1u << 7, 0);
 	CHECKM(!cq && errno == EINVAL, "unknown flag: errno %d", errno);
-	cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE, 0, 0, MLX5DV_CQE_RES_FORMAT_HASH);
-	CHECKM(!cq && errno == EINVAL, "compression: errno %d", errno);
+	/* CQE compression: each format alone, with 64- or 128-byte CQEs */
+	{
+		const uint32_t fmts[] = { MLX5DV_CQE_RES_FORMAT_HASH, MLX5DV_CQE_RES_FORMAT_CSUM,
+					  MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX };
+		unsigned int i;
+
+		for (i = 0; i < 3; i++) {
+			cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE |
+				   (i == 2 ? MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE : 0),
+				   i == 2 ? 128 : 0, 0, fmts[i]);
+			CHECKM(cq, "compression format 0x%x: %s", fmts[i], strerror(errno));
+			if (cq)
+				ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+		}
+		/* padded 128-byte CQEs are not compressed */
+		cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE | MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE |
+			   MLX5DV_CQ_INIT_ATTR_MASK_FLAGS, 128, MLX5DV_CQ_INIT_ATTR_FLAGS_CQE_PAD,
+			   MLX5DV_CQE_RES_FORMAT_CSUM);
+		CHECKM(!cq && errno == EINVAL, "compression with padding: errno %d", errno);
+	}
 	cq = dv_cq(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE, 0, 0,
 		   MLX5DV_CQE_RES_FORMAT_HASH | MLX5DV_CQE_RES_FORMAT_CSUM);
 	CHECKM(!cq && errno == EINVAL, "two formats: errno %d", errno);

@@ -592,6 +592,93 @@ static void test_dv_flow(void)
 	ibv_destroy_qp(rx);
 }
 
+/*
+ * CQE compression: 16 frames sent with one doorbell land in an RQ whose CQ
+ * compresses (checksum format). Before polling, the ring holds one session
+ * as the PRM lays it out -- a title (format bits 3, byte_cnt 16, the first
+ * WQE counter) and mini CQE arrays (checksum, byte count) in slots 1 and
+ * 8 --, and polling expands it into the 16 completions, in order.
+ */
+static void test_cqe_compression(void)
+{
+	struct mlx5dv_cq_init_attr dva = {
+		.comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE,
+		.cqe_comp_res_format = MLX5DV_CQE_RES_FORMAT_CSUM,
+	};
+	struct ibv_cq_init_attr_ex ca = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex *ccq = mlx5dv_create_cq(ctx, &ca, &dva);
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_RAW_PACKET, .send_cq = scq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
+	};
+	struct ibv_send_wr wr[16], *bad;
+	struct ibv_sge sg[16];
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj o = { .cq = { .out = &dcq } };
+	struct ibv_flow *fl;
+	struct ibv_qp *qp;
+	struct ibv_wc wc[16];
+	uint64_t id;
+	const uint8_t *ring;
+	int k, got = 0, tries;
+
+	CHECK(ccq != NULL);
+	if (!ccq)
+		return;
+	a.recv_cq = ibv_cq_ex_to_cq(ccq);
+	qp = ibv_create_qp_ex(ctx, &a);
+	CHECK(qp && !to_rts(qp));
+	if (!qp)
+		return;
+	fl = eth_flow(qp, dmac, 0, false);
+	CHECK(fl != NULL);
+	for (k = 0; k < 16; k++) {
+		post_recv(qp, (uint64_t)k, 256 * (size_t)k, 256);
+		frame(mem + 512 * k, 64 + 8 * (size_t)k, dmac, false);
+		sg[k] = (struct ibv_sge){ (uintptr_t)(mem + 512 * k), 64 + 8 * (uint32_t)k,
+					  mr->lkey };
+		wr[k] = (struct ibv_send_wr){ .wr_id = 100 + (uint64_t)k, .sg_list = &sg[k],
+					      .num_sge = 1, .opcode = IBV_WR_SEND,
+					      .send_flags = IBV_SEND_SIGNALED,
+					      .next = k < 15 ? &wr[k + 1] : NULL };
+	}
+	CHECK_EQ(ibv_post_send(qp, wr, &bad), 0);
+	for (k = 0; k < 16; k++)
+		while (poll_send(&id) < 0)
+			usleep(100);
+	o.cq.in = ibv_cq_ex_to_cq(ccq);
+	CHECK_EQ(mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ), 0);
+	ring = dcq.buf;
+	CHECKM(ring && (ring[63] >> 2 & 3) == 3 && (ring[63] >> 4) == MLX5_CQE_RESP_SEND &&
+	       be32toh(*(const uint32_t *)(ring + 44)) == 16,
+	       "title: op_own 0x%02x byte_cnt %u", ring ? ring[63] : 0,
+	       ring ? be32toh(*(const uint32_t *)(ring + 44)) : 0);
+	for (k = 0; ring && k < 16; k++) {
+		const uint8_t *m = ring + 64 * (k < 8 ? 1 : 8) + 8 * (k & 7);
+
+		CHECKM(be32toh(*(const uint32_t *)(m + 4)) == 64 + 8 * (uint32_t)k,
+		       "mini CQE %d: byte count %u", k, be32toh(*(const uint32_t *)(m + 4)));
+	}
+	for (tries = 0; got < 16 && tries < 1000; tries++) {
+		int n = ibv_poll_cq(ibv_cq_ex_to_cq(ccq), 16 - got, wc + got);
+
+		CHECK(n >= 0);
+		got += n > 0 ? n : 0;
+	}
+	CHECK_EQ(got, 16);
+	for (k = 0; k < got; k++)
+		CHECKM(wc[k].status == IBV_WC_SUCCESS && wc[k].wr_id == (uint64_t)k &&
+		       wc[k].byte_len == 64 + 8 * (uint32_t)k && wc[k].opcode == IBV_WC_RECV,
+		       "completion %d: status %d wr_id %llu len %u", k, wc[k].status,
+		       (unsigned long long)wc[k].wr_id, wc[k].byte_len);
+	CHECK(!memcmp(mem + 8192 + 256 * 15, mem + 512 * 15, 64 + 8 * 15));
+	CHECK_EQ(ibv_destroy_flow(fl), 0);
+	CHECK_EQ(ibv_destroy_qp(qp), 0);
+	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(ccq)), 0);
+}
+
 /* Waits up to 2 s for a receive completion. */
 static struct rx wait_recv(void)
 {
@@ -864,6 +951,7 @@ int main(int argc, char **argv)
 		test_refused();
 		test_dv_flow();
 		test_rss();
+		test_cqe_compression();
 	}
 	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
 	ibv_destroy_cq(scq);

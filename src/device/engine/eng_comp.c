@@ -20,6 +20,21 @@
  * record, so an arm written before the CQE counts even if its UAR store went
  * to plain memory (DEVX) and the watcher has not passed yet.
  *
+ * CQE compression (cqc.cqe_comp_en, the basic layout; Ethernet receive
+ * CQEs only, as the hardware compresses responder CQEs of RQs): receive
+ * CQEs written during one batch (the frames one SQ run or one read of the
+ * cable delivers) that differ only in byte count, checksum or RSS hash,
+ * timestamp and a WQE counter one higher each time form a session of n
+ * completions (2..ENG_COMP_MAX). It takes n slots like n CQEs, but only
+ * some are written: at the first, a title -- the first CQE, format bits
+ * (op_own[3:2]) 3, byte_cnt n --, at the next one the first array of 8
+ * mini CQEs, and at slot 8k the k-th array; the other slots keep what they
+ * held. A mini CQE is 8 bytes: the checksum and a stride index (0: no
+ * striding RQs) or the RSS hash result, per mini_cqe_res_format, then the
+ * byte count. Consumers expand a session from its title (the driver's
+ * poller does, in place) and set the owner bits of its slots themselves.
+ * All completions of a session carry the title's timestamp.
+ *
  * EQE (64 bytes): type at byte 1, sub_type at 3, 28 bytes of data at 32,
  * owner at 63 = (pi >> log_size) & 1 (the driver initialises owner = 1).
  * Completion event data: cqn at data + 24. An armed EQ that gets an EQE calls
@@ -81,39 +96,160 @@ static void eng_cq_arm_sync(struct eng *e, struct eng_cq *ec)
 		eng_cq_arm(e, ec->cq, w);
 }
 
+/* Room for @n more CQEs, else the overrun (CQ in error, unless cqc.oi). */
+static bool cq_room(struct eng *e, struct eng_cq *ec, uint32_t n)
+{
+	struct fw_cq *cq = ec->cq;
+	uint32_t ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+
+	if (((ec->pi - ci) & 0xffffff) + n <= (1u << cq->log_size) ||
+	    DEVX_GET(cqc, cq->ctx, oi))
+		return true;
+	if (!ec->overrun) {
+		ec->overrun = true;
+		DEVX_SET(cqc, cq->ctx, status, 0x9);	/* CQ overflow */
+		eng_cq_error(e, cq, 1);
+	}
+	return false;
+}
+
+/* The 64-byte CQE part of slot @idx (the second half of a 128-byte CQE). */
+static uint8_t *cq_slot(struct fw_cq *cq, uint32_t idx)
+{
+	return fw_buf_addr(&cq->buf, (uint64_t)(idx & ((1u << cq->log_size) - 1)) *
+			   cq->cqe_size + (cq->cqe_size - 64));
+}
+
+static void cq_fire(struct eng *e, struct eng_cq *ec, bool solicited_or_err)
+{
+	if (ec->arm == ENG_ARM_NEXT ||
+	    (ec->arm == ENG_ARM_SOLICITED && solicited_or_err)) {
+		ec->arm = ENG_ARM_NONE;
+		eng_cq_event(e, ec->cq);
+	}
+}
+
+/* Writes the open session of @ec (fw->lock held). */
+static void comp_flush(struct eng *e, struct eng_cq *ec)
+{
+	struct fw_cq *cq = ec->cq;
+	uint32_t n = ec->comp_n, pi = ec->pi, k;
+	uint8_t *slot;
+
+	ec->comp_n = 0;
+	if (!n || !cq_room(e, ec, n))
+		return;
+	if (n == 1) {
+		/* alone: a plain CQE after all */
+		slot = cq_slot(cq, pi);
+		if (!slot)
+			return;
+		memcpy(slot, ec->comp_title, 63);
+		__atomic_store_n(&slot[63], (uint8_t)(MLX5_CQE_RESP_SEND << 4 |
+						      ((pi >> cq->log_size) & 1)),
+				 __ATOMIC_RELEASE);
+	} else {
+		/* the arrays first, then the title makes the session valid */
+		for (k = 0; k * 8 < n; k++) {
+			slot = cq_slot(cq, k ? pi + 8 * k : pi + 1);
+			if (slot)
+				memcpy(slot, ec->comp_mini[8 * k],
+				       8 * (n - 8 * k < 8 ? n - 8 * k : 8));
+		}
+		slot = cq_slot(cq, pi);
+		if (!slot)
+			return;
+		put_be32(ec->comp_title + 44, n);	/* byte_cnt: the count */
+		memcpy(slot, ec->comp_title, 63);
+		__atomic_store_n(&slot[63], (uint8_t)(MLX5_CQE_RESP_SEND << 4 | 3u << 2 |
+						      ((pi >> cq->log_size) & 1)),
+				 __ATOMIC_RELEASE);
+	}
+	ec->pi = pi + n;
+	cq_fire(e, ec, false);
+}
+
+void eng_comp_batch_begin(struct eng *e)
+{
+	e->comp_batch++;
+}
+
+void eng_comp_batch_end(struct eng *e)
+{
+	struct eng_cq *ec;
+
+	if (e->comp_batch && --e->comp_batch)
+		return;
+	while ((ec = e->comp_open)) {
+		e->comp_open = ec->comp_next;
+		ec->comp_next = NULL;
+		comp_flush(e, ec);
+	}
+}
+
+/* Bytes of a receive CQE that may differ within a session: the RSS hash
+ * result (12..15), the checksum (20..21), the byte count (44..47), the
+ * timestamp (48..55), the WQE counter (60..61) and op_own (63). */
+static bool comp_joins(const uint8_t *t, const uint8_t *c, uint32_t n)
+{
+	uint16_t tw = (uint16_t)(t[60] << 8 | t[61]), cw = (uint16_t)(c[60] << 8 | c[61]);
+
+	return !memcmp(t, c, 12) && !memcmp(t + 16, c + 16, 4) &&
+	       !memcmp(t + 22, c + 22, 22) && !memcmp(t + 56, c + 56, 4) &&
+	       t[62] == c[62] && (uint16_t)(tw + n) == cw;
+}
+
+/* A compressible receive CQE on a cqe_comp_en CQ during a batch. */
+static bool comp_add(struct eng *e, struct eng_cq *ec, const uint8_t *cqe)
+{
+	uint32_t fmt = DEVX_GET(cqc, ec->cq->ctx, mini_cqe_res_format);
+	uint8_t *m;
+
+	if (ec->comp_n && (ec->comp_n == ENG_COMP_MAX ||
+			   !comp_joins(ec->comp_title, cqe, ec->comp_n)))
+		comp_flush(e, ec);
+	if (!ec->comp_n) {
+		memcpy(ec->comp_title, cqe, 64);
+		if (!ec->comp_next && e->comp_open != ec) {
+			ec->comp_next = e->comp_open;
+			e->comp_open = ec;
+		}
+	}
+	m = ec->comp_mini[ec->comp_n++];
+	memset(m, 0, 8);
+	if (fmt == 0)
+		memcpy(m, cqe + 12, 4);		/* RSS hash result */
+	else
+		memcpy(m, cqe + 20, 2);		/* checksum; stride index 0 */
+	memcpy(m + 4, cqe + 44, 4);		/* byte count */
+	return true;
+}
+
 bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 {
 	struct eng_cq *ec = eng_cq_of(e, cq);
-	uint32_t size = 1u << cq->log_size;
-	uint32_t ci, pi;
+	uint32_t pi;
 	struct mlx5_cqe64 cqe;
 	uint8_t *slot;
-	bool fire;
 
 	if (!ec)
 		return false;
 	eng_cq_arm_sync(e, ec);
+	if (c->compressible && c->raw && e->comp_batch && DEVX_GET(cqc, cq->ctx, cqe_comp_en))
+		return comp_add(e, ec, c->raw);
+	if (ec->comp_n)
+		comp_flush(e, ec);	/* completions stay in order */
 	pi = ec->pi;
-	ci = be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) &
-	     0xffffff;
-	if (((pi - ci) & 0xffffff) >= size &&
-	    !DEVX_GET(cqc, cq->ctx, oi)) {
-		if (!ec->overrun) {
-			ec->overrun = true;
-			DEVX_SET(cqc, cq->ctx, status, 0x9);	/* CQ overflow */
-			eng_cq_error(e, cq, 1);
-		}
+	if (!cq_room(e, ec, 1))
 		return false;
-	}
-	slot = fw_buf_addr(&cq->buf, (uint64_t)(pi & (size - 1)) *
-				     cq->cqe_size + (cq->cqe_size - 64));
+	slot = cq_slot(cq, pi);
 	if (!slot)
 		return false;
 	if (cq->cqe_pad) {
 		/* 128-byte padded CQEs: the device writes the whole line,
 		 * the first half as padding (a 128-byte slot is in one page). */
 		uint8_t *pad = fw_buf_addr(&cq->buf,
-					   (uint64_t)(pi & (size - 1)) * 128);
+					   (uint64_t)(pi & ((1u << cq->log_size) - 1)) * 128);
 
 		if (pad)
 			memset(pad, 0, 64);
@@ -147,15 +283,8 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 			 (uint8_t)(c->opcode << 4 | ((pi >> cq->log_size) & 1)),
 			 __ATOMIC_RELEASE);
 	ec->pi = pi + 1;
-
-	fire = ec->arm == ENG_ARM_NEXT ||
-	       (ec->arm == ENG_ARM_SOLICITED &&
-		(c->solicited || c->opcode == MLX5_CQE_REQ_ERR ||
-		 c->opcode == MLX5_CQE_RESP_ERR));
-	if (fire) {
-		ec->arm = ENG_ARM_NONE;
-		eng_cq_event(e, cq);
-	}
+	cq_fire(e, ec, c->solicited || c->opcode == MLX5_CQE_REQ_ERR ||
+		       c->opcode == MLX5_CQE_RESP_ERR);
 	return true;
 }
 

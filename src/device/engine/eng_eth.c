@@ -556,6 +556,7 @@ static void eng_eth_deliver(struct eng *e, struct fw_rq *rq,
 	memset(&c, 0, sizeof(c));
 	c.opcode = MLX5_CQE_RESP_SEND;
 	c.raw = &cqe;
+	c.compressible = true;
 	eng_cqe_post(e, rq->cq, &c);
 }
 
@@ -915,13 +916,16 @@ void eng_eth_sq_run(struct eng *e, struct fw_sq *sq)
 		return;
 	}
 	/* Frames may land in an RQ of this very SQ's owner, whose CQ
-	 * callbacks run under the same locks: bounded by the posted count. */
+	 * callbacks run under the same locks: bounded by the posted count.
+	 * The receive CQEs of one run may be compressed (eng_comp.c). */
+	eng_comp_batch_begin(e);
 	while (sq->state == MLX5_SQC_STATE_RDY) {
 		uint16_t pi = eng_eth_sq_pi(sq);
 
 		if (pi == s->ci || !eng_eth_sq_exec(e, s, pi))
 			break;
 	}
+	eng_comp_batch_end(e);
 }
 
 bool eng_eth_scan(struct eng *e)

@@ -131,6 +131,8 @@ struct eng_qp {
 
 enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
 
+#define ENG_COMP_MAX FW_CQE_COMP_MAX
+
 struct eng_cq {
 	struct eng_obj o;
 	struct fw_cq *cq;
@@ -138,6 +140,12 @@ struct eng_cq {
 	uint8_t arm;		/* enum eng_arm */
 	uint32_t arm_word;	/* last arm request seen (dbrec[1] format) */
 	bool overrun;		/* a CQE was lost: CQ in error */
+	/* CQE compression (eng_comp.c): the session being gathered -- its
+	 * title CQE and one mini CQE per completion -- during a batch */
+	uint32_t comp_n;
+	uint8_t comp_title[64];
+	uint8_t comp_mini[ENG_COMP_MAX][8];
+	struct eng_cq *comp_next;	/* on eng.comp_open */
 };
 
 struct eng_eq {
@@ -214,6 +222,11 @@ struct eng {
 	 * last found cells (all atomic). */
 	uint32_t polls;
 	uint32_t polls_armed;
+	/* CQE compression: while a batch of Ethernet receives runs
+	 * (eng_comp_batch_begin/end), their CQEs gather into sessions on the
+	 * CQs of this list, written out at the batch's end. */
+	uint32_t comp_batch;		/* nesting depth */
+	struct eng_cq *comp_open;
 	uint64_t traffic_ns;
 
 	/* The Ethernet port's cable (eng_wire.c): socket, its thread, the
@@ -353,6 +366,8 @@ struct eng_cqe {
 	uint32_t srqn_uidx;
 	bool solicited;		/* wakes a solicited-only armed CQ */
 	const void *raw;	/* 64 bytes given whole (signature error CQE) */
+	bool compressible;	/* an Ethernet receive CQE (raw): may join a
+				 * compressed session on a cqe_comp_en CQ */
 };
 
 /* EQE types (PRM "event types"). */
@@ -456,6 +471,11 @@ void eng_srq_limit_check(struct eng *e, struct fw_srq *srq);
 /* eng_comp.c: CQEs and EQEs */
 /* Writes a CQE to @cq (completion event if armed); false on overrun. */
 bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c);
+/* A batch of Ethernet receives whose CQEs may be compressed: sessions are
+ * gathered between begin and end and written at end (fw->lock held
+ * throughout). */
+void eng_comp_batch_begin(struct eng *e);
+void eng_comp_batch_end(struct eng *e);
 /* Applies a CQ arm request (doorbell or arm record). */
 void eng_cq_arm(struct eng *e, struct fw_cq *cq, uint32_t arm_word);
 void eng_eq_doorbell(struct eng *e, struct fw_eq *eq, uint32_t ci, bool arm);

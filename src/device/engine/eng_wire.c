@@ -77,6 +77,10 @@ static void wire_flush(struct eng *e)
 	}
 }
 
+/* Frames taken from the cable per hold of the firmware lock: one batch,
+ * whose receive CQEs may be compressed (eng_comp.c). */
+#define ENG_WIRE_BATCH 32
+
 static void *eng_wire_thread(void *arg)
 {
 	struct eng *e = arg;
@@ -84,9 +88,7 @@ static void *eng_wire_thread(void *arg)
 
 	while (!__atomic_load_n(&e->wire_stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd pfd = { .fd = e->wire_fd, .events = POLLIN };
-		struct sockaddr_un from;
-		socklen_t flen = sizeof(from);
-		ssize_t n;
+		unsigned int k;
 
 		/* with a backlog, the far end is retried every millisecond */
 		if (poll(&pfd, 1, __atomic_load_n(&e->wire_q_n, __ATOMIC_RELAXED) ?
@@ -98,23 +100,30 @@ static void *eng_wire_thread(void *arg)
 			}
 			continue;
 		}
-		n = recvfrom(e->wire_fd, buf, ENG_WIRE_MAX_FRAME + 1, MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &flen);
-		if (n < 0)
-			continue;
 		fw_lock(e->fw);
-		if (flen > offsetof(struct sockaddr_un, sun_path)) {
-			e->wire_peer = from;
-			e->wire_peer_len = flen;
+		eng_comp_batch_begin(e);
+		for (k = 0; k < ENG_WIRE_BATCH; k++) {
+			struct sockaddr_un from;
+			socklen_t flen = sizeof(from);
+			ssize_t n = recvfrom(e->wire_fd, buf, ENG_WIRE_MAX_FRAME + 1,
+					     MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+
+			if (n < 0)
+				break;
+			if (flen > offsetof(struct sockaddr_un, sun_path)) {
+				e->wire_peer = from;
+				e->wire_peer_len = flen;
+			}
+			if ((size_t)n > ENG_WIRE_MAX_FRAME) {
+				e->wire_rx_dropped++;
+				smx_dbg("engine: wire: a frame over %u bytes, dropped",
+					ENG_WIRE_MAX_FRAME);
+			} else {
+				e->wire_rx++;
+				eng_eth_rx(e, buf, (uint32_t)n, NULL);
+			}
 		}
-		if ((size_t)n > ENG_WIRE_MAX_FRAME) {
-			e->wire_rx_dropped++;
-			smx_dbg("engine: wire: a frame over %u bytes, dropped",
-				ENG_WIRE_MAX_FRAME);
-		} else {
-			e->wire_rx++;
-			eng_eth_rx(e, buf, (uint32_t)n, NULL);
-		}
+		eng_comp_batch_end(e);
 		wire_flush(e);
 		fw_unlock(e->fw);
 		__atomic_store_n(&e->traffic_ns, eng_now(), __ATOMIC_RELAXED);

@@ -134,6 +134,10 @@ struct fw_eq {
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */
 };
 
+/* Completions in one compressed CQE session at most (caps
+ * cqe_compression_max_num; the engine gathers sessions, eng_comp.c). */
+#define FW_CQE_COMP_MAX 64
+
 struct fw_cq {
 	struct fw_obj obj;
 	uint8_t ctx[0x40] __attribute__((aligned(8)));	/* cqc as last written (PRM bytes) */

@@ -69,6 +69,14 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, rts2rts_qp_udp_sport, 1);
 	CAP_SET(cmd_hca_cap, qos, 1);
 	CAP_SET(cmd_hca_cap, cqe_128_always, 1);	/* 128B padded CQEs */
+	/* CQE compression of Ethernet receive CQEs, basic layout, 64- and
+	 * 128-byte CQEs, mini CQEs with hash, checksum or checksum + stride
+	 * index (src/device/engine/eng_comp.c) */
+	CAP_SET(cmd_hca_cap, cqe_compression, 1);
+	CAP_SET(cmd_hca_cap, cqe_compression_128, 1);
+	CAP_SET(cmd_hca_cap, mini_cqe_resp_stride_index, 1);
+	CAP_SET(cmd_hca_cap, cqe_compression_max_num, FW_CQE_COMP_MAX);
+	CAP_SET(cmd_hca_cap, cqe_compression_timeout, 0);
 	/* Signature offload (eng_sig.c): T10-DIF and CRC32/CRC32C blocks of
 	 * 512/520/4096/4160/4048 bytes, signature error CQEs, drain on error. */
 	CAP_SET(cmd_hca_cap, sho, 1);

@@ -56,9 +56,14 @@ int fw_cq_create(struct fw_cmd *c)
 	if (cqe_sz > MLX5_CQC_CQE_SZ_128_PAD)
 		return FW_FAIL(c, BAD_PARAM_ERR, "cqe_sz %u is not 64, 128 or "
 			       "128 B padded", cqe_sz);
-	if (DEVX_GET(cqc, cqc, cqe_comp_en))
-		return FW_FAIL(c, BAD_PARAM_ERR,
-			       "cqe_comp_en: CQE compression is not supported");
+	/* mini CQE formats: 0 hash, 1 checksum, 3 checksum + stride index */
+	if (DEVX_GET(cqc, cqc, cqe_comp_en) &&
+	    (DEVX_GET(cqc, cqc, mini_cqe_res_format) == 2 ||
+	     cqe_sz == MLX5_CQC_CQE_SZ_128_PAD))
+		return FW_FAIL(c, BAD_PARAM_ERR, "cqe_comp_en with mini_cqe_res_format "
+			       "%u and cqe_sz %u: formats are 0, 1 and 3, and padded "
+			       "CQEs are not compressed",
+			       DEVX_GET(cqc, cqc, mini_cqe_res_format), cqe_sz);
 	eq = FW_REF(c, eq, DEVX_GET(cqc, cqc, c_eqn), "cq c_eqn");
 	if (!eq)
 		return -1;
