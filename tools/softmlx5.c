@@ -392,6 +392,7 @@ static int cmd_info(int argc, char **argv)
 	print_secret("crypto_credential", &c.crypto_credential);
 	printf("%-17s= %u\n", "crypto_credential_id", c.crypto_credential_id);
 	printf("%-17s= %s\n", "wire", c.wire[0] ? c.wire : "none");
+	printf("%-17s= %s\n", "eth_switch", c.eth_switch ? "on" : "off");
 	return 0;
 }
 

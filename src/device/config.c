@@ -54,6 +54,7 @@ enum knob_kind {
 	K_CRYPTO,	/* wrapped | plaintext | off */
 	K_SECRET,	/* hex bytes, length min..max in steps of 8 */
 	K_PATH,		/* a UNIX socket path (sun_path), or "none" */
+	K_BOOL,		/* on | off (also 1 / 0, yes / no, true / false) */
 };
 
 struct knob {
@@ -99,6 +100,7 @@ static const struct knob knobs[] = {
 	  SMX_CRYPTO_CREDENTIAL_LEN, SMX_CRYPTO_CREDENTIAL_LEN },
 	{ "crypto_credential_id", K_U32, FIELD(crypto_credential_id), 0, 0xffffff },
 	{ "wire",            K_PATH, FIELD(wire),           0, 0 },
+	{ "eth_switch",      K_BOOL, FIELD(eth_switch),     0, 0 },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -406,6 +408,22 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 			return -EINVAL;
 		}
 		return 0;
+
+	case K_BOOL: {
+		bool *dst = (bool *)((char *)cfg + k->off);
+
+		if (!strcasecmp(val, "on") || !strcasecmp(val, "1") ||
+		    !strcasecmp(val, "yes") || !strcasecmp(val, "true"))
+			*dst = true;
+		else if (!strcasecmp(val, "off") || !strcasecmp(val, "0") ||
+			 !strcasecmp(val, "no") || !strcasecmp(val, "false"))
+			*dst = false;
+		else {
+			report(src, k->name, val, "not on or off");
+			return -EINVAL;
+		}
+		return 0;
+	}
 
 	case K_PATH: {
 		/* the field is a sun_path: 107 characters and a NUL */

@@ -7,6 +7,7 @@
 #ifndef SMX_DEVICE_CONFIG_H
 #define SMX_DEVICE_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum smx_link_layer {
@@ -76,6 +77,10 @@ struct smx_config {
 	/* The Ethernet port's cable (man 7 softmlx5: wire): the path of a
 	 * UNIX datagram socket the port binds; "" = no cable. */
 	char wire[108];
+	/* Frames between the processes sharing the device (eng_fabric.c):
+	 * every frame an SQ sends also enters the other processes' NIC
+	 * receive, as a switch floods it. */
+	bool eth_switch;
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

@@ -4,6 +4,8 @@
 # Two processes on one host through the software device: Debian's
 # ibv_*_pingpong (ibverbs-utils) and perftest run as server + client pairs,
 # each side under `softmlx5 run`, plus
+#   raw   perftest's raw_ethernet_bw and raw_ethernet_lat, frames between the
+#         two processes through the eth_switch knob
 #   idle  an ibv_rc_pingpong server waiting 5 s for its client uses < 0.1 s CPU
 #   kill  a side killed mid-transfer: the other side ends with an error
 #         completion (transport retry exceeded), not a hang; then a new pair
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--build) BUILD=$2; shift 2 ;;
 	--timeout) TMO=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_pingpong.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,6 +104,41 @@ for t in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat atomic_l
 		result "ib_$t" 0 "ib_$t not installed"
 	fi
 done
+
+# Raw Ethernet between two processes: frames cross through the eth_switch
+# knob (the device's processes joined as by a switch); server and client
+# differ in MACs and role. The bandwidth test is timed (a flooding sender
+# may lose frames at a full inbox, as at a switch port); the server must
+# have received frames.
+raw_pair() {
+	local name=$1; shift
+	local port=$((PORT++)) spid s c got
+	selected "$name" || return 0
+	SOFTMLX5_ETH_SWITCH=on timeout "$TMO" "$SMX" run -- "$@" -d mlx5_0 \
+		-B 02:00:00:00:00:02 -E 02:00:00:00:00:01 --server -p $port \
+		>"$LOG/$name.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	SOFTMLX5_ETH_SWITCH=on timeout "$TMO" "$SMX" run -- "$@" -d mlx5_0 \
+		-B 02:00:00:00:00:01 -E 02:00:00:00:00:02 --client -p $port localhost \
+		>"$LOG/$name.client" 2>&1
+	c=$?
+	wait $spid; s=$?
+	got=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/$name.server" | tail -1 | tr -s ' ')
+	if [ $s = 0 ] && [ $c = 0 ] && [ -n "$got" ] && [ "$(echo $got | cut -d' ' -f2)" -gt 0 ]; then
+		result "$name" 1 "server |$got"
+	else
+		result "$name" 0 "server $s client $c |$got"
+	fi
+}
+
+echo "== raw Ethernet (perftest) between two processes, eth_switch on"
+if command -v raw_ethernet_bw >/dev/null; then
+	raw_pair raw_ethernet_bw raw_ethernet_bw -D 2
+	raw_pair raw_ethernet_lat raw_ethernet_lat -n 1000
+else
+	result raw_ethernet 0 "raw_ethernet_bw not installed"
+fi
 
 # idle: an RC server waiting for a client that never comes.
 if selected idle_cpu; then

@@ -611,6 +611,13 @@ static void test_wire(void)
 	longp[107] = 'a';
 	longp[108] = '\0';		/* 108: does not */
 	env_bad("SOFTMLX5_WIRE", longp);
+	/* eth_switch: on / off and the usual spellings */
+	setenv("SOFTMLX5_ETH_SWITCH", "On", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.eth_switch, "eth_switch On");
+	setenv("SOFTMLX5_ETH_SWITCH", "0", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && !cfg.eth_switch, "eth_switch 0");
+	clean_env();
+	env_bad("SOFTMLX5_ETH_SWITCH", "maybe");
 	write_conf("wire = port.sock\n");
 	CHECK(load_captured(&cfg, &lines) == 0 && !strcmp(cfg.wire, "port.sock"),
 	      "file: '%s'", cfg.wire);

@@ -892,6 +892,7 @@ static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 	if (opcode == MLX5_OPCODE_SEND) {
 		eng_eth_rx(e, s->frame, flen, sq->tis);
 		eng_wire_tx(e, s->frame, flen);
+		eng_fabric_eth_flood(e, s->frame, flen);
 	}
 	return true;
 fail:

@@ -20,6 +20,14 @@
  * already written into the requester); a response is stored on the parked
  * QP, which is then run again and completes the WQE (eng_sq.c).
  *
+ * ETHERNET (the eth_switch knob): a frame an SQ of this process sends is
+ * also copied, inline (frames up to SMX_SHM_INLINE bytes), into the inbox
+ * of every other attached process, whose inbox thread runs it through its
+ * own NIC receive steering (eng_eth_rx), as a switch floods a frame to all
+ * ports; a full inbox loses the frame for that process, counted, as a
+ * congested switch port drops. Off by default: processes then see only
+ * their own frames (and the port's cable).
+ *
  * THREADS AND LOCKS. The inbox thread processes cells under fw->lock like
  * any engine pass. Cells are reserved in another process's ring without any
  * lock of that process; a full ring is waited for at most 1 ms, then the
@@ -359,6 +367,51 @@ static void fab_respond(struct eng *e, const struct smx_msg *req,
 	e->ring_mask |= 1ull << req->src_slot;	/* woken after the batch */
 }
 
+void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len)
+{
+	uint32_t s;
+
+	if (!e->shm || !fw_config(e->fw)->eth_switch)
+		return;
+	if (len > SMX_SHM_INLINE) {
+		e->eth_flood_dropped++;
+		smx_dbg("engine: eth_switch: a %u-byte frame is over the %u bytes a "
+			"cell carries; not flooded", len, SMX_SHM_INLINE);
+		return;
+	}
+	for (s = 0; s < SMX_SHM_SLOTS; s++) {
+		struct smx_cell *c;
+		uint64_t pos;
+
+		if (s == e->slot)
+			continue;
+		c = smx_shm_reserve(e->shm, s, 0, &pos);
+		if (!c) {
+			int32_t pid;
+
+			if (smx_shm_alive(e->shm, s, &pid))
+				e->eth_flood_dropped++;	/* alive, inbox full */
+			continue;
+		}
+		memset(&c->m, 0, sizeof(c->m));
+		c->m.kind = SMX_MSG_ETH;
+		c->m.src_slot = e->slot;
+		c->m.src_pid = (int32_t)getpid();
+		c->m.len = len;
+		c->m.data_len = len;
+		memcpy(c->data, frame, len);
+		smx_shm_publish(e->shm, s, c, pos);
+	}
+}
+
+/* A frame another process's SQ sent (eth_switch): through our steering. */
+static void fab_rx_eth(struct eng *e, const struct smx_cell *c)
+{
+	if (c->m.len < 14 || c->m.len > SMX_SHM_INLINE)
+		return;
+	eng_eth_rx(e, c->data, c->m.len, NULL);
+}
+
 static void fab_rx_request(struct eng *e, struct smx_cell *c)
 {
 	const struct smx_msg *m = &c->m;
@@ -473,6 +526,7 @@ static unsigned int fab_drain(struct eng *e)
 	if (!smx_shm_peek(e->shm))
 		return 0;
 	fw_lock(e->fw);
+	eng_comp_batch_begin(e);	/* flooded frames' CQEs may compress */
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q = NULL;
 
@@ -480,6 +534,8 @@ static unsigned int fab_drain(struct eng *e)
 			fab_rx_request(e, c);
 		else if (c->m.kind == SMX_MSG_RESP)
 			q = fab_rx_response(e, c);
+		else if (c->m.kind == SMX_MSG_ETH)
+			fab_rx_eth(e, c);
 		smx_shm_pop(e->shm);
 		n++;
 		for (i = 0; q && i < nrun; i++)
@@ -492,6 +548,7 @@ static unsigned int fab_drain(struct eng *e)
 	 * batch (objects stay valid: fw->lock is held throughout). */
 	for (i = 0; i < nrun; i++)
 		eng_sq_run(e, run[i]);
+	eng_comp_batch_end(e);
 	eng_fabric_ring(e);
 	fw_unlock(e->fw);
 	if (n)

@@ -239,6 +239,7 @@ struct eng {
 	struct sockaddr_un wire_peer;
 	socklen_t wire_peer_len;
 	uint64_t wire_rx, wire_rx_dropped, wire_tx, wire_tx_dropped;
+	uint64_t eth_flood_dropped;	/* eth_switch: frames a process missed */
 	/* frames the far end could not take yet, oldest first (fw->lock) */
 	uint8_t **wire_q;
 	uint32_t wire_q_head, wire_q_n;
@@ -420,6 +421,8 @@ void eng_eth_sq_run(struct eng *e, struct fw_sq *sq);
 /* One watcher pass over the SQs and RQs; true if there was work. */
 bool eng_eth_scan(struct eng *e);
 /* A frame arriving at the NIC receive (sent by an SQ of @tis, or NULL). */
+/* eng_fabric.c: a sent frame to the other processes (eth_switch) */
+void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len);
 /* eng_wire.c: the port's cable (a UNIX datagram socket) */
 void eng_wire_start(struct eng *e);
 void eng_wire_stop(struct eng *e);

@@ -31,7 +31,7 @@
 #define SMX_SHM_QPN_BASE 0x100u
 
 /* Message kinds. */
-enum { SMX_MSG_REQ = 1, SMX_MSG_RESP = 2 };
+enum { SMX_MSG_REQ = 1, SMX_MSG_RESP = 2, SMX_MSG_ETH = 3 /* a frame, len bytes inline */ };
 
 struct smx_drec;
 
