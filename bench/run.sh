@@ -11,6 +11,9 @@
 #            vs 1 / that one-way latency (cache-line hand-offs per second)
 #   bandwidth (ib_{write,send,read}_bw 4 KiB, 64 KiB, 1 MiB, MiB/s)
 #            vs single-thread memcpy of hot buffers of the same size
+#   raw Ethernet (raw_ethernet_lat 64 B t_typical, raw_ethernet_bw 1518 B
+#            M msg/s, 2 s; frames between the processes by eth_switch=on)
+#            vs the same shared-memory latency and hand-off rate
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -65,6 +68,22 @@ perf() {
 	grep -E "^ *$size +[0-9]+ " "$WORK/$prog.$size.client" | tail -1 | tr -s ' \t' ' '
 }
 
+# raw_perf PROG ARGS...: a raw Ethernet pair (server and client MACs
+# differ), prints the client's result line.
+raw_perf() {
+	local prog=$1 port=$((PORT++)) spid; shift
+	SOFTMLX5_ETH_SWITCH=on timeout 120 "$SMX" run -- "$prog" -d mlx5_0 "$@" \
+		-B 02:00:00:00:00:02 -E 02:00:00:00:00:01 --server -p $port \
+		>"$WORK/$prog.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	SOFTMLX5_ETH_SWITCH=on timeout 120 "$SMX" run -- "$prog" -d mlx5_0 "$@" \
+		-B 02:00:00:00:00:01 -E 02:00:00:00:00:02 --client -p $port localhost \
+		>"$WORK/$prog.client" 2>&1
+	wait $spid
+	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$WORK/$prog.client" | tail -1 | tr -s ' \t' ' '
+}
+
 ROWS=()
 row() { # name value unit baseline
 	local ratio
@@ -99,6 +118,14 @@ for t in write send read; do
 		row "${t}_bw_$n" "$(echo "$line" | awk '{ print $4 }')" MiB/s "${MEMCPY[$s]}"
 	done
 done
+
+if command -v raw_ethernet_bw >/dev/null; then
+	echo "bench: raw Ethernet"
+	line=$(raw_perf raw_ethernet_lat -n $ITERS)
+	row raw_eth_lat_64B "$(echo "$line" | awk '{ print $5 }')" us "$SHM_LAT"
+	line=$(raw_perf raw_ethernet_bw -D 2)
+	row raw_eth_bw_1518B "$(echo "$line" | awk '{ print $5 }')" Mmsg/s "$SHM_RATE"
+fi
 
 # FlexIO (bench/flexio_bench.c): the software DPA's event-handler trigger
 # latency and RPC round trip; the program measures its host thread wake-up

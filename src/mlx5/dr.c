@@ -42,6 +42,7 @@ struct mlx5dv_dr_domain {
 	struct mlx5_device *mdev;
 	uint32_t tables;		/* live tables */
 	bool no_dup;			/* allow_duplicate_rules(false) */
+	struct mlx5dv_dr_table *tbl_list;	/* for the dumps, newest first */
 };
 
 struct mlx5dv_dr_table {
@@ -50,6 +51,8 @@ struct mlx5dv_dr_table {
 	uint32_t level;
 	uint32_t matchers;
 	uint32_t refs;			/* dest-table actions naming it */
+	struct mlx5dv_dr_table *next;	/* on dmn->tbl_list */
+	struct mlx5dv_dr_matcher *m_list;	/* newest first */
 };
 
 struct mlx5dv_dr_matcher {
@@ -58,6 +61,8 @@ struct mlx5dv_dr_matcher {
 	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
 	struct mlx5dv_dr_rule *rules;	/* newest first */
 	uint32_t nrules;
+	uint8_t mce;			/* match_criteria_enable */
+	struct mlx5dv_dr_matcher *next;	/* on tbl->m_list */
 };
 
 enum dr_action_type {
@@ -243,8 +248,11 @@ mlx5dv_dr_table_create(struct mlx5dv_dr_domain *dmn, uint32_t level)
 					   level, &tbl->ft);
 	else
 		ret = mlx5_steer_root(dmn->mdev, &tbl->ft);
-	if (!ret)
+	if (!ret) {
 		dmn->tables++;
+		tbl->next = dmn->tbl_list;
+		dmn->tbl_list = tbl;
+	}
 	pthread_mutex_unlock(&dmn->mdev->steer_lock);
 	if (ret) {
 		free(tbl);
@@ -271,8 +279,16 @@ SMX_EXPORT int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 	}
 	if (tbl->level)
 		ret = mlx5_steer_ft_destroy(tbl->ft);
-	if (!ret)
+	if (!ret) {
+		struct mlx5dv_dr_table **pp;
+
 		tbl->dmn->tables--;
+		for (pp = &tbl->dmn->tbl_list; *pp; pp = &(*pp)->next)
+			if (*pp == tbl) {
+				*pp = tbl->next;
+				break;
+			}
+	}
 	pthread_mutex_unlock(&mdev->steer_lock);
 	if (ret)
 		return DR_FAIL_INT(ret, "the device refused to destroy the table");
@@ -337,12 +353,16 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *tbl, uint16_t priority,
 	}
 	m->tbl = tbl;
 	m->prio = priority;
+	m->mce = match_criteria_enable;
 	mdev = tbl->dmn->mdev;
 	pthread_mutex_lock(&mdev->steer_lock);
 	/* The matcher's first group now: the device checks the criteria. */
 	g = mlx5_steer_fg_get(tbl->ft, m->crit, priority, m, &ret);
-	if (g)
+	if (g) {
 		tbl->matchers++;
+		m->next = tbl->m_list;
+		tbl->m_list = m;
+	}
 	pthread_mutex_unlock(&mdev->steer_lock);
 	if (!g) {
 		free(m);
@@ -374,8 +394,16 @@ SMX_EXPORT int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *m)
 		if (g->owner == m && mlx5_steer_fg_destroy(ft, g))
 			ret = EIO;
 	}
-	if (!ret)
+	if (!ret) {
+		struct mlx5dv_dr_matcher **pp;
+
 		m->tbl->matchers--;
+		for (pp = &m->tbl->m_list; *pp; pp = &(*pp)->next)
+			if (*pp == m) {
+				*pp = m->next;
+				break;
+			}
+	}
 	pthread_mutex_unlock(&mdev->steer_lock);
 	if (ret)
 		return DR_FAIL_INT(ret, "the device refused to destroy a flow group");
@@ -684,4 +712,136 @@ SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 	}
 	free(a);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dumps                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A dump is text, one object per line, comma-separated key=value fields
+ * after the record type and the object's handle; a domain's dump holds its
+ * tables, a table's its matchers, a matcher's its rules (docs/status.md):
+ *
+ *   domain,0x..,type=nic_rx,tables=N
+ *   table,0x..,domain=0x..,level=L,flow_table=0x..
+ *   matcher,0x..,table=0x..,priority=P,criteria=0x..,mask=<hex, outer headers>
+ *   rule,0x..,matcher=0x..,index=I,value=<hex>,actions=<kind[:id]>;...
+ *
+ * rdma-core's own dump format (for its steering dump parser) is not
+ * reproduced: the device has no ICM steering entries to show.
+ */
+static void dr_hex(FILE *f, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	while (n && !b[n - 1])
+		n--;		/* trailing zero bytes say nothing */
+	for (i = 0; i < n; i++)
+		fprintf(f, "%02x", b[i]);
+	if (!n)
+		fputc('0', f);
+}
+
+static void dr_dump_rule(FILE *f, const struct mlx5dv_dr_rule *r)
+{
+	size_t i;
+
+	fprintf(f, "rule,%p,matcher=%p,index=%u,value=", (const void *)r,
+		(const void *)r->m, r->index);
+	dr_hex(f, r->val, MATCH_BYTES);
+	fputs(",actions=", f);
+	for (i = 0; i < r->nact; i++) {
+		const struct mlx5dv_dr_action *a = r->act[i];
+		static const char *const kind[] = {
+			[DR_ACT_DEST] = "tir", [DR_ACT_TABLE] = "table", [DR_ACT_DROP] = "drop",
+			[DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
+		};
+
+		fprintf(f, "%s%s", i ? ";" : "", kind[a->type]);
+		if (a->type == DR_ACT_TABLE)
+			fprintf(f, ":%p", (const void *)a->tbl);
+		else if (a->type != DR_ACT_DROP)
+			fprintf(f, ":0x%x", a->id);
+	}
+	fputc('\n', f);
+}
+
+static void dr_dump_matcher(FILE *f, const struct mlx5dv_dr_matcher *m)
+{
+	const struct mlx5dv_dr_rule *r;
+
+	fprintf(f, "matcher,%p,table=%p,priority=%u,criteria=0x%x,mask=", (const void *)m,
+		(const void *)m->tbl, m->prio, m->mce);
+	dr_hex(f, m->crit, MATCH_BYTES);
+	fputc('\n', f);
+	for (r = m->rules; r; r = r->next)
+		dr_dump_rule(f, r);
+}
+
+static void dr_dump_table(FILE *f, const struct mlx5dv_dr_table *t)
+{
+	const struct mlx5dv_dr_matcher *m;
+
+	fprintf(f, "table,%p,domain=%p,level=%u,flow_table=0x%x\n", (const void *)t,
+		(const void *)t->dmn, t->level, t->ft ? t->ft->id : 0);
+	for (m = t->m_list; m; m = m->next)
+		dr_dump_matcher(f, m);
+}
+
+/* Runs @fn on @obj of domain @dmn under the steering lock; 0 or errno. */
+static int dr_dump(FILE *f, struct mlx5dv_dr_domain *dmn, const void *obj,
+		   void (*fn)(FILE *, const void *))
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&dmn->mdev->steer_lock);
+	clearerr(f);
+	fn(f, obj);
+	if (fflush(f) || ferror(f))
+		ret = errno ? errno : EIO;
+	pthread_mutex_unlock(&dmn->mdev->steer_lock);
+	return ret ? DR_FAIL_INT(ret, "writing the dump failed") : 0;
+}
+
+static void dr_dump_domain_cb(FILE *f, const void *o)
+{
+	const struct mlx5dv_dr_domain *d = o;
+	const struct mlx5dv_dr_table *t;
+
+	fprintf(f, "domain,%p,type=nic_rx,tables=%u\n", o, d->tables);
+	for (t = d->tbl_list; t; t = t->next)
+		dr_dump_table(f, t);
+}
+
+static void dr_dump_table_cb(FILE *f, const void *o) { dr_dump_table(f, o); }
+static void dr_dump_matcher_cb(FILE *f, const void *o) { dr_dump_matcher(f, o); }
+static void dr_dump_rule_cb(FILE *f, const void *o) { dr_dump_rule(f, o); }
+
+SMX_EXPORT int mlx5dv_dump_dr_domain(FILE *fout, struct mlx5dv_dr_domain *domain)
+{
+	if (!fout || !domain)
+		return DR_FAIL_INT(EINVAL, "no %s", fout ? "domain" : "file");
+	return dr_dump(fout, domain, domain, dr_dump_domain_cb);
+}
+
+SMX_EXPORT int mlx5dv_dump_dr_table(FILE *fout, struct mlx5dv_dr_table *table)
+{
+	if (!fout || !table)
+		return DR_FAIL_INT(EINVAL, "no %s", fout ? "table" : "file");
+	return dr_dump(fout, table->dmn, table, dr_dump_table_cb);
+}
+
+SMX_EXPORT int mlx5dv_dump_dr_matcher(FILE *fout, struct mlx5dv_dr_matcher *matcher)
+{
+	if (!fout || !matcher)
+		return DR_FAIL_INT(EINVAL, "no %s", fout ? "matcher" : "file");
+	return dr_dump(fout, matcher->tbl->dmn, matcher, dr_dump_matcher_cb);
+}
+
+SMX_EXPORT int mlx5dv_dump_dr_rule(FILE *fout, struct mlx5dv_dr_rule *rule)
+{
+	if (!fout || !rule)
+		return DR_FAIL_INT(EINVAL, "no %s", fout ? "rule" : "file");
+	return dr_dump(fout, rule->m->tbl->dmn, rule, dr_dump_rule_cb);
 }

@@ -207,19 +207,6 @@ SMX_EXPORT int
 mlx5dv_dr_aso_other_domain_unlink(struct mlx5dv_devx_obj *devx_obj,
 				  struct mlx5dv_dr_domain *dmn) STUB_INT
 
-SMX_EXPORT int mlx5dv_dump_dr_domain(FILE *fout,
-				     struct mlx5dv_dr_domain *domain) STUB_INT
-
-SMX_EXPORT int mlx5dv_dump_dr_table(FILE *fout,
-				    struct mlx5dv_dr_table *table) STUB_INT
-
-SMX_EXPORT int mlx5dv_dump_dr_matcher(FILE *fout,
-				      struct mlx5dv_dr_matcher *matcher)
-	STUB_INT
-
-SMX_EXPORT int mlx5dv_dump_dr_rule(FILE *fout,
-				   struct mlx5dv_dr_rule *rule) STUB_INT
-
 /* VFIO, user-space PCI driver mode -- not planned yet */
 
 SMX_EXPORT struct ibv_device **

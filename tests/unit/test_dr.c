@@ -567,6 +567,64 @@ static void test_bad_input(void)
 	ibv_destroy_qp(rc);
 }
 
+/* Dumps: a domain's lists its table, matcher and rule with the mask,
+ * value and actions; narrower dumps their part; bad input EINVAL. */
+static void test_dump(void)
+{
+	struct mlx5dv_dr_domain *d = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_table *t = d ? mlx5dv_dr_table_create(d, 1) : NULL;
+	struct mlx5dv_dr_matcher *m = NULL;
+	struct mlx5dv_dr_action *tag = mlx5dv_dr_action_create_tag(0x1234);
+	struct mlx5dv_dr_action *drop = mlx5dv_dr_action_create_drop();
+	struct mlx5dv_dr_action *acts[2] = { tag, drop };
+	struct mlx5dv_dr_rule *r = NULL;
+	struct param mask, val;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(d && t && tag && drop);
+	if (!d || !t || !tag || !drop)
+		return;
+	p_init(&mask, 0x40);
+	p_mac(&mask, P_SMAC, (const uint8_t[6]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff });
+	p_init(&val, 0x40);
+	p_mac(&val, P_SMAC, mac_c);
+	m = mlx5dv_dr_matcher_create(t, 3, 1, MP(&mask));
+	CHECK(m != NULL);
+	if (m)
+		r = mlx5dv_dr_rule_create(m, MP(&val), 2, acts);
+	CHECK(r != NULL);
+	f = open_memstream(&buf, &len);
+	CHECK(f && !mlx5dv_dump_dr_domain(f, d));
+	if (f)
+		fclose(f);
+	CHECKM(buf && strstr(buf, "domain,") && strstr(buf, "type=nic_rx,tables=1") &&
+	       strstr(buf, "level=1,flow_table=0x") &&
+	       strstr(buf, "priority=3,criteria=0x1,mask=ffffffffffff") &&
+	       strstr(buf, "value=0200000000") && strstr(buf, "actions=tag:0x1234;drop"),
+	       "domain dump:\n%s", buf ? buf : "(none)");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK(f && !mlx5dv_dump_dr_rule(f, r) && !mlx5dv_dump_dr_matcher(f, m) &&
+	      !mlx5dv_dump_dr_table(f, t));
+	if (f)
+		fclose(f);
+	CHECK(buf && !strncmp(buf, "rule,", 5) && strstr(buf, "\nmatcher,") &&
+	      strstr(buf, "\ntable,"));
+	free(buf);
+	errno = 0;
+	CHECK(mlx5dv_dump_dr_domain(NULL, d) == EINVAL && errno == EINVAL);
+	CHECK(mlx5dv_dump_dr_rule(stdout, NULL) == EINVAL);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(tag), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(d), 0);
+}
+
 int main(void)
 {
 	struct ibv_cq_init_attr_ex ca = {
@@ -598,6 +656,7 @@ int main(void)
 		return smx_test_done();
 	test_steering();
 	test_bad_input();
+	test_dump();
 	for (i = 0; i < NRX; i++)
 		ibv_destroy_qp(rx[i]);
 	ibv_destroy_qp(tx);
