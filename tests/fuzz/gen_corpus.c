@@ -478,5 +478,84 @@ int main(int argc, char **argv)
 	simple(MLX5_CMD_OP_QUERY_RMP, 1, OUT(query_rmp_out));
 	simple(MLX5_CMD_OP_DESTROY_RMP, 1, 16);
 	emit(dir, "rmp");
+
+	/* RSS and CQE compression: a compressing CQ, an RQ, an RQ table of
+	 * two entries, an indirect Toeplitz TIR; the table queried and cut to
+	 * one entry; everything destroyed, the table after its TIR */
+	simple(MLX5_CMD_OP_ALLOC_UAR, 0, OUT(alloc_uar_out));
+	simple(MLX5_CMD_OP_ALLOC_PD, 0, OUT(alloc_pd_out));
+	simple(MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, OUT(alloc_transport_domain_out));
+	{
+		size_t inlen = DEVX_ST_SZ_BYTES(create_cq_in) + 8;
+		uint8_t *in = calloc(1, inlen);
+		void *cqc = DEVX_ADDR_OF(create_cq_in, in, cq_context);
+
+		DEVX_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+		DEVX_SET(cqc, cqc, log_cq_size, 6);
+		DEVX_SET(cqc, cqc, uar_page, 1);
+		DEVX_SET(cqc, cqc, cqe_comp_en, 1);
+		DEVX_SET(cqc, cqc, mini_cqe_res_format, 1);
+		DEVX_SET64(cqc, cqc, dbr_addr, TAG(0x3f000));
+		be64put(in + DEVX_ST_SZ_BYTES(create_cq_in), TAG(0x1000));
+		rec(in, inlen, OUT(create_cq_out));
+		free(in);
+	}
+	{
+		size_t inlen = DEVX_ST_SZ_BYTES(create_rq_in) + 8;
+		uint8_t *in = calloc(1, inlen);
+		void *rqc = DEVX_ADDR_OF(create_rq_in, in, ctx);
+		void *wq = DEVX_ADDR_OF(rqc, rqc, wq);
+
+		DEVX_SET(create_rq_in, in, opcode, MLX5_CMD_OP_CREATE_RQ);
+		DEVX_SET(rqc, rqc, cqn, 1);
+		DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+		DEVX_SET(wq, wq, pd, 1);
+		DEVX_SET64(wq, wq, dbr_addr, TAG(0x3e080));
+		DEVX_SET(wq, wq, log_wq_stride, 6);
+		DEVX_SET(wq, wq, log_wq_sz, 4);
+		be64put(in + DEVX_ST_SZ_BYTES(create_rq_in), TAG(0xf000));
+		rec(in, inlen, OUT(create_rq_out));
+		free(in);
+	}
+	{
+		/* RQs are numbered from 0x800001 (fw.h FW_RQN_PREFIX) */
+		size_t inlen = DEVX_ST_SZ_BYTES(create_rqt_in) + 8;
+		uint8_t *in = calloc(1, inlen);
+		uint8_t *rqtc = DEVX_ADDR_OF(create_rqt_in, in, rqt_context);
+
+		DEVX_SET(create_rqt_in, in, opcode, MLX5_CMD_OP_CREATE_RQT);
+		DEVX_SET(rqtc, rqtc, rqt_max_size, 2);
+		DEVX_SET(rqtc, rqtc, rqt_actual_size, 2);
+		DEVX_SET(rq_num, rqtc + DEVX_ST_SZ_BYTES(rqtc), rq_num, 0x800001);
+		DEVX_SET(rq_num, rqtc + DEVX_ST_SZ_BYTES(rqtc) + 4, rq_num, 0x800001);
+		rec(in, inlen, OUT(create_rqt_out));
+		DEVX_SET(modify_rqt_in, in, opcode, MLX5_CMD_OP_MODIFY_RQT);
+		DEVX_SET(modify_rqt_in, in, rqtn, 1);
+		DEVX_SET(modify_rqt_in, in, rqn_list, 1);
+		DEVX_SET(rqtc, rqtc, rqt_actual_size, 1);
+		rec(in, inlen - 4, 16);
+		free(in);
+	}
+	{
+		MB(create_tir_in);
+		void *ctx = DEVX_ADDR_OF(create_tir_in, create_tir_in_mb, ctx);
+		void *sel = DEVX_ADDR_OF(tirc, ctx, rx_hash_field_selector_outer);
+
+		DEVX_SET(create_tir_in, create_tir_in_mb, opcode, MLX5_CMD_OP_CREATE_TIR);
+		DEVX_SET(tirc, ctx, disp_type, MLX5_TIRC_DISP_TYPE_INDIRECT);
+		DEVX_SET(tirc, ctx, indirect_table, 1);
+		DEVX_SET(tirc, ctx, transport_domain, 1);
+		DEVX_SET(tirc, ctx, rx_hash_fn, MLX5_RX_HASH_FN_TOEPLITZ);
+		DEVX_SET(rx_hash_field_select, sel, l4_prot_type, MLX5_L4_PROT_TYPE_UDP);
+		DEVX_SET(rx_hash_field_select, sel, selected_fields, 0xf);
+		rec(create_tir_in_mb, sizeof(create_tir_in_mb), OUT(create_tir_out));
+	}
+	simple(MLX5_CMD_OP_QUERY_RQT, 1, OUT(query_rqt_out) + 8);
+	simple(MLX5_CMD_OP_DESTROY_RQT, 1, 16);	/* busy: the TIR uses it */
+	simple(MLX5_CMD_OP_DESTROY_TIR, 1, 16);
+	simple(MLX5_CMD_OP_DESTROY_RQT, 1, 16);
+	simple(MLX5_CMD_OP_DESTROY_RQ, 0x800001, 16);
+	simple(MLX5_CMD_OP_DESTROY_CQ, 1, 16);
+	emit(dir, "rss_comp");
 	return 0;
 }
