@@ -24,6 +24,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "prm/prm.h"
 #include "smx_test.h"
 #include "verbs_test_util.h"
 
@@ -744,6 +745,25 @@ static void test_rss(void)
 	}
 	tbl = ibv_create_rwq_ind_table(ctx, &ta);
 	CHECK(tbl);
+	/* the table and a WQ are PRM objects DEVX reaches through verbs */
+	if (tbl) {
+		uint32_t in[DEVX_ST_SZ_DW(eth_obj_cmd_in)] = {};
+		uint8_t out[DEVX_ST_SZ_BYTES(query_rqt_out) + 16] = {};
+		uint32_t qin[DEVX_ST_SZ_DW(eth_obj_cmd_in)] = {};
+		uint32_t qout[DEVX_ST_SZ_DW(query_rq_out)] = {};
+		const uint8_t *rqtc = DEVX_ADDR_OF(query_rqt_out, out, rqt_context);
+
+		DEVX_SET(eth_obj_cmd_in, in, opcode, MLX5_CMD_OP_QUERY_RQT);
+		DEVX_SET(eth_obj_cmd_in, in, obj_num, tbl->ind_tbl_num);
+		CHECK_EQ(mlx5dv_devx_ind_tbl_query(tbl, in, sizeof(in), out, sizeof(out)), 0);
+		CHECK_EQ(DEVX_GET(rqtc, rqtc, rqt_actual_size), 4);
+		CHECK_EQ(DEVX_GET(rq_num, rqtc + DEVX_ST_SZ_BYTES(rqtc) + 8, rq_num),
+			 wq[2]->wq_num);
+		DEVX_SET(eth_obj_cmd_in, qin, opcode, MLX5_CMD_OP_QUERY_RQ);
+		DEVX_SET(eth_obj_cmd_in, qin, obj_num, wq[1]->wq_num);
+		CHECK_EQ(mlx5dv_devx_wq_query(wq[1], qin, sizeof(qin), qout, sizeof(qout)), 0);
+		CHECK_EQ(DEVX_GET(query_rq_out, qout, rq_context.state), MLX5_RQC_STATE_RDY);
+	}
 	qa.rwq_ind_tbl = tbl;
 	/* refused: a key that is not 40 bytes, IPv4 with IPv6, inner headers,
 	 * no fields over more than one WQ */
