@@ -14,6 +14,7 @@ PACKAGES=(
     libibverbs-dev                           # rdma-core 44 headers: the ABI
     libisal-dev libssl-dev                   # CRC/T10-DIF; AES (XTS), key wrap
     ibverbs-utils ibverbs-providers rdma-core perftest   # real clients
+    ucx-utils                                # UCX's ucx_perftest (verbs transports)
     python3-pyverbs python3-scapy            # pyverbs conformance suite
     clang libclang-rt-14-dev                 # fuzzer (tests/fuzz): libFuzzer runtime
 )

@@ -197,6 +197,39 @@ static bool find_libdir(char *out, size_t len, bool quiet)
 	return false;
 }
 
+/*
+ * The device node view (src/run/devnode.c) in front of LD_PRELOAD: programs
+ * that check /dev/infiniband/uverbs0 before using libibverbs (UCX) find
+ * the software device. Absent library: nothing preloaded.
+ */
+static int run_preload_devnode(const char *libdir)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char lib[PATH_MAX + 32], *v;
+	size_t len;
+
+	snprintf(lib, sizeof(lib), "%s/libsoftmlx5_devnode.so", libdir);
+	if (access(lib, R_OK))
+		return 0;
+	len = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	v = malloc(len);
+	if (!v) {
+		fprintf(stderr, "softmlx5 run: out of memory\n");
+		return 1;
+	}
+	if (old && *old)
+		snprintf(v, len, "%s:%s", lib, old);
+	else
+		snprintf(v, len, "%s", lib);
+	if (setenv("LD_PRELOAD", v, 1)) {
+		fprintf(stderr, "softmlx5 run: setenv: %s\n", strerror(errno));
+		free(v);
+		return 1;
+	}
+	free(v);
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char libdir[PATH_MAX];
@@ -249,6 +282,8 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	free(newpath);
+	if (run_preload_devnode(libdir))
+		return 1;
 
 	execvp(argv[i], &argv[i]);
 	fprintf(stderr, "softmlx5 run: cannot run '%s': %s\n", argv[i],

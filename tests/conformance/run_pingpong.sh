@@ -6,6 +6,7 @@
 # each side under `softmlx5 run`, plus
 #   raw   perftest's raw_ethernet_bw and raw_ethernet_lat, frames between the
 #         two processes through the eth_switch knob
+#   ucx   UCX's ucx_perftest over its verbs transports (UCT and UCP)
 #   idle  an ibv_rc_pingpong server waiting 5 s for its client uses < 0.1 s CPU
 #   kill  a side killed mid-transfer: the other side ends with an error
 #         completion (transport retry exceeded), not a hang; then a new pair
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--build) BUILD=$2; shift 2 ;;
 	--timeout) TMO=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
-	-h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_pingpong.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -138,6 +139,39 @@ if command -v raw_ethernet_bw >/dev/null; then
 	raw_pair raw_ethernet_lat raw_ethernet_lat -n 1000
 else
 	result raw_ethernet 0 "raw_ethernet_bw not installed"
+fi
+
+# UCX (Debian's ucx-utils) between two processes: its verbs transports
+# (rc_verbs for data, ud_verbs for wire-up); `softmlx5 run` gives UCX the
+# device node it looks for (src/run/devnode.c). UCT and UCP levels.
+ucx_pair() {
+	local name=$1; shift
+	local port=$((PORT++)) spid s c line
+	selected "$name" || return 0
+	timeout "$TMO" "$SMX" run -- ucx_perftest -p $port "$@" \
+		>"$LOG/$name.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	timeout "$TMO" "$SMX" run -- ucx_perftest localhost -p $port "$@" \
+		>"$LOG/$name.client" 2>&1
+	c=$?
+	wait $spid; s=$?
+	line=$(grep '^Final:' "$LOG/$name.client" | tr -s ' ')
+	if [ $s = 0 ] && [ $c = 0 ] && [ -n "$line" ]; then
+		result "$name" 1 "$line"
+	else
+		result "$name" 0 "server $s client $c: $(grep -m1 ERROR "$LOG/$name.client")"
+	fi
+}
+
+echo "== UCX (ucx_perftest) between two processes"
+if command -v ucx_perftest >/dev/null; then
+	ucx_pair ucx_uct_am_lat -d mlx5_0:1 -x rc_verbs -t am_lat -n 10000
+	ucx_pair ucx_uct_put_bw -d mlx5_0:1 -x rc_verbs -t put_bw -s 65536 -D zcopy -n 1000
+	UCX_TLS=rc_verbs,ud_verbs,self ucx_pair ucx_tag_lat -t tag_lat -n 10000
+	UCX_TLS=rc_verbs,ud_verbs,self ucx_pair ucx_tag_bw -t tag_bw -s 1048576 -n 200
+else
+	result ucx 0 "ucx_perftest not installed (ucx-utils)"
 fi
 
 # idle: an RC server waiting for a client that never comes.
