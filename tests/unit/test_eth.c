@@ -12,8 +12,8 @@
  * error CQE + flush + recovery through RST, RQ length error, the number
  * spaces, mailboxes refused with the right status, and RSS: RQ tables and
  * indirect TIRs checked against Microsoft's Toeplitz verification vectors.
- * RMP-backed RQs: frames take linked-list and basic cyclic RMP WQEs in the
- * pool's order (CQEs name the RMP index), an empty or ERR pool drops and
+ * RMP-backed RQs: frames take linked-list, cyclic (next segment present,
+ * unused) and basic cyclic RMP WQEs in the pool's order (CQEs name the RMP index), an empty or ERR pool drops and
  * counts, MODIFY_RMP / QUERY_RMP / DESTROY_RMP, hostile RMP mailboxes, uids.
  */
 #include "device/engine/eng_loc.h"
@@ -959,12 +959,16 @@ struct t_rmp {
 	volatile uint32_t *db;
 	uint32_t cnt;
 	uint16_t ctr;		/* WQEs posted (the doorbell record) */
-	bool cyclic;
+	bool cyclic;		/* wq_type cyclic */
+	bool basic;		/* basic_cyclic_rcv_wqe: no next segment */
 };
 
+enum t_rmp_layout { T_RMP_LIST, T_RMP_CYCLIC, T_RMP_BASIC };
+
 /* CREATE_RMP of 2^@log 64-byte WQEs under @uid; @edit may spoil it. */
-static unsigned int t_rmp_create(struct t_rmp *r, uint32_t log, bool cyclic,
-				 uint16_t uid, void (*edit)(uint8_t *in))
+static unsigned int t_rmp_create(struct t_rmp *r, uint32_t log,
+				 enum t_rmp_layout layout, uint16_t uid,
+				 void (*edit)(uint8_t *in))
 {
 	size_t inlen = DEVX_ST_SZ_BYTES(create_rmp_in) + 8;
 	uint8_t *in = calloc(1, inlen);
@@ -978,12 +982,13 @@ static unsigned int t_rmp_create(struct t_rmp *r, uint32_t log, bool cyclic,
 	r->buf = t_zalloc(4096);
 	r->db = t_zalloc(64);
 	r->cnt = 1u << log;
-	r->cyclic = cyclic;
+	r->cyclic = layout != T_RMP_LIST;
+	r->basic = layout == T_RMP_BASIC;
 	DEVX_SET(create_rmp_in, in, opcode, MLX5_CMD_OP_CREATE_RMP);
 	DEVX_SET(create_rmp_in, in, uid, uid);
 	DEVX_SET(rmpc, rmpc, state, MLX5_RMPC_STATE_RDY);
-	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, cyclic);
-	DEVX_SET(wq, wq, wq_type, cyclic ? MLX5_WQ_TYPE_CYCLIC :
+	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, r->basic);
+	DEVX_SET(wq, wq, wq_type, r->cyclic ? MLX5_WQ_TYPE_CYCLIC :
 		 MLX5_WQ_TYPE_LINKED_LIST);
 	DEVX_SET(wq, wq, pd, env.pd);
 	DEVX_SET64(wq, wq, dbr_addr, (uint64_t)(uintptr_t)r->db);
@@ -999,16 +1004,16 @@ static unsigned int t_rmp_create(struct t_rmp *r, uint32_t log, bool cyclic,
 	return st;
 }
 
-/* WQE at @slot (linked to @next unless cyclic), one buffer; then the
- * WQE counter in the doorbell record. */
+/* WQE at @slot (its next segment, if it has one, says @next), one buffer;
+ * then the WQE counter in the doorbell record. */
 static void t_rmp_post(struct t_rmp *r, uint32_t slot, uint32_t next,
 		       uint32_t lkey, void *addr, uint32_t len)
 {
 	uint8_t *w = r->buf + (size_t)slot * 64;
-	struct mlx5_wqe_data_seg *d = (void *)(w + (r->cyclic ? 0 : 16));
+	struct mlx5_wqe_data_seg *d = (void *)(w + (r->basic ? 0 : 16));
 
 	memset(w, 0, 64);
-	if (!r->cyclic)
+	if (!r->basic)
 		((struct mlx5_wqe_srq_next_seg *)(void *)w)->next_wqe_index =
 			htobe16((uint16_t)next);
 	d[0].byte_count = htobe32(len);
@@ -1174,13 +1179,13 @@ static void test_rmp(void)
 	static const uint32_t order[4] = { 0, 2, 1, 3 };
 	struct fw_eth_stats *st = fw_eth_stats(smx_dev_fw(env.d));
 	uint8_t *bufs = rxb, rmpc[DEVX_ST_SZ_BYTES(rmpc)];
-	uint32_t rqn, rqn2, tir1, tir2, srqn, x, i;
-	struct t_rmp r, r2;
+	uint32_t rqn, rqn2, rqn3, tir1, tir2, tir3, srqn, x, i;
+	struct t_rmp r, r2, r3;
 	struct mlx5_cqe64 c;
 	uint64_t oob;
 
 	/* A linked-list RMP of 4 WQEs; an RQ on it, steered to by DMAC. */
-	CHECK_EQ(t_rmp_create(&r, 2, false, 0, NULL), 0);
+	CHECK_EQ(t_rmp_create(&r, 2, T_RMP_LIST, 0, NULL), 0);
 	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r.rmpn, rmpc), 0);
 	CHECK_EQ(DEVX_GET(rmpc, rmpc, state), MLX5_RMPC_STATE_RDY);
 	CHECK_EQ(DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe), 0);
@@ -1313,7 +1318,7 @@ static void test_rmp(void)
 	CHECK_EQ(be32toh(c.byte_cnt), 72);
 
 	/* A basic cyclic RMP: WQE n at slot n % 2, no next segment. */
-	CHECK_EQ(t_rmp_create(&r2, 1, true, 0, NULL), 0);
+	CHECK_EQ(t_rmp_create(&r2, 1, T_RMP_BASIC, 0, NULL), 0);
 	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r2.rmpn, rmpc), 0);
 	CHECK_EQ(DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe), 1);
 	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.wq_type), MLX5_WQ_TYPE_CYCLIC);
@@ -1350,6 +1355,46 @@ static void test_rmp(void)
 	CHECK(!t_poll(rcq, &c));
 	t_frame(txb, 69, rmp2_dmac, false, 4069);
 	CHECK(memcmp(bufs + 256, txb, 69) == 0);
+
+	/* A cyclic RMP with next segments (UCX's cyclic SRQ): the device
+	 * takes slots in order and ignores next_wqe_index, which here says 0
+	 * for both (a linked list would take slot 0 every time). The entry
+	 * at index 7 now leads to it. */
+	CHECK_EQ(t_rmp_create(&r3, 1, T_RMP_CYCLIC, 0, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, 0, r3.rmpn, rmpc), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe), 0);
+	CHECK_EQ(DEVX_GET(rmpc, rmpc, wq.wq_type), MLX5_WQ_TYPE_CYCLIC);
+	CHECK_EQ(t_rq_on_rmp(&rqn3, rcq->cqn, MLX5_RQC_MEM_RQ_TYPE_MEMORY_RQ_RMP,
+			     r3.rmpn), 0);
+	CHECK_EQ(t_rq_modify(rqn3, MLX5_RQC_STATE_RST, MLX5_RQC_STATE_RDY, -1),
+		 0);
+	CHECK_EQ(t_tir(rqn3, td2, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &tir3), 0);
+	CHECK_EQ(t_fte_del(ft0, 7), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 7,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .tag = 0x33, .dmac = rmp2_dmac, .etype = 0x0800,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tir3 } } };
+
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	t_rmp_post(&r3, 0, 0, mr.key, bufs, 128);
+	t_rmp_post(&r3, 1, 0, mr.key, bufs + 128, 128);
+	rmp_send(rmp2_dmac, 80);
+	rmp_send(rmp2_dmac, 81);
+	t_rmp_post(&r3, 0, 0, mr.key, bufs + 256, 128);
+	rmp_send(rmp2_dmac, 82);
+	for (i = 0; i < 3; i++) {
+		CHECK(t_poll(rcq, &c));
+		CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+		CHECK_EQ(be16toh(c.wqe_counter), i & 1);
+		CHECK_EQ(be32toh(c.byte_cnt), 80 + i);
+		CHECK_EQ(be32toh(c.sop_drop_qpn) & 0xffffff, 0x33);
+	}
+	CHECK(!t_poll(rcq, &c));
+	t_frame(txb, 81, rmp2_dmac, false, 4081);
+	CHECK(memcmp(bufs + 128, txb, 81) == 0);
 
 	/* RQs that cannot be: no such RMP, an SRQ's number, a bad type. */
 	srqn = t_srq_plain();
@@ -1400,7 +1445,7 @@ static void test_rmp(void)
 		struct t_rmp b;
 
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-			CHECKM(t_rmp_create(&b, 2, false, 0, bad[i].edit) ==
+			CHECKM(t_rmp_create(&b, 2, T_RMP_LIST, 0, bad[i].edit) ==
 			       bad[i].st, "bad CREATE_RMP #%u", i);
 	}
 	/* A mailbox cut short of the rmpc is refused by length. */
@@ -1431,7 +1476,7 @@ static void test_rmp(void)
 			     sizeof(general_obj_out_cmd_hdr)), 0);
 		uid = (uint16_t)DEVX_GET(general_obj_out_cmd_hdr,
 					 general_obj_out_cmd_hdr, obj_id);
-		CHECK_EQ(t_rmp_create(&u, 2, false, uid, NULL), 0);
+		CHECK_EQ(t_rmp_create(&u, 2, T_RMP_LIST, uid, NULL), 0);
 		/* A uid with no context is refused; so is a uid acting on
 		 * uid 0's RMP. */
 		CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_QUERY_RMP, (uint16_t)(uid + 1),
@@ -1459,10 +1504,13 @@ static void test_rmp(void)
 	CHECK_EQ(t_fte_del(ft0, 7), 0);
 	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir1), 0);
 	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir2), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_TIR, tir3), 0);
 	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn), 0);
 	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn2), 0);
+	CHECK_EQ(t_destroy(MLX5_CMD_OP_DESTROY_RQ, rqn3), 0);
 	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r.rmpn, NULL), 0);
 	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r2.rmpn, NULL), 0);
+	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r3.rmpn, NULL), 0);
 	CHECK_EQ(t_rmp_cmd(MLX5_CMD_OP_DESTROY_RMP, 0, r.rmpn, NULL),
 		 MLX5_CMD_STAT_BAD_RES_ERR);
 }

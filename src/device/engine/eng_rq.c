@@ -11,8 +11,8 @@
  * starts at index 0 and, after taking WQE i, continues at i's next_wqe_index.
  * The producer is the 16-bit WQE counter in dbrec[0]. The CQE names the
  * index taken (wqe_counter) so the driver can put it back on its list.
- * An RMP with basic cyclic WQEs has no next segment: WQE n is at slot
- * n % size. An RMP in ERR hands out nothing. RMPs serve QPs (through
+ * A cyclic RMP takes WQE n from slot n % size and ignores next_wqe_index;
+ * with basic cyclic WQEs there is no next segment at all. An RMP in ERR hands out nothing. RMPs serve QPs (through
  * here) and Ethernet RQs (eng_eth.c, through eng_rq_take with no QP).
  */
 #include <string.h>
@@ -60,14 +60,15 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		w->srq = srq;
 		w->index = s->head;
 		s->consumed++;
-		if (srq->cyclic) {
+		if (srq->cyclic)
 			s->head = s->consumed & (size - 1);
-			eng_rwqe_parse(w, body, stride);
-		} else {
+		else
 			s->head = be16toh(((const struct mlx5_wqe_srq_next_seg *)
 					   body)->next_wqe_index) & (size - 1);
+		if (srq->basic)
+			eng_rwqe_parse(w, body, stride);
+		else
 			eng_rwqe_parse(w, body + 16, stride - 16);
-		}
 		eng_srq_limit_check(e, srq);
 		return true;
 	} else {

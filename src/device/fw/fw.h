@@ -171,7 +171,8 @@ struct fw_srq {
 	bool armed;
 	uint32_t user_index;
 	uint32_t state;		/* RMP: MLX5_RMPC_STATE_* (SRQs: unused) */
-	bool cyclic;		/* RMP basic_cyclic_rcv_wqe: WQE i at slot i, no next segment */
+	bool cyclic;		/* RMP wq_type cyclic: WQE n at slot n % size, next_wqe_index unused */
+	bool basic;		/* RMP basic_cyclic_rcv_wqe: no 16-byte next segment */
 	volatile uint32_t *dbrec;
 	struct fw_umem *dbr_umem;
 	void *eng;		/* data-path engine state (fw_hooks.eng_free) */

@@ -8,10 +8,12 @@
  * It lives in the SRQ number space (fw_srq.c) and is taken like an SRQ by
  * the engine (eng_rq.c).
  *
- * Two WQE formats: a linked list (wq_type 0, basic_cyclic_rcv_wqe 0; each
- * WQE starts with a 16-byte next segment), or basic cyclic (wq_type 1,
- * basic_cyclic_rcv_wqe 1, cap basic_cyclic_rcv_wqe; WQE n % size at slot
- * n, data segments only). Created RDY; MODIFY_RMP moves RDY <-> ERR and
+ * Three WQE layouts: a linked list (wq_type 0; each WQE starts with a
+ * 16-byte next segment whose next_wqe_index the device follows), cyclic
+ * (wq_type 1; WQE n is at slot n % size, the next segment is still there
+ * but unused -- UCX's "cyclic SRQ"), or basic cyclic (wq_type 1 and
+ * basic_cyclic_rcv_wqe 1, cap basic_cyclic_rcv_wqe; no next segment, data
+ * segments only). Created RDY; MODIFY_RMP moves RDY <-> ERR and
  * may set lwm (bitmask.lwm), which arms the limit event (SRQ_RQ_LIMIT,
  * the RMP's number). An RMP in ERR hands out no WQEs.
  */
@@ -29,15 +31,15 @@ static int fw_rmp_check_wq(struct fw_cmd *c, const uint8_t *rmpc,
 			   const uint8_t *wq)
 {
 	uint32_t type = DEVX_GET(wq, wq, wq_type);
-	bool cyclic = DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe);
+	bool basic = DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe);
 
 	if (type != MLX5_WQ_TYPE_LINKED_LIST && type != MLX5_WQ_TYPE_CYCLIC)
 		return FW_FAIL(c, BAD_PARAM_ERR, "rmp: wq_type %u is neither a "
 			       "linked list (0) nor cyclic (1)", type);
-	if (cyclic != (type == MLX5_WQ_TYPE_CYCLIC))
-		return FW_FAIL(c, BAD_PARAM_ERR, "rmp: basic_cyclic_rcv_wqe %u "
-			       "with wq_type %u: cyclic WQEs need both, linked "
-			       "lists neither", cyclic, type);
+	if (basic && type != MLX5_WQ_TYPE_CYCLIC)
+		return FW_FAIL(c, BAD_PARAM_ERR, "rmp: basic_cyclic_rcv_wqe 1 "
+			       "with wq_type %u: basic cyclic WQEs need a cyclic "
+			       "(1) queue", type);
 	if (DEVX_GET(wq, wq, wq_signature) || DEVX_GET(wq, wq, cd_slave) ||
 	    DEVX_GET(wq, wq, hds_skip_first_sge) ||
 	    DEVX_GET(wq, wq, log2_hds_buf_size))
@@ -96,7 +98,8 @@ int fw_rmp_create(struct fw_cmd *c)
 		goto err;
 	srq->buf.stride = stride;
 	srq->log_size = log_size;
-	srq->cyclic = DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe);
+	srq->cyclic = DEVX_GET(wq, wq, wq_type) == MLX5_WQ_TYPE_CYCLIC;
+	srq->basic = DEVX_GET(rmpc, rmpc, basic_cyclic_rcv_wqe);
 	srq->state = MLX5_RMPC_STATE_RDY;
 	memcpy(srq->ctx, rmpc, sizeof(srq->ctx));
 	/* lwm given at creation is kept but not armed: as for SRQs, the
@@ -169,7 +172,7 @@ int fw_rmp_query(struct fw_cmd *c)
 		return -1;
 	memcpy(rmpc, srq->ctx, sizeof(srq->ctx));
 	DEVX_SET(rmpc, rmpc, state, srq->state);
-	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, srq->cyclic);
+	DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, srq->basic);
 	DEVX_SET(wq, wq, wq_type, srq->cyclic ? MLX5_WQ_TYPE_CYCLIC :
 		 MLX5_WQ_TYPE_LINKED_LIST);
 	DEVX_SET(wq, wq, pd, srq->pd->obj.id);
