@@ -376,13 +376,16 @@ bool eng_scan(struct eng *e, uint64_t now)
 			eng_sq_run(e, q);	/* retry it, or give up */
 			work = true;
 		} else if (qp->sq_wqebbs && sq_pi != q->sq_ci) {
-			uint16_t before = q->sq_ci;
+			uint16_t ci = q->sq_ci, tx = q->sq_tx;
 
 			eng_sq_run(e, q);
-			/* A QP rung through MMIO was caught between its record
-			 * and its doorbell, which is on its way: no reason to
-			 * poll faster (and contend with that thread). */
-			work |= q->sq_ci != before && !q->db_mmio;
+			/* Progress is a WQE completed or sent to another
+			 * process (whose response completes it later). A QP
+			 * rung through MMIO was caught between its record and
+			 * its doorbell, which is on its way: no reason to poll
+			 * faster (and contend with that thread). */
+			work |= (q->sq_ci != ci || q->sq_tx != tx) &&
+				!q->db_mmio;
 		}
 		if (q->wait != ENG_WAIT_NONE)
 			eng_timer_note(e, q->deadline);
