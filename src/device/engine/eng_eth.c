@@ -14,10 +14,15 @@
  * L2 header (MAC addresses, one VLAN tag, ethertype). Checksum flags are
  * honoured for IPv4 (header checksum) and TCP/UDP over IPv4 or IPv6 (no
  * extension headers); other frames are sent as they are. LSO (mss), VLAN
- * insertion and SWP are not supported: TSO/other opcodes fail the WQE.
+ * insertion by the WQE and SWP are not supported: TSO/other opcodes fail the WQE.
  * A signalled WQE completes with a REQ CQE (qpn: the SQN, srqn_uidx: the
  * SQ's user_index). A bad WQE completes with an error CQE and moves the SQ
  * to ERR; in ERR, posted WQEs are flushed when flush_in_error_en is set.
+ *
+ * Every sent frame first goes through NIC transmit steering
+ * (fw_flow_steer_tx) when a NIC TX root is set: its entries may rewrite
+ * it (MAC fields, VLAN push / pop) or drop it (counted in fw_eth_stats
+ * tx_dropped; the WQE still completes without error).
  *
  * Frames loop back in-process: a sent frame enters this device's NIC
  * receive, like traffic that the eswitch turns around towards the local
@@ -319,6 +324,21 @@ static void eth_rx_classify(struct eth_rx *r)
 }
 
 #undef M_SET
+
+/* The match set of a frame, for NIC transmit steering. */
+static void eng_eth_match(const uint8_t *f, uint32_t len,
+			  uint8_t hdr[FW_MATCH_BYTES])
+{
+	struct eth_rx r;
+
+	memset(hdr, 0, FW_MATCH_BYTES);
+	if (len < ENG_ETH_HLEN)
+		return;	/* matches only entries that match anything */
+	r.f = f;
+	eth_parse(f, len, &r.p);
+	eth_rx_classify(&r);
+	memcpy(hdr, r.match, FW_MATCH_BYTES);
+}
 
 /* ------------------------------------------------------------------ */
 /* Engine state                                                       */
@@ -889,7 +909,14 @@ static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 	s->ci += (uint16_t)nbb;
 	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
 		eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ, 0, (uint8_t)opcode, at, flen);
-	if (opcode == MLX5_OPCODE_SEND) {
+	/* NIC TX steering may rewrite or drop the frame; a dropped frame's
+	 * send has completed all the same. */
+	if (opcode == MLX5_OPCODE_SEND &&
+	    !fw_flow_steer_tx(e->fw, s->frame, &flen, sizeof(s->frame),
+			      eng_eth_match)) {
+		smx_dbg("engine: sq 0x%x wqe %u: %u-byte frame dropped by NIC "
+			"transmit steering", sq->obj.id, at, flen);
+	} else if (opcode == MLX5_OPCODE_SEND) {
 		eng_eth_rx(e, s->frame, flen, sq->tis);
 		eng_wire_tx(e, s->frame, flen);
 		eng_fabric_eth_flood(e, s->frame, flen);
