@@ -21,9 +21,10 @@
  * raw packet QP, a DEVX TIR (e.g. a FlexIO RQ's, flexio_rq_get_tir) or a
  * DEVX flow table, or drops, with an optional tag and DEVX flow counter.
  *
- * The table, group and entry commands are shared with mlx5dv_dr (dr.c)
- * through steer.h; groups there carry a priority and an owner (a DR
- * matcher), ours priority 0 and none.
+ * The table, group, entry and modify header commands are shared with
+ * mlx5dv_dr (dr.c) through steer.h, with the table type a parameter (DR
+ * also has a NIC transmit root, made like the receive one); groups there
+ * carry a priority and an owner (a DR matcher), ours priority 0 and none.
  */
 #include <errno.h>
 #include <stdlib.h>

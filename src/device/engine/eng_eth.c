@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ethernet: send WQEs of SQs become frames, frames go through NIC receive
- * steering (fw_flow_steer) and land in RQs.
+ * Ethernet: send WQEs of SQs become frames, which go through NIC transmit
+ * steering (fw_flow_steer_tx), then NIC receive steering (fw_flow_steer),
+ * and land in RQs.
  *
  * SEND WQE on an SQ (PRM): control segment (opcode SEND 0x0a or NOP; qpn_ds
  * names the SQ), an Ethernet segment (struct mlx5_wqe_eth_seg: cs_flags
