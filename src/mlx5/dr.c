@@ -18,8 +18,8 @@
  *   rule     one SET_FLOW_TABLE_ENTRY in a group of its matcher
  *   action   a destination (a raw packet QP's TIR, a DEVX TIR, a table of a
  *            deeper level), drop, a flow tag, a DEVX flow counter; on NIC
- *            TX also a modify header context (ALLOC_MODIFY_HEADER_CONTEXT),
- *            VLAN push and pop; default miss (NIC TX: on to the wire; NIC
+ *            TX also a modify header context (ALLOC_MODIFY_HEADER_CONTEXT)
+ *            and VLAN push; VLAN pop (both domains); default miss (NIC TX: on to the wire; NIC
  *            RX: the frame leaves steering as on a miss of the kernel
  *            half's root, which delivers it nowhere). A NIC TX rule with no
  *            destination, drop or default miss sends the frame on to the
@@ -474,11 +474,11 @@ static int dr_value_parse(const struct mlx5dv_dr_matcher *m,
 	return 0;
 }
 
-/* Actions only a NIC TX domain's rules take: the device rewrites frames it
- * sends, not frames it receives. */
+/* Actions only a NIC TX domain's rules take: the device rewrites the
+ * frames it sends; of those it receives it only pops VLAN tags. */
 static bool dr_action_tx_only(enum dr_action_type t)
 {
-	return t == DR_ACT_MODIFY || t == DR_ACT_PUSH_VLAN || t == DR_ACT_POP_VLAN;
+	return t == DR_ACT_MODIFY || t == DR_ACT_PUSH_VLAN;
 }
 
 /*
@@ -506,8 +506,9 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 						   dr_action_names[a->type]);
 		if (!tx && dr_action_tx_only(a->type))
 			return DR_FAIL_INT(EOPNOTSUPP, "%s action in a NIC RX rule: "
-					   "the device rewrites only frames it "
-					   "sends (NIC TX)", dr_action_names[a->type]);
+					   "the device rewrites received frames "
+					   "only by popping VLAN tags",
+					   dr_action_names[a->type]);
 		if (tx && (a->type == DR_ACT_DEST || a->type == DR_ACT_TAG))
 			return DR_FAIL_INT(EINVAL, "%s action in a NIC TX rule",
 					   dr_action_names[a->type]);
@@ -831,7 +832,8 @@ mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *dmn, __be32 vlan_hdr)
 	return dr_action_of_domain(dmn, DR_ACT_PUSH_VLAN, h);
 }
 
-/* Removes the outer 802.1Q/802.1ad tag, if any (NIC TX rules only). */
+/* Removes the outer 802.1Q/802.1ad tag, if any: from the frame sent on
+ * (NIC TX) or delivered (NIC RX). */
 SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_pop_vlan(void)
 {
 	return dr_action_new(DR_ACT_POP_VLAN, 0);

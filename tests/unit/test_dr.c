@@ -10,7 +10,8 @@
  * each answered with its errno and, with SOFTMLX5_DEBUG set, one log line.
  * NIC TX: the frames the raw QP sends go through a TX domain's rules first:
  * a modify header (SET of MAC fields), a pushed VLAN tag a receive rule on
- * C-VLAN sees, a popped tag, a counted drop, default miss before a drop;
+ * C-VLAN sees, a popped tag (on send, and on receive), a counted drop,
+ * default miss before a drop;
  * the firmware's mailboxes refused (modify header contexts, entries).
  */
 #include <errno.h>
@@ -427,10 +428,12 @@ static void test_steering(void)
 /* ---- NIC TX ---- */
 
 static const uint8_t mac_d[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0d };
+static const uint8_t mac_e[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0e };
 static const uint8_t ones[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 /*
- * Receive side: C-VLAN 5 frames into rx[1], the rest into rx[0]. Send side:
+ * Receive side: C-VLAN 5 frames into rx[1], C-VLAN 7 ones popped into
+ * rx[2], the rest into rx[0]. Send side:
  * the TX root matches smac -- mac_b: modify header; mac_c: on to the TX
  * level-1 table, which pushes VLAN 5 (then: default miss for dmac mac_a
  * before a catch-all drop); mac_a: pop VLAN; mac_d: counted drop.
@@ -442,9 +445,9 @@ static void test_tx_steering(void)
 	struct mlx5dv_dr_table *rroot = NULL, *troot = NULL, *t1 = NULL;
 	struct mlx5dv_dr_matcher *m_all = NULL, *m_vlan = NULL, *m_smac = NULL,
 				 *m_t1 = NULL, *m_dm = NULL, *m_drop = NULL;
-	struct mlx5dv_dr_action *to0, *to1, *mod, *push, *pop, *to_t1, *drop, *cnt,
-				*dmiss;
-	struct mlx5dv_dr_rule *r_all, *r_vlan, *r_mod, *r_push, *r_to_t1, *r_pop,
+	struct mlx5dv_dr_action *to0, *to1, *to2, *mod, *push, *pop, *to_t1, *drop,
+				*cnt, *dmiss;
+	struct mlx5dv_dr_rule *r_all, *r_vlan, *r_vlan7 = NULL, *r_mod, *r_push, *r_to_t1, *r_pop,
 			      *r_drop, *r_dm, *r_catch;
 	__be64 acts[3] = {
 		set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_SMAC_47_16,
@@ -482,6 +485,7 @@ static void test_tx_steering(void)
 	CHECK(m_all && m_t1 && m_vlan && m_smac);
 	to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
 	to1 = mlx5dv_dr_action_create_dest_ibv_qp(rx[1]);
+	to2 = mlx5dv_dr_action_create_dest_ibv_qp(rx[2]);
 	mod = mlx5dv_dr_action_create_modify_header(txd, MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL,
 						    sizeof(acts), acts);
 	push = mlx5dv_dr_action_create_push_vlan(txd, htobe32(0x81002005));
@@ -490,8 +494,9 @@ static void test_tx_steering(void)
 	drop = mlx5dv_dr_action_create_drop();
 	cnt = mlx5dv_dr_action_create_flow_counter(c, 0);
 	dmiss = mlx5dv_dr_action_create_default_miss();
-	CHECK(to0 && to1 && mod && push && pop && to_t1 && drop && cnt && dmiss);
-	if (!m_all || !m_t1 || !m_vlan || !m_smac || !to0 || !to1 || !mod ||
+	CHECK(to0 && to1 && to2 && mod && push && pop && to_t1 && drop && cnt &&
+	      dmiss);
+	if (!m_all || !m_t1 || !m_vlan || !m_smac || !to0 || !to1 || !to2 || !mod ||
 	    !push || !pop || !to_t1 || !drop || !cnt || !dmiss)
 		return;
 	p_init(&val, 64);
@@ -505,6 +510,22 @@ static void test_tx_steering(void)
 	len = frame_build(mac_a, mac_b, 0, false);
 	CHECK_EQ(send_bytes(len, &rl), 0);
 	CHECK(rl == len && !memcmp(rx_buf(0), mem, len));
+
+	/* a receive rule pops: C-VLAN 7 frames reach rx[2] untagged */
+	{
+		struct mlx5dv_dr_action *a[2] = { pop, to2 };
+
+		p_init(&val, 64);
+		DEVX_SET(fte_match_set_lyr_2_4, val.b, cvlan_tag, 1);
+		DEVX_SET(fte_match_set_lyr_2_4, val.b, first_vid, 7);
+		r_vlan7 = mlx5dv_dr_rule_create(m_vlan, MP(&val), 2, a);
+	}
+	CHECK(r_vlan7 != NULL);
+	len = frame_build(mac_a, mac_e, 7, true);
+	memcpy(want, mem, 12);
+	memcpy(want + 12, mem + 16, len - 16);
+	CHECK_EQ(send_bytes(len, &rl), 2);
+	CHECK(rl == len - 4 && !memcmp(rx_buf(2), want, len - 4));
 
 	/* modify header: smac rewritten, one byte of dmac, nothing else */
 	p_init(&val, 8);
@@ -602,12 +623,14 @@ static void test_tx_steering(void)
 	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), 0);
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_all), 0);
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_vlan), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_vlan7), 0);
 	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_all), 0);
 	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_vlan), 0);
 	CHECK_EQ(mlx5dv_dr_table_destroy(rroot), 0);
 	CHECK_EQ(mlx5dv_dr_domain_destroy(rxd), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(to1), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to2), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(pop), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(cnt), 0);
@@ -771,7 +794,7 @@ static void test_tx_bad_input(void)
 	BAD_PTR(mlx5dv_dr_action_create_push_vlan(txd, htobe32(0x08000005)), EINVAL);
 	BAD_PTR(mlx5dv_dr_action_create_push_vlan(rxd, htobe32(0x81000005)), EOPNOTSUPP);
 	/* rules: rewrites only on TX, no QP or tag there, one fate, one domain */
-	BAD_PTR(mlx5dv_dr_rule_create(rm, MP(&val), 1, &pop), EOPNOTSUPP);
+	BAD_PTR(mlx5dv_dr_rule_create(rm, MP(&val), 1, &mod2), EOPNOTSUPP);
 	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &to0), EINVAL);
 	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &tag), EINVAL);
 	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &mod2), EINVAL);

@@ -1660,7 +1660,7 @@ static void test_tx_mailboxes(void)
 	CHECK_EQ(t_mh(tx, 2, 2, MLX5_ACTION_TYPE_SET,
 		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &mh), 0);
 
-	/* an RX entry does not rewrite; an RX root is not a TX table */
+	/* an RX entry only pops; an RX root is not a TX table */
 	{
 		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 4, .mh = mh,
 				   .action = MLX5_FLOW_CONTEXT_ACTION_DROP |
@@ -1668,7 +1668,8 @@ static void test_tx_mailboxes(void)
 
 		CHECK_EQ(t_fte_set(&f), bad);
 		f.action = MLX5_FLOW_CONTEXT_ACTION_DROP |
-			   MLX5_FLOW_CONTEXT_ACTION_VLAN_POP;
+			   MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+		f.push_vlan = 0x81000005;
 		CHECK_EQ(t_fte_set(&f), bad);
 	}
 	CHECK_EQ(t_ft(tx, 0, 4, &txft), 0);

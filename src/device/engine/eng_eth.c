@@ -658,6 +658,7 @@ static struct fw_rq *eth_tir_rq(const struct fw_tir *t, struct eth_rx *r)
 void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		const struct fw_tis *tis)
 {
+	uint8_t *popped = NULL;
 	struct fw_steer st;
 	struct eth_rx r;
 	uint32_t i;
@@ -676,6 +677,22 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		smx_dbg("engine: NIC receive: %u-byte frame (ethertype 0x%04x) "
 			"%s", len, r.p.ethertype, st.dropped ? "dropped by a "
 			"steering entry" : "missed steering, dropped");
+	/* A VLAN pop on the path: the queues get the frame without its
+	 * outer tag, and CQE flags of what they get. */
+	if (st.ntir && st.pop_vlan && r.p.ntags) {
+		popped = malloc(len - 4);
+		if (!popped) {
+			smx_dbg("engine: NIC receive: no memory to pop a VLAN tag, "
+				"%u-byte frame dropped", len);
+			return;
+		}
+		memcpy(popped, frame, 12);
+		memcpy(popped + 12, frame + 16, len - 16);
+		len -= 4;
+		r.f = popped;
+		eth_parse(popped, len, &r.p);
+		eth_rx_classify(&r);
+	}
 	for (i = 0; i < st.ntir; i++) {
 		const struct fw_tir *t = st.tir[i];
 		uint8_t blk = r.multicast ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
@@ -685,6 +702,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 			continue;	/* our own frame, loopback blocked */
 		eng_eth_deliver(e, eth_tir_rq(t, &r), &r, st.flow_tag);
 	}
+	free(popped);
 }
 
 /* ------------------------------------------------------------------ */

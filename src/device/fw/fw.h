@@ -532,6 +532,7 @@ struct fw_steer {
 	struct fw_tir *tir[FW_STEER_MAX];
 	uint32_t flow_tag;	/* of the entry that matched last */
 	bool dropped;		/* by an entry with action DROP */
+	bool pop_vlan;		/* an entry on the path pops the outer tag */
 };
 
 /* Device-wide Ethernet receive counters. */
@@ -567,7 +568,8 @@ struct fw_rq *fw_rq_lookup(struct fw *fw, uint32_t rqn);
  * SET_FLOW_TABLE_ROOT, each table's entries in flow index order, the first
  * entry whose group criteria match; FWD_DEST to TIRs (each gets the frame)
  * or to a deeper table (followed), DROP, or a table miss (miss table, or
- * dropped). Counts into fw_eth_stats() and into the flow counters of
+ * dropped); VLAN_POP on the path sets out->pop_vlan (the engine removes
+ * the tag). Counts into fw_eth_stats() and into the flow counters of
  * every matching entry with action COUNT (@len bytes, the frame's length).
  */
 void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],

@@ -210,8 +210,9 @@ static void fw_caps_ft_props(void *p)
 	}
 }
 
-/* NIC receive tables: several TIR destinations per entry. NIC transmit
- * tables: their own root, and rewrites (fw_modhdr.c, VLAN pop/push). */
+/* NIC receive tables: several TIR destinations per entry, VLAN pop. NIC
+ * transmit tables: their own root, and rewrites (fw_modhdr.c, VLAN
+ * pop/push). */
 static void fw_caps_flow_table(void *cap)
 {
 	void *rx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
@@ -222,6 +223,7 @@ static void fw_caps_flow_table(void *cap)
 	CAP_SET(flow_table_nic_cap, nic_rx_multi_path_tirs, 1);
 	fw_caps_ft_props(rx);
 	fw_caps_ft_props(tx);
+	DEVX_SET(flow_table_prop_layout, rx, pop_vlan, 1);
 	DEVX_SET(flow_table_prop_layout, tx, modify_root, 1);
 	DEVX_SET(flow_table_prop_layout, tx, pop_vlan, 1);
 	DEVX_SET(flow_table_prop_layout, tx, push_vlan, 1);

@@ -23,13 +23,15 @@
  * rewrite the frame: pop the outer VLAN tag, run a modify header context
  * (fw_modhdr.c), push the flow context's push_vlan tag. Checksums are not
  * touched (a MAC or a tag is under none). On NIC RX tables, allow ends
- * steering as a miss does (rdma-core's default-miss action).
+ * steering as a miss does (rdma-core's default-miss action), and VLAN pop
+ * removes the outer tag of the frames the path delivers (deeper tables
+ * still match the tag: receive steering classifies a frame once).
  *
  * Matching: the outer L2-L4 headers (fte_match_set_lyr_2_4: MACs,
  * ethertype, first VLAN, IP version/protocol/DSCP/ECN/TTL/fragment/IHL,
  * addresses, TCP/UDP ports, TCP flags, L4 type). Misc parameters and inner
  * headers are refused at CREATE_FLOW_GROUP; so are packet reformats and,
- * in NIC RX entries, header rewrites. An entry may add action COUNT to forward or
+ * in NIC RX entries, header rewrites other than VLAN pop. An entry may add action COUNT to forward or
  * drop: its flow counters (fw_fc.c), listed after the destinations, count
  * every frame it matches. Modifying an entry in place
  * (SET_FLOW_TABLE_ENTRY op_mod 1) is not supported: delete and set again.
@@ -470,7 +472,8 @@ static int fw_fte_counters(struct fw_cmd *c, const uint8_t *fc, uint32_t nfc,
 /*
  * What an entry may do: exactly one of forward, drop and allow (NIC TX:
  * on to the wire; NIC RX: leave steering as on a miss), plus count; a NIC
- * TX entry may also rewrite the frame (modify header, VLAN pop / push).
+ * TX entry may also rewrite the frame (modify header, VLAN pop / push), a
+ * NIC RX entry pop the outer VLAN tag.
  */
 static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
 			       uint32_t action)
@@ -486,13 +489,15 @@ static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
 
 	if (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX)
 		ok |= rewrite;
+	else
+		ok |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP;
 	if (action & ~ok)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: bits "
 			       "0x%x are not supported in a %s table (allow 0x1, "
 			       "drop 0x2, forward 0x4, count 0x8%s)", action,
 			       action & ~ok, ft->type ? "NIC transmit" :
 			       "NIC receive", ft->type ? ", modify header 0x40, "
-			       "VLAN pop 0x80, VLAN push 0x100" : "");
+			       "VLAN pop 0x80, VLAN push 0x100" : ", VLAN pop 0x80");
 	if (!f || (f & (f - 1)))
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: "
 			       "exactly one of forward, drop and allow", action);
@@ -694,6 +699,8 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 			e->fc[i]->octets += len;
 		}
 		out->flow_tag = e->flow_tag;
+		if (e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP)
+			out->pop_vlan = true;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
 			fw->eth.rx_dropped++;
 			out->dropped = true;
