@@ -19,9 +19,9 @@
  *   action   a destination (a raw packet QP's TIR, a DEVX TIR, a table of a
  *            deeper level), drop, a flow tag, a DEVX flow counter; on NIC
  *            TX also a modify header context (ALLOC_MODIFY_HEADER_CONTEXT)
- *            and VLAN push; VLAN pop (both domains); default miss (NIC TX: on to the wire; NIC
- *            RX: the frame leaves steering as on a miss of the kernel
- *            half's root, which delivers it nowhere). A NIC TX rule with no
+ *            and VLAN push; VLAN pop (both domains); default miss (NIC
+ *            TX: on to the wire; NIC RX: the frame leaves steering as on
+ *            a miss of the kernel half's root, which delivers it nowhere). A NIC TX rule with no
  *            destination, drop or default miss sends the frame on to the
  *            wire, as rdma-core's TX rules do.
  *

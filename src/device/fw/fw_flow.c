@@ -31,9 +31,9 @@
  * ethertype, first VLAN, IP version/protocol/DSCP/ECN/TTL/fragment/IHL,
  * addresses, TCP/UDP ports, TCP flags, L4 type). Misc parameters and inner
  * headers are refused at CREATE_FLOW_GROUP; so are packet reformats and,
- * in NIC RX entries, header rewrites other than VLAN pop. An entry may add action COUNT to forward or
- * drop: its flow counters (fw_fc.c), listed after the destinations, count
- * every frame it matches. Modifying an entry in place
+ * in NIC RX entries, header rewrites other than VLAN pop. An entry may add
+ * action COUNT to forward or drop: its flow counters (fw_fc.c), listed
+ * after the destinations, count every frame it matches. Modifying an entry in place
  * (SET_FLOW_TABLE_ENTRY op_mod 1) is not supported: delete and set again.
  */
 #include <stdlib.h>
