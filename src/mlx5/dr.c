@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mlx5dv_dr ("direct rule" steering) for the NIC receive domain, on the
- * firmware's NIC RX flow tables: every object is made by the PRM commands a
- * DEVX client could send (flow.c's steering helpers, steer.h).
+ * mlx5dv_dr ("direct rule" steering) for the NIC receive and transmit
+ * domains, on the firmware's NIC RX and NIC TX flow tables: every object is
+ * made by the PRM commands a DEVX client could send (flow.c's steering
+ * helpers, steer.h).
  *
- *   domain   bookkeeping only (NIC_RX; NIC_TX and FDB answer EOPNOTSUPP:
- *            the device steers received frames only)
- *   table    level 0: the NIC RX root the provider's kernel half owns (the
- *            one ibv_create_flow fills; rules there are set with uid 0, as
- *            rdma-core sends root rules through the kernel); level > 0: a
- *            CREATE_FLOW_TABLE of that level under the context's uid
+ *   domain   bookkeeping only (NIC_RX, NIC_TX; FDB answers EOPNOTSUPP: the
+ *            device has no eswitch)
+ *   table    level 0: the root of the domain's type the provider's kernel
+ *            half owns (for NIC RX the one ibv_create_flow fills; rules
+ *            there are set with uid 0, as rdma-core sends root rules through
+ *            the kernel); level > 0: a CREATE_FLOW_TABLE of that level
+ *            under the context's uid
  *   matcher  flow groups of its criteria in the table's ranges, placed by
  *            priority (lower values are tried first); the first group is
  *            made at creation, more as rules fill them
  *   rule     one SET_FLOW_TABLE_ENTRY in a group of its matcher
  *   action   a destination (a raw packet QP's TIR, a DEVX TIR, a table of a
- *            deeper level), drop, a flow tag, a DEVX flow counter
+ *            deeper level), drop, a flow tag, a DEVX flow counter; on NIC
+ *            TX also a modify header context (ALLOC_MODIFY_HEADER_CONTEXT)
+ *            and VLAN push; VLAN pop (both domains); default miss (NIC
+ *            TX: on to the wire; NIC RX: the frame leaves steering as on
+ *            a miss of the kernel half's root, which delivers it nowhere). A NIC TX rule with no
+ *            destination, drop or default miss sends the frame on to the
+ *            wire, as rdma-core's TX rules do.
  *
  * Matching covers the outer L2-L4 headers (fte_match_set_lyr_2_4); mask bits
  * in other enabled criteria (misc, inner, misc2..5) answer EOPNOTSUPP.
@@ -40,7 +48,9 @@
 struct mlx5dv_dr_domain {
 	struct ibv_context *ctx;
 	struct mlx5_device *mdev;
+	uint8_t ft_type;		/* MLX5_FLOW_TABLE_TYPE_NIC_RX / _NIC_TX */
 	uint32_t tables;		/* live tables */
+	uint32_t actions;		/* live actions made on this domain */
 	bool no_dup;			/* allow_duplicate_rules(false) */
 	struct mlx5dv_dr_table *tbl_list;	/* for the dumps, newest first */
 };
@@ -71,13 +81,21 @@ enum dr_action_type {
 	DR_ACT_DROP,
 	DR_ACT_TAG,
 	DR_ACT_COUNTER,
+	DR_ACT_MODIFY,		/* a modify header context */
+	DR_ACT_PUSH_VLAN,
+	DR_ACT_POP_VLAN,
+	DR_ACT_DEFAULT_MISS,
+	DR_ACT_KINDS
 };
 
 struct mlx5dv_dr_action {
 	enum dr_action_type type;
 	uint32_t refs;			/* rules using it */
-	uint32_t id;			/* TIR, tag or counter id */
+	uint32_t id;			/* TIR, tag, counter, modify header id;
+					 * PUSH_VLAN: TPID << 16 | TCI */
 	struct mlx5dv_dr_table *tbl;	/* DR_ACT_TABLE */
+	struct mlx5dv_dr_domain *dmn;	/* DR_ACT_MODIFY, DR_ACT_PUSH_VLAN */
+	uint16_t uid;			/* DR_ACT_MODIFY: of its context */
 };
 
 struct mlx5dv_dr_rule {
@@ -93,6 +111,8 @@ struct mlx5dv_dr_rule {
 static const char *const dr_action_names[] = {
 	[DR_ACT_DEST] = "destination TIR", [DR_ACT_TABLE] = "destination table",
 	[DR_ACT_DROP] = "drop", [DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
+	[DR_ACT_MODIFY] = "modify header", [DR_ACT_PUSH_VLAN] = "push VLAN",
+	[DR_ACT_POP_VLAN] = "pop VLAN", [DR_ACT_DEFAULT_MISS] = "default miss",
 };
 
 /* Sets errno, logs why (SOFTMLX5_DEBUG) and gives NULL. */
@@ -124,18 +144,8 @@ mlx5dv_dr_domain_create(struct ibv_context *ctx, enum mlx5dv_dr_domain_type type
 		return DR_FAIL_PTR(EINVAL, "no context");
 	if (!mlx5dv_is_supported(ctx->device))
 		return DR_FAIL_PTR(EOPNOTSUPP, "not an mlx5 device");
-	/* The device has no transmit or eswitch flow tables: the one-time
-	 * stub line says so, a debug line on later calls. */
-	if (type == MLX5DV_DR_DOMAIN_TYPE_NIC_TX) {
-		static int once;
-
-		if (__atomic_exchange_n(&once, 1, __ATOMIC_RELAXED))
-			return DR_FAIL_PTR(EOPNOTSUPP, "NIC_TX domains are not "
-					   "implemented");
-		smx_stub("mlx5dv_dr_domain_create(NIC_TX)");
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
+	/* The device has no eswitch flow tables: the one-time stub line
+	 * says so, a debug line on later calls. */
 	if (type == MLX5DV_DR_DOMAIN_TYPE_FDB) {
 		static int once;
 
@@ -146,27 +156,32 @@ mlx5dv_dr_domain_create(struct ibv_context *ctx, enum mlx5dv_dr_domain_type type
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (type != MLX5DV_DR_DOMAIN_TYPE_NIC_RX)
+	if (type != MLX5DV_DR_DOMAIN_TYPE_NIC_RX &&
+	    type != MLX5DV_DR_DOMAIN_TYPE_NIC_TX)
 		return DR_FAIL_PTR(EINVAL, "unknown domain type %d", (int)type);
 	dmn = calloc(1, sizeof(*dmn));
 	if (!dmn)
 		return DR_FAIL_PTR(ENOMEM, "out of memory");
 	dmn->ctx = ctx;
 	dmn->mdev = to_mdev(ctx->device);
+	dmn->ft_type = type == MLX5DV_DR_DOMAIN_TYPE_NIC_TX ?
+		       MLX5_FLOW_TABLE_TYPE_NIC_TX : MLX5_FLOW_TABLE_TYPE_NIC_RX;
 	return dmn;
 }
 
 SMX_EXPORT int mlx5dv_dr_domain_destroy(struct mlx5dv_dr_domain *dmn)
 {
-	uint32_t tables;
+	uint32_t tables, actions;
 
 	if (!dmn)
 		return DR_FAIL_INT(EINVAL, "no domain");
 	pthread_mutex_lock(&dmn->mdev->steer_lock);
 	tables = dmn->tables;
+	actions = dmn->actions;
 	pthread_mutex_unlock(&dmn->mdev->steer_lock);
-	if (tables)
-		return DR_FAIL_INT(EBUSY, "domain still has %u tables", tables);
+	if (tables || actions)
+		return DR_FAIL_INT(EBUSY, "domain still has %u tables and %u "
+				   "actions", tables, actions);
 	free(dmn);
 	return 0;
 }
@@ -228,8 +243,11 @@ mlx5dv_dr_table_create(struct mlx5dv_dr_domain *dmn, uint32_t level)
 		ret = mlx5_query_hca_cap(dmn->mdev->hca, MLX5_CAP_FLOW_TABLE, cap,
 					 DEVX_ST_SZ_BYTES(flow_table_nic_cap));
 		if (!ret)
-			max_level = DEVX_GET(flow_table_nic_cap, cap,
-					     flow_table_properties_nic_receive.max_ft_level);
+			max_level = dmn->ft_type == MLX5_FLOW_TABLE_TYPE_NIC_TX ?
+				DEVX_GET(flow_table_nic_cap, cap,
+					 flow_table_properties_nic_transmit.max_ft_level) :
+				DEVX_GET(flow_table_nic_cap, cap,
+					 flow_table_properties_nic_receive.max_ft_level);
 		free(cap);
 		if (ret)
 			return DR_FAIL_PTR(ret, "flow table caps: query failed");
@@ -245,9 +263,9 @@ mlx5dv_dr_table_create(struct mlx5dv_dr_domain *dmn, uint32_t level)
 	pthread_mutex_lock(&dmn->mdev->steer_lock);
 	if (level)
 		ret = mlx5_steer_ft_create(dmn->mdev, to_mctx(dmn->ctx)->uctx->uid,
-					   level, &tbl->ft);
+					   dmn->ft_type, level, &tbl->ft);
 	else
-		ret = mlx5_steer_root(dmn->mdev, &tbl->ft);
+		ret = mlx5_steer_root(dmn->mdev, dmn->ft_type, &tbl->ft);
 	if (!ret) {
 		dmn->tables++;
 		tbl->next = dmn->tbl_list;
@@ -456,12 +474,25 @@ static int dr_value_parse(const struct mlx5dv_dr_matcher *m,
 	return 0;
 }
 
-/* The actions into one entry: one destination or drop, a tag, a counter. */
+/* Actions only a NIC TX domain's rules take: the device rewrites the
+ * frames it sends; of those it receives it only pops VLAN tags. */
+static bool dr_action_tx_only(enum dr_action_type t)
+{
+	return t == DR_ACT_MODIFY || t == DR_ACT_PUSH_VLAN;
+}
+
+/*
+ * The actions into one entry: at most one destination, drop or default
+ * miss, a tag and a counter; on NIC TX the rewrites, and no fate at all
+ * means on to the wire.
+ */
 static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 			    struct mlx5dv_dr_action *actions[],
 			    struct mlx5_steer_rule *r)
 {
-	bool dest = false;
+	const struct mlx5dv_dr_domain *dmn = m->tbl->dmn;
+	bool tx = dmn->ft_type == MLX5_FLOW_TABLE_TYPE_NIC_TX;
+	unsigned int fates = 0;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
@@ -473,14 +504,25 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 			if (actions[j]->type == a->type)
 				return DR_FAIL_INT(EINVAL, "two %s actions",
 						   dr_action_names[a->type]);
+		if (!tx && dr_action_tx_only(a->type))
+			return DR_FAIL_INT(EOPNOTSUPP, "%s action in a NIC RX rule: "
+					   "the device rewrites received frames "
+					   "only by popping VLAN tags",
+					   dr_action_names[a->type]);
+		if (tx && (a->type == DR_ACT_DEST || a->type == DR_ACT_TAG))
+			return DR_FAIL_INT(EINVAL, "%s action in a NIC TX rule",
+					   dr_action_names[a->type]);
+		if (a->dmn && a->dmn != dmn)
+			return DR_FAIL_INT(EINVAL, "%s action of another domain",
+					   dr_action_names[a->type]);
 		switch (a->type) {
 		case DR_ACT_DEST:
 			r->dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
 			r->dest_id = a->id;
-			dest = true;
+			fates++;
 			break;
 		case DR_ACT_TABLE:
-			if (a->tbl->dmn != m->tbl->dmn)
+			if (a->tbl->dmn != dmn)
 				return DR_FAIL_INT(EINVAL, "destination table of "
 						   "another domain");
 			if (a->tbl->level <= m->tbl->level)
@@ -490,10 +532,15 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 						   m->tbl->level);
 			r->dest_type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
 			r->dest_id = a->tbl->ft->id;
-			dest = true;
+			fates++;
 			break;
 		case DR_ACT_DROP:
 			r->drop = true;
+			fates++;
+			break;
+		case DR_ACT_DEFAULT_MISS:
+			r->allow = true;
+			fates++;
 			break;
 		case DR_ACT_TAG:
 			r->tag = a->id;
@@ -502,12 +549,29 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 			r->count = true;
 			r->counter = a->id;
 			break;
+		case DR_ACT_MODIFY:
+			r->mod_hdr = true;
+			r->mod_hdr_id = a->id;
+			break;
+		case DR_ACT_PUSH_VLAN:
+			r->push_vlan = true;
+			r->vlan_hdr = a->id;
+			break;
+		case DR_ACT_POP_VLAN:
+			r->pop_vlan = true;
+			break;
+		case DR_ACT_KINDS:
+			break;
 		}
 	}
-	if (dest && r->drop)
-		return DR_FAIL_INT(EINVAL, "both a destination and drop");
-	if (!dest && !r->drop)
-		return DR_FAIL_INT(EINVAL, "no destination or drop action");
+	if (fates > 1)
+		return DR_FAIL_INT(EINVAL, "more than one of destination, drop and "
+				   "default miss");
+	if (!fates && !tx)
+		return DR_FAIL_INT(EINVAL, "no destination, drop or default miss "
+				   "action");
+	if (!fates)
+		r->allow = true;	/* NIC TX: on to the wire */
 	return 0;
 }
 
@@ -527,9 +591,9 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *m,
 		return DR_FAIL_PTR(EINVAL, "no %s", m ? "value" : "matcher");
 	if (num_actions && !actions)
 		return DR_FAIL_PTR(EINVAL, "%zu actions and no array", num_actions);
-	if (num_actions > DR_ACT_COUNTER + 1)
+	if (num_actions > DR_ACT_KINDS)
 		return DR_FAIL_PTR(EINVAL, "%zu actions: at most one of each of "
-				   "the %d kinds", num_actions, DR_ACT_COUNTER + 1);
+				   "the %d kinds", num_actions, DR_ACT_KINDS);
 	rule = calloc(1, sizeof(*rule) + num_actions * sizeof(rule->act[0]));
 	if (!rule)
 		return DR_FAIL_PTR(ENOMEM, "out of memory");
@@ -693,21 +757,124 @@ mlx5dv_dr_action_create_flow_counter(struct mlx5dv_devx_obj *obj, uint32_t offse
 	return dr_action_new(DR_ACT_COUNTER, id);
 }
 
-/* Domain-less actions (drop, tag, counter) may serve rules of several
- * devices: their users are counted atomically, not under one lock. */
+/* A domain's action: counted on it, so the domain outlives it. */
+static struct mlx5dv_dr_action *dr_action_of_domain(struct mlx5dv_dr_domain *dmn,
+						    enum dr_action_type type,
+						    uint32_t id)
+{
+	struct mlx5dv_dr_action *a = dr_action_new(type, id);
+
+	if (!a)
+		return NULL;
+	a->dmn = dmn;
+	pthread_mutex_lock(&dmn->mdev->steer_lock);
+	dmn->actions++;
+	pthread_mutex_unlock(&dmn->mdev->steer_lock);
+	return a;
+}
+
+/*
+ * A modify header context of @actions_sz bytes of PRM actions
+ * (set_action_in / add_action_in, 8 bytes each). The device checks every
+ * action (unknown types and fields are EINVAL from it); every table here is
+ * a firmware table, so ROOT_LEVEL changes nothing.
+ */
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_modify_header(struct mlx5dv_dr_domain *dmn, uint32_t flags,
+				      size_t actions_sz, __be64 actions[])
+{
+	struct mlx5dv_dr_action *a;
+	uint16_t uid;
+	uint32_t id;
+	int ret;
+
+	if (!dmn || !actions)
+		return DR_FAIL_PTR(EINVAL, "no %s", dmn ? "actions" : "domain");
+	if (flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL)
+		return DR_FAIL_PTR(EINVAL, "flags 0x%x: unknown bits 0x%x", flags,
+				   flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL);
+	if (!actions_sz || actions_sz % 8)
+		return DR_FAIL_PTR(EINVAL, "actions_sz %zu is not a positive "
+				   "multiple of 8", actions_sz);
+	if (dmn->ft_type != MLX5_FLOW_TABLE_TYPE_NIC_TX)
+		return DR_FAIL_PTR(EOPNOTSUPP, "modify header on a NIC RX domain: "
+				   "the device rewrites only frames it sends");
+	uid = to_mctx(dmn->ctx)->uctx->uid;
+	ret = mlx5_steer_mh_alloc(dmn->mdev, uid, dmn->ft_type, actions,
+				  actions_sz / 8, &id);
+	if (ret)
+		return DR_FAIL_PTR(ret, "the device refused the %zu actions",
+				   actions_sz / 8);
+	a = dr_action_of_domain(dmn, DR_ACT_MODIFY, id);
+	if (!a) {
+		mlx5_steer_mh_free(dmn->mdev, uid, id);
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->uid = uid;
+	return a;
+}
+
+/* @vlan_hdr: TPID and TCI in network order, as the tag goes on the wire. */
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *dmn, __be32 vlan_hdr)
+{
+	uint32_t h = be32toh(vlan_hdr);
+
+	if (!dmn)
+		return DR_FAIL_PTR(EINVAL, "no domain");
+	if (h >> 16 != 0x8100 && h >> 16 != 0x88a8)
+		return DR_FAIL_PTR(EINVAL, "TPID 0x%04x is not 802.1Q (0x8100) or "
+				   "802.1ad (0x88a8)", h >> 16);
+	if (dmn->ft_type != MLX5_FLOW_TABLE_TYPE_NIC_TX)
+		return DR_FAIL_PTR(EOPNOTSUPP, "push VLAN on a NIC RX domain: the "
+				   "device rewrites only frames it sends");
+	return dr_action_of_domain(dmn, DR_ACT_PUSH_VLAN, h);
+}
+
+/* Removes the outer 802.1Q/802.1ad tag, if any: from the frame sent on
+ * (NIC TX) or delivered (NIC RX). */
+SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_pop_vlan(void)
+{
+	return dr_action_new(DR_ACT_POP_VLAN, 0);
+}
+
+/* NIC TX: on to the wire. NIC RX: steering ends as on a miss of the kernel
+ * half's root: the frame reaches no queue. */
+SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_default_miss(void)
+{
+	return dr_action_new(DR_ACT_DEFAULT_MISS, 0);
+}
+
+/* Domain-less actions (drop, tag, counter, pop VLAN, default miss) may
+ * serve rules of several devices: their users are counted atomically, not
+ * under one lock. */
 SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 {
 	struct mlx5_device *mdev;
+	int ret;
 
 	if (!a)
 		return DR_FAIL_INT(EINVAL, "no action");
 	if (__atomic_load_n(&a->refs, __ATOMIC_ACQUIRE))
 		return DR_FAIL_INT(EBUSY, "%s action still used by %u rules",
 				   dr_action_names[a->type], a->refs);
+	if (a->type == DR_ACT_MODIFY) {
+		ret = mlx5_steer_mh_free(a->dmn->mdev, a->uid, a->id);
+		if (ret)
+			return DR_FAIL_INT(ret, "the device refused to free modify "
+					   "header 0x%x", a->id);
+	}
 	if (a->type == DR_ACT_TABLE) {
 		mdev = a->tbl->dmn->mdev;
 		pthread_mutex_lock(&mdev->steer_lock);
 		a->tbl->refs--;
+		pthread_mutex_unlock(&mdev->steer_lock);
+	}
+	if (a->dmn) {
+		mdev = a->dmn->mdev;
+		pthread_mutex_lock(&mdev->steer_lock);
+		a->dmn->actions--;
 		pthread_mutex_unlock(&mdev->steer_lock);
 	}
 	free(a);
@@ -723,7 +890,7 @@ SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
  * after the record type and the object's handle; a domain's dump holds its
  * tables, a table's its matchers, a matcher's its rules (docs/status.md):
  *
- *   domain,0x..,type=nic_rx,tables=N
+ *   domain,0x..,type=nic_rx|nic_tx,tables=N
  *   table,0x..,domain=0x..,level=L,flow_table=0x..
  *   matcher,0x..,table=0x..,priority=P,criteria=0x..,mask=<hex, outer headers>
  *   rule,0x..,matcher=0x..,index=I,value=<hex>,actions=<kind[:id]>;...
@@ -756,12 +923,15 @@ static void dr_dump_rule(FILE *f, const struct mlx5dv_dr_rule *r)
 		static const char *const kind[] = {
 			[DR_ACT_DEST] = "tir", [DR_ACT_TABLE] = "table", [DR_ACT_DROP] = "drop",
 			[DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
+			[DR_ACT_MODIFY] = "modify_header", [DR_ACT_PUSH_VLAN] = "push_vlan",
+			[DR_ACT_POP_VLAN] = "pop_vlan", [DR_ACT_DEFAULT_MISS] = "default_miss",
 		};
 
 		fprintf(f, "%s%s", i ? ";" : "", kind[a->type]);
 		if (a->type == DR_ACT_TABLE)
 			fprintf(f, ":%p", (const void *)a->tbl);
-		else if (a->type != DR_ACT_DROP)
+		else if (a->type != DR_ACT_DROP && a->type != DR_ACT_POP_VLAN &&
+			 a->type != DR_ACT_DEFAULT_MISS)
 			fprintf(f, ":0x%x", a->id);
 	}
 	fputc('\n', f);
@@ -809,7 +979,9 @@ static void dr_dump_domain_cb(FILE *f, const void *o)
 	const struct mlx5dv_dr_domain *d = o;
 	const struct mlx5dv_dr_table *t;
 
-	fprintf(f, "domain,%p,type=nic_rx,tables=%u\n", o, d->tables);
+	fprintf(f, "domain,%p,type=%s,tables=%u\n", o,
+		d->ft_type == MLX5_FLOW_TABLE_TYPE_NIC_TX ? "nic_tx" : "nic_rx",
+		d->tables);
 	for (t = d->tbl_list; t; t = t->next)
 		dr_dump_table(f, t);
 }

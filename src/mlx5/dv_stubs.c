@@ -155,18 +155,10 @@ mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
 	STUB_PTR
 
 SMX_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_default_miss(void) STUB_PTR
-
-SMX_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_packet_reformat(
 	struct mlx5dv_dr_domain *domain, uint32_t flags,
 	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
 	size_t data_sz, void *data) STUB_PTR
-
-SMX_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_modify_header(struct mlx5dv_dr_domain *domain,
-				      uint32_t flags, size_t actions_sz,
-				      __be64 actions[]) STUB_PTR
 
 SMX_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_flow_meter(struct mlx5dv_dr_flow_meter_attr *attr)
@@ -180,13 +172,6 @@ mlx5dv_dr_action_modify_flow_meter(struct mlx5dv_dr_action *action,
 SMX_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_flow_sampler(struct mlx5dv_dr_flow_sampler_attr *attr)
 	STUB_PTR
-
-SMX_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_pop_vlan(void) STUB_PTR
-
-SMX_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *domain,
-				  __be32 vlan_hdr) STUB_PTR
 
 SMX_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_aso(struct mlx5dv_dr_domain *domain,

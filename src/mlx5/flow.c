@@ -21,9 +21,10 @@
  * raw packet QP, a DEVX TIR (e.g. a FlexIO RQ's, flexio_rq_get_tir) or a
  * DEVX flow table, or drops, with an optional tag and DEVX flow counter.
  *
- * The table, group and entry commands are shared with mlx5dv_dr (dr.c)
- * through steer.h; groups there carry a priority and an owner (a DR
- * matcher), ours priority 0 and none.
+ * The table, group, entry and modify header commands are shared with
+ * mlx5dv_dr (dr.c) through steer.h, with the table type a parameter (DR
+ * also has a NIC transmit root, made like the receive one); groups there
+ * carry a priority and an owner (a DR matcher), ours priority 0 and none.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ static int steer_ft_create_cmd(struct mlx5_steer_ft *ft)
 	int ret;
 
 	DEVX_SET(create_flow_table_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-	DEVX_SET(create_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_table_in, in, table_type, ft->type);
 	DEVX_SET(create_flow_table_in, in, flow_table_context.level, ft->level);
 	DEVX_SET(create_flow_table_in, in, flow_table_context.log_size,
 		 STEER_LOG_SIZE);
@@ -76,7 +77,7 @@ static int steer_ft_destroy_cmd(struct mlx5_steer_ft *ft)
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
 
 	DEVX_SET(destroy_flow_table_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
-	DEVX_SET(destroy_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_table_in, in, table_type, ft->type);
 	DEVX_SET(destroy_flow_table_in, in, table_id, ft->id);
 	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
 }
@@ -89,14 +90,14 @@ static int steer_set_root_cmd(struct mlx5_steer_ft *ft, bool disconnect)
 
 	DEVX_SET(set_flow_table_root_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
 	DEVX_SET(set_flow_table_root_in, in, op_mod, disconnect);
-	DEVX_SET(set_flow_table_root_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_flow_table_root_in, in, table_type, ft->type);
 	if (!disconnect)
 		DEVX_SET(set_flow_table_root_in, in, table_id, ft->id);
 	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
 }
 
-int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint32_t level,
-			 struct mlx5_steer_ft **out)
+int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint8_t type,
+			 uint32_t level, struct mlx5_steer_ft **out)
 {
 	struct mlx5_steer_ft *ft = calloc(1, sizeof(*ft));
 	int ret;
@@ -105,6 +106,7 @@ int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint32_t level,
 		return ENOMEM;
 	ft->mdev = mdev;
 	ft->uid = uid;
+	ft->type = type;
 	ft->level = level;
 	ret = steer_ft_create_cmd(ft);
 	if (ret) {
@@ -124,14 +126,16 @@ int mlx5_steer_ft_destroy(struct mlx5_steer_ft *ft)
 	return ret;
 }
 
-/* The root table (uid 0, as the kernel's), made on first use. */
-int mlx5_steer_root(struct mlx5_device *mdev, struct mlx5_steer_ft **out)
+/* The root table of a type (uid 0, as the kernel's), made on first use. */
+int mlx5_steer_root(struct mlx5_device *mdev, uint8_t type, struct mlx5_steer_ft **out)
 {
+	struct mlx5_steer_ft **root = type == MLX5_FLOW_TABLE_TYPE_NIC_TX ?
+				      &mdev->steer_tx : &mdev->steer;
 	struct mlx5_steer_ft *ft;
 	int ret;
 
-	if (!mdev->steer) {
-		ret = mlx5_steer_ft_create(mdev, 0, 0, &ft);
+	if (!*root) {
+		ret = mlx5_steer_ft_create(mdev, 0, type, 0, &ft);
 		if (ret)
 			return ret;
 		ret = steer_set_root_cmd(ft, false);
@@ -139,9 +143,9 @@ int mlx5_steer_root(struct mlx5_device *mdev, struct mlx5_steer_ft **out)
 			mlx5_steer_ft_destroy(ft);
 			return ret;
 		}
-		mdev->steer = ft;
+		*root = ft;
 	}
-	*out = mdev->steer;
+	*out = *root;
 	return 0;
 }
 
@@ -153,7 +157,7 @@ int mlx5_steer_fg_destroy(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g)
 	int ret;
 
 	DEVX_SET(destroy_flow_group_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_GROUP);
-	DEVX_SET(destroy_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_group_in, in, table_type, ft->type);
 	DEVX_SET(destroy_flow_group_in, in, table_id, ft->id);
 	DEVX_SET(destroy_flow_group_in, in, group_id, g->id);
 	ret = steer_cmd(ft, in, sizeof(in), out, sizeof(out));
@@ -224,7 +228,7 @@ static int steer_fg_create_cmd(struct mlx5_steer_ft *ft, const uint8_t *crit,
 	if (!in)
 		return ENOMEM;
 	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_group_in, in, table_type, ft->type);
 	DEVX_SET(create_flow_group_in, in, table_id, ft->id);
 	DEVX_SET(create_flow_group_in, in, start_flow_index, r * STEER_FG_SIZE);
 	DEVX_SET(create_flow_group_in, in, end_flow_index,
@@ -293,7 +297,7 @@ static int steer_fte_delete_cmd(struct mlx5_steer_ft *ft, uint32_t index)
 	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
 
 	DEVX_SET(delete_fte_in, in, opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
-	DEVX_SET(delete_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(delete_fte_in, in, table_type, ft->type);
 	DEVX_SET(delete_fte_in, in, table_id, ft->id);
 	DEVX_SET(delete_fte_in, in, flow_index, index);
 	return steer_cmd(ft, in, sizeof(in), out, sizeof(out));
@@ -331,7 +335,7 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 	*index = g->range * STEER_FG_SIZE + slot;
 	fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
 	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_type, ft->type);
 	DEVX_SET(set_fte_in, in, table_id, ft->id);
 	DEVX_SET(set_fte_in, in, flow_index, *index);
 	DEVX_SET(flow_context, fc, group_id, g->id);
@@ -341,6 +345,8 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 	d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
 	if (r->drop) {
 		action = MLX5_FLOW_CONTEXT_ACTION_DROP;
+	} else if (r->allow) {
+		action = MLX5_FLOW_CONTEXT_ACTION_ALLOW;
 	} else {
 		action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
 		DEVX_SET(dest_format, d, destination_type, r->dest_type);
@@ -356,6 +362,16 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 		DEVX_SET(flow_context, fc, flow_counter_list_size, 1);
 		action |= MLX5_FLOW_CONTEXT_ACTION_COUNT;
 	}
+	if (r->pop_vlan)
+		action |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP;
+	if (r->mod_hdr) {
+		action |= MLX5_FLOW_CONTEXT_ACTION_MOD_HDR;
+		DEVX_SET(flow_context, fc, modify_header_id, r->mod_hdr_id);
+	}
+	if (r->push_vlan) {
+		action |= MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+		DEVX_SET(flow_context, fc, push_vlan, r->vlan_hdr);
+	}
 	DEVX_SET(flow_context, fc, action, action);
 	inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (ndest + r->count);
 	ret = steer_cmd(ft, in, inlen, out, sizeof(out));
@@ -365,6 +381,43 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 		g->used++;
 	}
 	return ret;
+}
+
+int mlx5_steer_mh_alloc(struct mlx5_device *mdev, uint16_t uid, uint8_t type,
+			const __be64 *actions, size_t n, uint32_t *id)
+{
+	uint32_t out[DEVX_ST_SZ_DW(alloc_modify_header_context_out)] = {};
+	size_t inlen = DEVX_ST_SZ_BYTES(alloc_modify_header_context_in) + n * 8;
+	uint8_t *in;
+	int ret;
+
+	if (!n || n > 0xff)
+		return EINVAL;	/* num_of_actions is 8 bits */
+	in = calloc(1, inlen);
+	if (!in)
+		return ENOMEM;
+	DEVX_SET(alloc_modify_header_context_in, in, opcode,
+		 MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT);
+	DEVX_SET(alloc_modify_header_context_in, in, table_type, type);
+	DEVX_SET(alloc_modify_header_context_in, in, num_of_actions, n);
+	memcpy(in + DEVX_ST_SZ_BYTES(alloc_modify_header_context_in), actions,
+	       n * 8);
+	ret = mlx5_cmd_exec_hca(mdev->hca, uid, in, inlen, out, sizeof(out));
+	free(in);
+	if (!ret)
+		*id = DEVX_GET(alloc_modify_header_context_out, out, modify_header_id);
+	return ret;
+}
+
+int mlx5_steer_mh_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(dealloc_modify_header_context_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(dealloc_modify_header_context_in, in, opcode,
+		 MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT);
+	DEVX_SET(dealloc_modify_header_context_in, in, modify_header_id, id);
+	return mlx5_cmd_exec_hca(mdev->hca, uid, in, sizeof(in), out, sizeof(out));
 }
 
 /* ---- specs -> match criteria and value ---- */
@@ -566,7 +619,7 @@ static struct ibv_flow *steer_add(struct ibv_context *ctx, const uint8_t *crit,
 		return NULL;
 	}
 	pthread_mutex_lock(&mdev->steer_lock);
-	ret = mlx5_steer_root(mdev, &ft);
+	ret = mlx5_steer_root(mdev, MLX5_FLOW_TABLE_TYPE_NIC_RX, &ft);
 	if (!ret)
 		g = mlx5_steer_fg_get(ft, crit, 0, NULL, &ret);
 	if (g) {
@@ -844,11 +897,9 @@ int mlx5_destroy_flow(struct ibv_flow *flow)
 	return ret;
 }
 
-/* Device release: whatever entries are left go, then the root. */
-void mlx5_steer_free(struct mlx5_device *mdev)
+/* Device release: whatever entries are left in a root go, then the root. */
+static void steer_root_free(struct mlx5_steer_ft *ft)
 {
-	struct mlx5_steer_ft *ft = mdev->steer;
-
 	if (!ft)
 		return;
 	while (ft->groups) {
@@ -866,5 +917,11 @@ void mlx5_steer_free(struct mlx5_device *mdev)
 	steer_set_root_cmd(ft, true);
 	if (mlx5_steer_ft_destroy(ft))
 		free(ft);
-	mdev->steer = NULL;
+}
+
+void mlx5_steer_free(struct mlx5_device *mdev)
+{
+	steer_root_free(mdev->steer);
+	steer_root_free(mdev->steer_tx);
+	mdev->steer = mdev->steer_tx = NULL;
 }

@@ -118,9 +118,11 @@ struct mlx5_device {
 	/* Raw packet QPs by user index (raw.c): their CQEs name them so. */
 	struct mlx5_table uidx;
 	atomic_uint next_uidx;
-	/* The kernel half's NIC receive steering root (flow.c). */
+	/* The kernel half's NIC receive and transmit steering roots
+	 * (flow.c). */
 	pthread_mutex_t steer_lock;
 	struct mlx5_steer_ft *steer;
+	struct mlx5_steer_ft *steer_tx;
 };
 
 /*

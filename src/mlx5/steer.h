@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NIC receive steering inside libmlx5 (src/mlx5/flow.c): flow tables, flow
- * groups and flow table entries, each made by its PRM command. Shared by
- * ibv_create_flow and the mlx5dv flow API (flow.c) and by mlx5dv_dr (dr.c).
+ * NIC receive and transmit steering inside libmlx5 (src/mlx5/flow.c): flow
+ * tables, flow groups, flow table entries and modify header contexts, each
+ * made by its PRM command. Shared by ibv_create_flow and the mlx5dv flow
+ * API (flow.c, NIC RX) and by mlx5dv_dr (dr.c, NIC RX and NIC TX).
  *
  * A table's 2^16 flow indexes are cut in ranges of STEER_FG_SIZE; a group
  * takes one range. The device tries entries in flow index order, so a
@@ -39,27 +40,36 @@ struct mlx5_steer_fg {
 struct mlx5_steer_ft {
 	struct mlx5_device *mdev;
 	uint16_t uid;		/* 0: the kernel half's root; else a context's */
+	uint8_t type;		/* MLX5_FLOW_TABLE_TYPE_NIC_RX / _NIC_TX */
 	uint32_t id, level;
 	struct mlx5_steer_fg *groups;
 	uint8_t range_used[STEER_NRANGES];
 };
 
-/* What one flow table entry does. */
+/* What one flow table entry does: drop, allow (NIC TX: on to the wire;
+ * NIC RX: as a miss) or forward to dest_type/dest_id; NIC TX rewrites. */
 struct mlx5_steer_rule {
 	const uint8_t *val;		/* STEER_MATCH_BYTES, outer headers */
 	uint32_t tag;
 	bool drop;
+	bool allow;
+	bool pop_vlan;
+	bool push_vlan;
+	uint32_t vlan_hdr;		/* TPID << 16 | TCI, with push_vlan */
+	bool mod_hdr;
+	uint32_t mod_hdr_id;
 	uint8_t dest_type;		/* MLX5_FLOW_DESTINATION_TYPE_*, with !drop */
 	uint32_t dest_id;
 	bool count;
 	uint32_t counter;
 };
 
-/* The device's NIC RX root table, made (and made the root) on first use. */
-int mlx5_steer_root(struct mlx5_device *mdev, struct mlx5_steer_ft **ft);
-/* A NIC RX table of @level made with @uid (not the root). */
-int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint32_t level,
-			 struct mlx5_steer_ft **ft);
+/* The device's root table of @type (MLX5_FLOW_TABLE_TYPE_NIC_RX or _TX),
+ * made (and made the root) on first use. */
+int mlx5_steer_root(struct mlx5_device *mdev, uint8_t type, struct mlx5_steer_ft **ft);
+/* A table of @type and @level made with @uid (not the root). */
+int mlx5_steer_ft_create(struct mlx5_device *mdev, uint16_t uid, uint8_t type,
+			 uint32_t level, struct mlx5_steer_ft **ft);
 int mlx5_steer_ft_destroy(struct mlx5_steer_ft *ft);
 /*
  * A group of @owner with these criteria, @prio and a free index: an existing
@@ -75,6 +85,11 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 		       const struct mlx5_steer_rule *r, uint32_t *index);
 int mlx5_steer_fte_del(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 		       uint32_t index);
+/* ALLOC_MODIFY_HEADER_CONTEXT of @n PRM actions (8 bytes each) for tables
+ * of @type; DEALLOC_MODIFY_HEADER_CONTEXT. 0 or an errno. */
+int mlx5_steer_mh_alloc(struct mlx5_device *mdev, uint16_t uid, uint8_t type,
+			const __be64 *actions, size_t n, uint32_t *id);
+int mlx5_steer_mh_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id);
 
 /*
  * Parameters shared by the flow APIs (0 or an errno): the outer-header bytes

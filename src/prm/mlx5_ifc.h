@@ -727,7 +727,12 @@ struct mlx5_ifc_flow_table_prop_layout_bits {
 	uint8_t modify_root[0x1];
 	uint8_t identified_miss_table_mode[0x1];
 	uint8_t flow_table_modify[0x1];
-	uint8_t reserved_at_7[0x19];
+	uint8_t reformat[0x1];
+	uint8_t decap[0x1];
+	uint8_t reset_root_to_default[0x1];
+	uint8_t pop_vlan[0x1];
+	uint8_t push_vlan[0x1];
+	uint8_t reserved_at_c[0x14];
 
 	uint8_t reserved_at_20[0x2];
 	uint8_t log_max_ft_size[0x6];
@@ -3830,6 +3835,59 @@ struct mlx5_ifc_traffic_counter_bits {
 	uint8_t octets[0x40];
 };
 
+/* Modify header: a list of 8-byte actions (set, add, copy) the device runs
+ * on a frame before an entry's other actions. */
+struct mlx5_ifc_set_action_in_bits {
+	uint8_t action_type[0x4];
+	uint8_t field[0xc];
+	uint8_t reserved_at_10[0x3];
+	uint8_t offset[0x5];
+	uint8_t reserved_at_18[0x3];
+	uint8_t length[0x5];
+
+	uint8_t data[0x20];
+};
+
+struct mlx5_ifc_alloc_modify_header_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0x20];
+
+	uint8_t table_type[0x8];
+	uint8_t reserved_at_68[0x10];
+	uint8_t num_of_actions[0x8];
+
+	/* num_of_actions set_action_in (0x40 bits each) follow */
+	uint8_t actions[][0x40];
+};
+
+struct mlx5_ifc_alloc_modify_header_context_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t modify_header_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_modify_header_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t modify_header_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
 struct mlx5_ifc_alloc_flow_counter_in_bits {
 	uint8_t opcode[0x10];
 	uint8_t uid[0x10];
@@ -4108,6 +4166,10 @@ SMX_IFC_SIZE(set_fte_in, 0x1a00);
 SMX_IFC_SIZE(delete_fte_in, 0x200);
 SMX_IFC_SIZE(flow_counter_list, 0x40);
 SMX_IFC_SIZE(traffic_counter, 0x80);
+SMX_IFC_SIZE(set_action_in, 0x40);
+SMX_IFC_SIZE(alloc_modify_header_context_in, 0x80);
+SMX_IFC_SIZE(alloc_modify_header_context_out, 0x80);
+SMX_IFC_SIZE(dealloc_modify_header_context_in, 0x80);
 SMX_IFC_SIZE(alloc_flow_counter_in, 0x80);
 SMX_IFC_SIZE(alloc_flow_counter_out, 0x80);
 SMX_IFC_SIZE(dealloc_flow_counter_in, 0x80);

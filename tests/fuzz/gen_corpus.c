@@ -557,5 +557,112 @@ int main(int argc, char **argv)
 	simple(MLX5_CMD_OP_DESTROY_RQ, 0x800001, 16);
 	simple(MLX5_CMD_OP_DESTROY_CQ, 1, 16);
 	emit(dir, "rss_comp");
+
+	/* NIC TX steering: a modify header context, a TX root and a level-1
+	 * table, a group, an entry forwarding with a rewrite and a VLAN push;
+	 * the context freed while used (busy), then in order */
+	{
+		size_t inlen = DEVX_ST_SZ_BYTES(alloc_modify_header_context_in) + 16;
+		uint8_t *in = calloc(1, inlen);
+		uint8_t *a = in + DEVX_ST_SZ_BYTES(alloc_modify_header_context_in);
+
+		DEVX_SET(alloc_modify_header_context_in, in, opcode,
+			 MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT);
+		DEVX_SET(alloc_modify_header_context_in, in, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(alloc_modify_header_context_in, in, num_of_actions, 2);
+		DEVX_SET(set_action_in, a, action_type, MLX5_ACTION_TYPE_SET);
+		DEVX_SET(set_action_in, a, field, MLX5_ACTION_IN_FIELD_OUT_SMAC_47_16);
+		DEVX_SET(set_action_in, a, data, 0x88888888);
+		DEVX_SET(set_action_in, a + 8, action_type, MLX5_ACTION_TYPE_SET);
+		DEVX_SET(set_action_in, a + 8, field, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0);
+		DEVX_SET(set_action_in, a + 8, length, 16);
+		DEVX_SET(set_action_in, a + 8, data, 0x8888);
+		rec(in, inlen, OUT(alloc_modify_header_context_out));
+		free(in);
+	}
+	for (unsigned int level = 0; level < 2; level++) {
+		MB(create_flow_table_in);
+
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb, opcode,
+			 MLX5_CMD_OP_CREATE_FLOW_TABLE);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb,
+			 flow_table_context.level, level);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb,
+			 flow_table_context.log_size, 4);
+		rec(create_flow_table_in_mb, sizeof(create_flow_table_in_mb),
+		    OUT(create_flow_table_out));
+	}
+	{
+		MB(set_flow_table_root_in);
+
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb, opcode,
+			 MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb, table_id, 1);
+		rec(set_flow_table_root_in_mb, sizeof(set_flow_table_root_in_mb), 16);
+	}
+	{
+		uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+
+		DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+		DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(create_flow_group_in, in, table_id, 1);
+		DEVX_SET(create_flow_group_in, in, end_flow_index, 3);
+		DEVX_SET(create_flow_group_in, in, match_criteria_enable,
+			 MLX5_MATCH_OUTER_HEADERS);
+		DEVX_SET(create_flow_group_in, in, match_criteria.outer_headers.smac_47_16,
+			 0xffffffff);
+		rec(in, DEVX_ST_SZ_BYTES(create_flow_group_in), OUT(create_flow_group_out));
+		free(in);
+	}
+	{
+		size_t inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8;
+		uint8_t *in = calloc(1, inlen);
+		void *fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+		uint8_t *d = (uint8_t *)fc + DEVX_BYTE_OFF(flow_context, destination);
+
+		DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+		DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(set_fte_in, in, table_id, 1);
+		DEVX_SET(flow_context, fc, group_id, 1);
+		DEVX_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+			 MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+			 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH);
+		DEVX_SET(flow_context, fc, modify_header_id, 1);
+		DEVX_SET(flow_context, fc, push_vlan, 0x81002005);
+		DEVX_SET(flow_context, fc, destination_list_size, 1);
+		DEVX_SET(flow_context, fc, match_value.outer_headers.smac_47_16,
+			 0x02112233);
+		DEVX_SET(dest_format, d, destination_type,
+			 MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE);
+		DEVX_SET(dest_format, d, destination_id, 2);
+		rec(in, inlen, 16);
+		free(in);
+	}
+	{
+		MB(dealloc_modify_header_context_in);
+		MB(delete_fte_in);
+
+		DEVX_SET(dealloc_modify_header_context_in,
+			 dealloc_modify_header_context_in_mb, opcode,
+			 MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT);
+		DEVX_SET(dealloc_modify_header_context_in,
+			 dealloc_modify_header_context_in_mb, modify_header_id, 1);
+		rec(dealloc_modify_header_context_in_mb,
+		    sizeof(dealloc_modify_header_context_in_mb), 16);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, opcode,
+			 MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, table_id, 1);
+		rec(delete_fte_in_mb, sizeof(delete_fte_in_mb), 16);
+		rec(dealloc_modify_header_context_in_mb,
+		    sizeof(dealloc_modify_header_context_in_mb), 16);
+	}
+	emit(dir, "nic_tx_steering");
 	return 0;
 }

@@ -786,6 +786,60 @@ static void golden_eth(void)
 	DEVX_SET(flow_table_nic_cap, buf,
 		 flow_table_properties_nic_receive.ft_field_support.outer_dmac, 1);
 	CHECK_EQ(buf[0x40 + 0x20], 0x80);
+	/* NIC transmit properties at 0x100; modify_root bit 4, pop_vlan bit
+	 * 10, push_vlan bit 11; log_max_modify_header_context byte 5,
+	 * max_modify_header_actions byte 6 */
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_transmit.ft_support, 1);
+	CHECK_EQ(buf[0x100], 0x80);
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, modify_root, 1);
+	DEVX_SET(flow_table_prop_layout, buf, pop_vlan, 1);
+	DEVX_SET(flow_table_prop_layout, buf, push_vlan, 1);
+	CHECK_EQ(buf[0], 0x08);
+	CHECK_EQ(buf[1], 0x30);
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, log_max_modify_header_context, 0x10);
+	DEVX_SET(flow_table_prop_layout, buf, max_modify_header_actions, 0x20);
+	CHECK_EQ(buf[5], 0x10);
+	CHECK_EQ(buf[6], 0x20);
+	/* Modify header: set_action_in action_type bits 0-3, field bits
+	 * 4-15, offset the low 5 bits of byte 2, length of byte 3, data
+	 * dword 1; alloc_modify_header_context_in table_type byte 0xc,
+	 * num_of_actions byte 0xf, actions from 0x10; out and dealloc_in:
+	 * modify_header_id dword 2. flow_context: push_vlan dword 0,
+	 * modify_header_id dword 7 (set_fte_in 0x40 + 0x1c). */
+	FRESH();
+	DEVX_SET(set_action_in, buf, action_type, 1);
+	DEVX_SET(set_action_in, buf, field, 0x2);
+	DEVX_SET(set_action_in, buf, offset, 8);
+	DEVX_SET(set_action_in, buf, length, 16);
+	DEVX_SET(set_action_in, buf, data, 0x8888);
+	CHECK_EQ(buf[0], 0x10);
+	CHECK_EQ(buf[1], 0x02);
+	CHECK_EQ(buf[2], 0x08);
+	CHECK_EQ(buf[3], 0x10);
+	CHECK_EQ(buf[6], 0x88);
+	CHECK_EQ(buf[7], 0x88);
+	FRESH();
+	DEVX_SET(alloc_modify_header_context_in, buf, table_type, 1);
+	DEVX_SET(alloc_modify_header_context_in, buf, num_of_actions, 2);
+	CHECK_EQ(buf[0xc], 0x01);
+	CHECK_EQ(buf[0xf], 0x02);
+	CHECK_EQ(DEVX_BYTE_OFF(alloc_modify_header_context_in, actions), 0x10);
+	FRESH();
+	DEVX_SET(alloc_modify_header_context_out, buf, modify_header_id, 0x21);
+	CHECK_EQ(buf[0xb], 0x21);
+	FRESH();
+	DEVX_SET(dealloc_modify_header_context_in, buf, modify_header_id, 0x22);
+	CHECK_EQ(buf[0xb], 0x22);
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.push_vlan, 0x81002005);
+	DEVX_SET(set_fte_in, buf, flow_context.modify_header_id, 0x23);
+	CHECK_EQ(buf[0x40], 0x81);
+	CHECK_EQ(buf[0x43], 0x05);
+	CHECK_EQ(buf[0x5f], 0x23);
 }
 
 /* RMP: rmpc, modify_rmp_in, rqc's RMP fields, the caps an RMP user reads. */

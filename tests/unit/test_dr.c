@@ -8,6 +8,11 @@
  * refused on request; then bad input -- NULLs, domain types, levels,
  * criteria, values outside the mask, action mixes, destroy order (EBUSY) --
  * each answered with its errno and, with SOFTMLX5_DEBUG set, one log line.
+ * NIC TX: the frames the raw QP sends go through a TX domain's rules first:
+ * a modify header (SET of MAC fields), a pushed VLAN tag a receive rule on
+ * C-VLAN sees, a popped tag (on send, and on receive), a counted drop,
+ * default miss before a drop;
+ * the firmware's mailboxes refused (modify header contexts, entries).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -134,6 +139,78 @@ static int send_frame(const uint8_t *dst, const uint8_t *src, uint32_t *tag)
 	if (got >= 0)
 		post_recv(got);
 	return got;
+}
+
+/* Sends the first @len bytes of mem as they are; the index of the QP that
+ * got the frame (its length in *rlen), or -1. The send always completes. */
+static int send_bytes(uint32_t len, uint32_t *rlen)
+{
+	struct ibv_sge s = { (uintptr_t)mem, len, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_wc wc;
+	int i, n, got = -1;
+
+	CHECK_EQ(ibv_post_send(tx, &wr, &bad), 0);
+	for (i = 0, n = 0; i < 100000 && n == 0; i++)
+		n = ibv_poll_cq(scq, 1, &wc);
+	CHECK(n == 1 && wc.status == IBV_WC_SUCCESS);
+	if (ibv_start_poll(rcq, &pa))
+		return -1;
+	if (rcq->status == IBV_WC_SUCCESS) {
+		got = (int)rcq->wr_id;
+		*rlen = ibv_wc_read_byte_len(rcq);
+	}
+	CHECK(ibv_next_poll(rcq) == ENOENT);
+	ibv_end_poll(rcq);
+	if (got >= 0)
+		post_recv(got);
+	return got;
+}
+
+/* The frame send_bytes sends: dst | src | [802.1Q tag] | IPv4 | 0x5a... */
+static uint32_t frame_build(const uint8_t *dst, const uint8_t *src,
+			    uint16_t vlan_tci, bool tagged)
+{
+	uint32_t off = 12;
+
+	memset(mem, 0x5a, 128);
+	memcpy(mem, dst, 6);
+	memcpy(mem + 6, src, 6);
+	if (tagged) {
+		mem[12] = 0x81;
+		mem[13] = 0x00;
+		mem[14] = (uint8_t)(vlan_tci >> 8);
+		mem[15] = (uint8_t)vlan_tci;
+		off = 16;
+	}
+	mem[off] = 0x08;
+	mem[off + 1] = 0x00;
+	return 64 + (tagged ? 4 : 0);
+}
+
+/* What receive QP @i got. */
+static const uint8_t *rx_buf(int i)
+{
+	return mem + 4096 + 1024 * i;
+}
+
+/* One PRM set_action_in, as mlx5dv_dr_action_create_modify_header takes it. */
+static __be64 set_action(uint32_t type, uint32_t field, uint32_t offset,
+			 uint32_t length, uint32_t data)
+{
+	uint8_t a[8] = { 0 };
+	__be64 v;
+
+	DEVX_SET(set_action_in, a, action_type, type);
+	DEVX_SET(set_action_in, a, field, field);
+	DEVX_SET(set_action_in, a, offset, offset);
+	DEVX_SET(set_action_in, a, length, length);
+	DEVX_SET(set_action_in, a, data, data);
+	memcpy(&v, a, 8);
+	return v;
 }
 
 static struct mlx5dv_devx_obj *counter_alloc(uint32_t *id)
@@ -348,6 +425,222 @@ static void test_steering(void)
 	CHECK_EQ(mlx5dv_devx_obj_destroy(c2), 0);
 }
 
+/* ---- NIC TX ---- */
+
+static const uint8_t mac_d[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0d };
+static const uint8_t mac_e[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0e };
+static const uint8_t ones[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/*
+ * Receive side: C-VLAN 5 frames into rx[1], C-VLAN 7 ones popped into
+ * rx[2], the rest into rx[0]. Send side:
+ * the TX root matches smac -- mac_b: modify header; mac_c: on to the TX
+ * level-1 table, which pushes VLAN 5 (then: default miss for dmac mac_a
+ * before a catch-all drop); mac_a: pop VLAN; mac_d: counted drop.
+ */
+static void test_tx_steering(void)
+{
+	struct mlx5dv_dr_domain *rxd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_domain *txd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	struct mlx5dv_dr_table *rroot = NULL, *troot = NULL, *t1 = NULL;
+	struct mlx5dv_dr_matcher *m_all = NULL, *m_vlan = NULL, *m_smac = NULL,
+				 *m_t1 = NULL, *m_dm = NULL, *m_drop = NULL;
+	struct mlx5dv_dr_action *to0, *to1, *to2, *mod, *push, *pop, *to_t1, *drop,
+				*cnt, *dmiss;
+	struct mlx5dv_dr_rule *r_all, *r_vlan, *r_vlan7 = NULL, *r_mod, *r_push, *r_to_t1, *r_pop,
+			      *r_drop, *r_dm, *r_catch;
+	__be64 acts[3] = {
+		set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_SMAC_47_16,
+			   0, 0, 0x02c0ffee),	/* length 0: all 32 bits */
+		set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0,
+			   0, 16, 0x1234),
+		/* bits 8..15 of dmac_15_0: the fifth dmac byte */
+		set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_DMAC_15_0,
+			   8, 8, 0xab),
+	};
+	struct mlx5dv_devx_obj *c;
+	struct param mask, val;
+	uint8_t want[128];
+	uint32_t len, rl = 0, cid = 0;
+
+	CHECK(rxd && txd);
+	if (!rxd || !txd)
+		return;
+	rroot = mlx5dv_dr_table_create(rxd, 0);
+	troot = mlx5dv_dr_table_create(txd, 0);
+	t1 = mlx5dv_dr_table_create(txd, 1);
+	c = counter_alloc(&cid);
+	CHECK(rroot && troot && t1 && c);
+	if (!rroot || !troot || !t1 || !c)
+		return;
+	p_init(&mask, 64);
+	m_all = mlx5dv_dr_matcher_create(rroot, 5, 0, MP(&mask));
+	m_t1 = mlx5dv_dr_matcher_create(t1, 0, 0, MP(&mask));
+	DEVX_SET(fte_match_set_lyr_2_4, mask.b, cvlan_tag, 1);
+	DEVX_SET(fte_match_set_lyr_2_4, mask.b, first_vid, 0xfff);
+	m_vlan = mlx5dv_dr_matcher_create(rroot, 1, 1, MP(&mask));
+	p_init(&mask, 64);
+	p_mac(&mask, P_SMAC, ones);
+	m_smac = mlx5dv_dr_matcher_create(troot, 0, 1, MP(&mask));
+	CHECK(m_all && m_t1 && m_vlan && m_smac);
+	to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
+	to1 = mlx5dv_dr_action_create_dest_ibv_qp(rx[1]);
+	to2 = mlx5dv_dr_action_create_dest_ibv_qp(rx[2]);
+	mod = mlx5dv_dr_action_create_modify_header(txd, MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL,
+						    sizeof(acts), acts);
+	push = mlx5dv_dr_action_create_push_vlan(txd, htobe32(0x81002005));
+	pop = mlx5dv_dr_action_create_pop_vlan();
+	to_t1 = mlx5dv_dr_action_create_dest_table(t1);
+	drop = mlx5dv_dr_action_create_drop();
+	cnt = mlx5dv_dr_action_create_flow_counter(c, 0);
+	dmiss = mlx5dv_dr_action_create_default_miss();
+	CHECK(to0 && to1 && to2 && mod && push && pop && to_t1 && drop && cnt &&
+	      dmiss);
+	if (!m_all || !m_t1 || !m_vlan || !m_smac || !to0 || !to1 || !to2 || !mod ||
+	    !push || !pop || !to_t1 || !drop || !cnt || !dmiss)
+		return;
+	p_init(&val, 64);
+	r_all = mlx5dv_dr_rule_create(m_all, MP(&val), 1, &to0);
+	DEVX_SET(fte_match_set_lyr_2_4, val.b, cvlan_tag, 1);
+	DEVX_SET(fte_match_set_lyr_2_4, val.b, first_vid, 5);
+	r_vlan = mlx5dv_dr_rule_create(m_vlan, MP(&val), 1, &to1);
+	CHECK(r_all && r_vlan);
+
+	/* an empty TX root: a miss goes on to the wire untouched */
+	len = frame_build(mac_a, mac_b, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == len && !memcmp(rx_buf(0), mem, len));
+
+	/* a receive rule pops: C-VLAN 7 frames reach rx[2] untagged */
+	{
+		struct mlx5dv_dr_action *a[2] = { pop, to2 };
+
+		p_init(&val, 64);
+		DEVX_SET(fte_match_set_lyr_2_4, val.b, cvlan_tag, 1);
+		DEVX_SET(fte_match_set_lyr_2_4, val.b, first_vid, 7);
+		r_vlan7 = mlx5dv_dr_rule_create(m_vlan, MP(&val), 2, a);
+	}
+	CHECK(r_vlan7 != NULL);
+	len = frame_build(mac_a, mac_e, 7, true);
+	memcpy(want, mem, 12);
+	memcpy(want + 12, mem + 16, len - 16);
+	CHECK_EQ(send_bytes(len, &rl), 2);
+	CHECK(rl == len - 4 && !memcmp(rx_buf(2), want, len - 4));
+
+	/* modify header: smac rewritten, one byte of dmac, nothing else */
+	p_init(&val, 8);
+	p_mac(&val, P_SMAC, mac_b);
+	r_mod = mlx5dv_dr_rule_create(m_smac, MP(&val), 1, &mod);
+	CHECK(r_mod != NULL);
+	len = frame_build(mac_a, mac_b, 0, false);
+	memcpy(want, mem, len);
+	memcpy(want + 6, (const uint8_t[6]){ 0x02, 0xc0, 0xff, 0xee, 0x12, 0x34 }, 6);
+	want[4] = 0xab;
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == len && !memcmp(rx_buf(0), want, len));
+	CHECK_EQ(mlx5dv_dr_action_destroy(mod), EBUSY);
+
+	/* push VLAN in the level-1 table: the C-VLAN receive rule takes it */
+	p_mac(&val, P_SMAC, mac_c);
+	r_to_t1 = mlx5dv_dr_rule_create(m_smac, MP(&val), 1, &to_t1);
+	p_init(&val, 64);
+	r_push = mlx5dv_dr_rule_create(m_t1, MP(&val), 1, &push);
+	CHECK(r_to_t1 && r_push);
+	len = frame_build(mac_a, mac_c, 0, false);
+	memcpy(want, mem, 12);
+	memcpy(want + 12, (const uint8_t[4]){ 0x81, 0x00, 0x20, 0x05 }, 4);
+	memcpy(want + 16, mem + 12, len - 12);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == len + 4 && !memcmp(rx_buf(1), want, len + 4));
+
+	/* pop VLAN: a tagged frame leaves untagged, so rx[0] gets it */
+	len = frame_build(mac_b, mac_a, 5, true);
+	CHECK_EQ(send_bytes(len, &rl), 1);	/* no TX rule yet: still tagged */
+	p_init(&val, 8);
+	p_mac(&val, P_SMAC, mac_a);
+	r_pop = mlx5dv_dr_rule_create(m_smac, MP(&val), 1, &pop);
+	CHECK(r_pop != NULL);
+	memcpy(want, mem, 12);
+	memcpy(want + 12, mem + 16, len - 16);
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == len - 4 && !memcmp(rx_buf(0), want, len - 4));
+	/* an untagged frame has nothing to pop */
+	len = frame_build(mac_b, mac_a, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == len && !memcmp(rx_buf(0), mem, len));
+
+	/* a counted drop: the send completes, nobody receives */
+	p_mac(&val, P_SMAC, mac_d);
+	{
+		struct mlx5dv_dr_action *a[2] = { drop, cnt };
+
+		r_drop = mlx5dv_dr_rule_create(m_smac, MP(&val), 2, a);
+	}
+	CHECK(r_drop != NULL);
+	len = frame_build(mac_a, mac_d, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), -1);
+	CHECK_EQ(send_bytes(len, &rl), -1);
+	CHECK_EQ(counter_packets(c, cid), 2);
+
+	/* default miss (priority 1) before a catch-all drop (priority 2) */
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_push), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_t1), 0);
+	p_init(&mask, 64);
+	p_mac(&mask, P_DMAC, ones);
+	m_dm = mlx5dv_dr_matcher_create(t1, 1, 1, MP(&mask));
+	p_init(&mask, 64);
+	m_drop = mlx5dv_dr_matcher_create(t1, 2, 0, MP(&mask));
+	CHECK(m_dm && m_drop);
+	if (!m_dm || !m_drop)
+		return;
+	p_init(&val, 64);
+	r_catch = mlx5dv_dr_rule_create(m_drop, MP(&val), 1, &drop);
+	p_mac(&val, P_DMAC, mac_a);
+	r_dm = mlx5dv_dr_rule_create(m_dm, MP(&val), 1, &dmiss);
+	CHECK(r_catch && r_dm);
+	len = frame_build(mac_a, mac_c, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == len && !memcmp(rx_buf(0), mem, len));
+	len = frame_build(mac_b, mac_c, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), -1);
+
+	/* teardown: the TX domain waits for its actions too */
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_dm), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_catch), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_drop), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_pop), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_to_t1), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_mod), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_dm), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_drop), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_smac), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to_t1), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(t1), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(troot), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), EBUSY);	/* mod, push */
+	CHECK_EQ(mlx5dv_dr_action_destroy(mod), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(push), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_all), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_vlan), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_vlan7), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_all), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_vlan), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(rroot), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(rxd), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to1), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to2), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(pop), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(cnt), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(dmiss), 0);
+	CHECK_EQ(mlx5dv_devx_obj_destroy(c), 0);
+	/* the TX root is empty again, the RX root too: nobody gets it */
+	len = frame_build(mac_a, mac_b, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), -1);
+}
+
 /* ---- bad input: errno, and one SOFTMLX5_DEBUG line each ---- */
 
 static FILE *logf;
@@ -421,6 +714,122 @@ static int log_new_lines(void)
 		       r_);                                                    \
 	} while (0)
 
+/* Refused by the device: the firmware's line, the command's, DR's. */
+#define BAD_PTR_DEV(call, err)                                                 \
+	do {                                                                   \
+		void *p_;                                                      \
+		log_new_lines();                                               \
+		errno = 0;                                                     \
+		p_ = (void *)(call);                                           \
+		CHECKM(p_ == NULL && errno == (err) && log_new_lines() >= 1,   \
+		       "%s: errno %d", #call, errno);                          \
+	} while (0)
+
+/* NIC TX actions and rules: bad arguments, actions in the wrong domain,
+ * modify header lists the device refuses, destroy order. */
+static void test_tx_bad_input(void)
+{
+	struct mlx5dv_dr_domain *rxd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_domain *txd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	struct mlx5dv_dr_domain *txd2 = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	struct mlx5dv_dr_table *rt = rxd ? mlx5dv_dr_table_create(rxd, 1) : NULL;
+	struct mlx5dv_dr_table *tt = txd ? mlx5dv_dr_table_create(txd, 1) : NULL;
+	struct mlx5dv_dr_matcher *rm = NULL, *tm = NULL;
+	struct mlx5dv_dr_action *pop = mlx5dv_dr_action_create_pop_vlan();
+	struct mlx5dv_dr_action *dmiss = mlx5dv_dr_action_create_default_miss();
+	struct mlx5dv_dr_action *drop = mlx5dv_dr_action_create_drop();
+	struct mlx5dv_dr_action *tag = mlx5dv_dr_action_create_tag(1);
+	struct mlx5dv_dr_action *to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
+	struct mlx5dv_dr_action *mod2 = NULL;
+	__be64 ok = set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0,
+			       0, 16, 1);
+	__be64 bad;
+	struct param mask, val;
+
+	CHECK(rxd && txd && txd2 && rt && tt && pop && dmiss && drop && tag && to0);
+	if (!rxd || !txd || !txd2 || !rt || !tt || !pop || !dmiss || !drop ||
+	    !tag || !to0)
+		return;
+	p_init(&mask, 64);
+	rm = mlx5dv_dr_matcher_create(rt, 0, 0, MP(&mask));
+	tm = mlx5dv_dr_matcher_create(tt, 0, 0, MP(&mask));
+	mod2 = mlx5dv_dr_action_create_modify_header(txd2, 0, 8, &ok);
+	CHECK(rm && tm && mod2);
+	if (!rm || !tm || !mod2)
+		return;
+	p_init(&val, 64);
+
+	log_capture(true);
+	/* modify header: arguments */
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(NULL, 0, 8, &ok), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(txd, 0, 8, NULL), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(txd, 0, 0, &ok), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(txd, 0, 7, &ok), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(txd, 0x2, 8, &ok), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_modify_header(rxd, 0, 8, &ok), EOPNOTSUPP);
+	/* ... and lists the device refuses */
+	bad = set_action(MLX5_ACTION_TYPE_SET, 0x99, 0, 16, 1);	/* unknown field */
+	BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, 8, &bad), EINVAL);
+	bad = set_action(MLX5_ACTION_TYPE_SET, 0x16, 0, 0, 1);	/* OUT_DIPV4: not done */
+	BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, 8, &bad), EINVAL);
+	bad = set_action(5, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, 0, 16, 1);
+	BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, 8, &bad), EINVAL);
+	bad = set_action(MLX5_ACTION_TYPE_COPY, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0,
+			 0, 16, 1);
+	BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, 8, &bad), EINVAL);
+	/* bits 8..24 of a 16-bit field */
+	bad = set_action(MLX5_ACTION_TYPE_SET, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0,
+			 8, 16, 1);
+	BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, 8, &bad), EINVAL);
+	{
+		__be64 many[40];
+
+		for (int i = 0; i < 40; i++)
+			many[i] = ok;	/* max_modify_header_actions is 32 */
+		BAD_PTR_DEV(mlx5dv_dr_action_create_modify_header(txd, 0, sizeof(many),
+								  many), EINVAL);
+	}
+	/* push VLAN */
+	BAD_PTR(mlx5dv_dr_action_create_push_vlan(NULL, htobe32(0x81000005)), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_push_vlan(txd, htobe32(0x08000005)), EINVAL);
+	BAD_PTR(mlx5dv_dr_action_create_push_vlan(rxd, htobe32(0x81000005)), EOPNOTSUPP);
+	/* rules: rewrites only on TX, no QP or tag there, one fate, one domain */
+	BAD_PTR(mlx5dv_dr_rule_create(rm, MP(&val), 1, &mod2), EOPNOTSUPP);
+	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &to0), EINVAL);
+	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &tag), EINVAL);
+	BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &mod2), EINVAL);
+	{
+		struct mlx5dv_dr_action *two[2] = { dmiss, drop };
+
+		BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 2, two), EINVAL);
+	}
+	/* in use */
+	{
+		struct mlx5dv_dr_rule *r = mlx5dv_dr_rule_create(tm, MP(&val), 1, &pop);
+
+		CHECK(r != NULL);
+		BAD_INT(mlx5dv_dr_action_destroy(pop), EBUSY);
+		BAD_INT(mlx5dv_dr_domain_destroy(txd2), EBUSY);	/* mod2 */
+		if (r)
+			CHECK_EQ(mlx5dv_dr_rule_destroy(r), 0);
+	}
+	log_capture(false);
+
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(rm), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(tm), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(rt), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(tt), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(mod2), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(rxd), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd2), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(pop), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(dmiss), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(drop), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(tag), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
+}
+
 static void test_bad_input(void)
 {
 	struct mlx5dv_dr_domain *dmn = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
@@ -459,9 +868,8 @@ static void test_bad_input(void)
 	/* domains */
 	BAD_PTR(mlx5dv_dr_domain_create(NULL, MLX5DV_DR_DOMAIN_TYPE_NIC_RX), EINVAL);
 	BAD_PTR(mlx5dv_dr_domain_create(ctx, (enum mlx5dv_dr_domain_type)7), EINVAL);
-	/* no transmit / eswitch tables: the one-time stub line, then a
-	 * debug line per call */
-	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX), EOPNOTSUPP);
+	/* no eswitch tables: the one-time stub line, then a debug line per
+	 * call */
 	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_FDB), EOPNOTSUPP);
 	BAD_PTR(mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_FDB), EOPNOTSUPP);
 	if (logf) {
@@ -655,7 +1063,9 @@ int main(void)
 	if (!tx)
 		return smx_test_done();
 	test_steering();
+	test_tx_steering();
 	test_bad_input();
+	test_tx_bad_input();
 	test_dump();
 	for (i = 0; i < NRX; i++)
 		ibv_destroy_qp(rx[i]);

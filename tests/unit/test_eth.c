@@ -243,6 +243,10 @@ static unsigned int t_ft(uint32_t type, uint32_t level, uint32_t log,
 	return st;
 }
 
+/* The table_type the flow helpers below send: NIC RX unless a test says
+ * otherwise. */
+static uint32_t t_type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+
 static unsigned int t_ft_cmd(uint16_t op, uint16_t op_mod, uint32_t ft)
 {
 	TMB(destroy_flow_table_in) = { 0 };
@@ -250,8 +254,7 @@ static unsigned int t_ft_cmd(uint16_t op, uint16_t op_mod, uint32_t ft)
 
 	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, opcode, op);
 	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, op_mod, op_mod);
-	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, table_type,
-		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, table_type, t_type);
 	DEVX_SET(destroy_flow_table_in, destroy_flow_table_in, table_id, ft);
 	return cmd(destroy_flow_table_in, sizeof(destroy_flow_table_in),
 		   mbox_out, sizeof(mbox_out));
@@ -282,7 +285,7 @@ static unsigned int t_fg(uint32_t ft, uint32_t start, uint32_t end,
 	unsigned int st;
 
 	DEVX_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-	DEVX_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(create_flow_group_in, in, table_type, t_type);
 	DEVX_SET(create_flow_group_in, in, table_id, ft);
 	DEVX_SET(create_flow_group_in, in, start_flow_index, start);
 	DEVX_SET(create_flow_group_in, in, end_flow_index, end);
@@ -306,6 +309,7 @@ struct t_fte {
 	struct { uint32_t type, id; } dest[4];
 	uint32_t nfc, fc[2];	/* flow counters (action COUNT) */
 	size_t cut;		/* bytes cut off the mailbox */
+	uint32_t mh, push_vlan;	/* actions MOD_HDR, VLAN_PUSH */
 };
 
 static unsigned int t_fte_set(const struct t_fte *f)
@@ -318,7 +322,9 @@ static unsigned int t_fte_set(const struct t_fte *f)
 	unsigned int st, i;
 
 	DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	DEVX_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(set_fte_in, in, table_type, t_type);
+	DEVX_SET(flow_context, fc, modify_header_id, f->mh);
+	DEVX_SET(flow_context, fc, push_vlan, f->push_vlan);
 	DEVX_SET(set_fte_in, in, table_id, f->ft);
 	DEVX_SET(set_fte_in, in, flow_index, f->index);
 	DEVX_SET(flow_context, fc, group_id, f->fg);
@@ -364,8 +370,7 @@ static unsigned int t_fte_del(uint32_t ft, uint32_t index)
 
 	DEVX_SET(delete_fte_in, delete_fte_in, opcode,
 		 MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
-	DEVX_SET(delete_fte_in, delete_fte_in, table_type,
-		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(delete_fte_in, delete_fte_in, table_type, t_type);
 	DEVX_SET(delete_fte_in, delete_fte_in, table_id, ft);
 	DEVX_SET(delete_fte_in, delete_fte_in, flow_index, index);
 	return cmd(delete_fte_in, sizeof(delete_fte_in), mbox_out,
@@ -379,8 +384,7 @@ static unsigned int t_fg_del(uint32_t ft, uint32_t fg)
 
 	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, opcode,
 		 MLX5_CMD_OP_DESTROY_FLOW_GROUP);
-	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, table_type,
-		 MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, table_type, t_type);
 	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, table_id, ft);
 	DEVX_SET(destroy_flow_group_in, destroy_flow_group_in, group_id, fg);
 	return cmd(destroy_flow_group_in, sizeof(destroy_flow_group_in),
@@ -1630,6 +1634,145 @@ static void edit_bad_dbr(uint8_t *in)
 	DEVX_SET64(create_sq_in, in, ctx.wq.dbr_addr, 0x13);
 }
 
+/* ALLOC_MODIFY_HEADER_CONTEXT of @n actions, @room of them in the mailbox,
+ * each @type / @field / length 16, for tables of @tt. */
+static unsigned int t_mh(uint32_t tt, uint32_t n, uint32_t room, uint32_t type,
+			 uint32_t field, uint32_t *id)
+{
+	size_t inlen = DEVX_ST_SZ_BYTES(alloc_modify_header_context_in) + 8 * room;
+	uint8_t *in = calloc(1, inlen);
+	TMB(alloc_modify_header_context_out) = { 0 };
+	unsigned int st, i;
+
+	DEVX_SET(alloc_modify_header_context_in, in, opcode,
+		 MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT);
+	DEVX_SET(alloc_modify_header_context_in, in, table_type, tt);
+	DEVX_SET(alloc_modify_header_context_in, in, num_of_actions, n);
+	for (i = 0; i < room; i++) {
+		uint8_t *a = in + DEVX_ST_SZ_BYTES(alloc_modify_header_context_in) + 8 * i;
+
+		DEVX_SET(set_action_in, a, action_type, type);
+		DEVX_SET(set_action_in, a, field, field);
+		DEVX_SET(set_action_in, a, length, 16);
+		DEVX_SET(set_action_in, a, data, 0x1234);
+	}
+	st = cmd(in, inlen, alloc_modify_header_context_out,
+		 sizeof(alloc_modify_header_context_out));
+	*id = DEVX_GET(alloc_modify_header_context_out,
+		       alloc_modify_header_context_out, modify_header_id);
+	free(in);
+	return st;
+}
+
+static unsigned int t_mh_free(uint32_t id)
+{
+	TMB(dealloc_modify_header_context_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(dealloc_modify_header_context_in, dealloc_modify_header_context_in,
+		 opcode, MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT);
+	DEVX_SET(dealloc_modify_header_context_in, dealloc_modify_header_context_in,
+		 modify_header_id, id);
+	return cmd(dealloc_modify_header_context_in,
+		   sizeof(dealloc_modify_header_context_in), mbox_out,
+		   sizeof(mbox_out));
+}
+
+/* NIC TX tables, modify header contexts and entries: what the firmware
+ * refuses, and what an entry in use holds. */
+static void test_tx_mailboxes(void)
+{
+	const uint32_t bad = MLX5_CMD_STAT_BAD_PARAM_ERR;
+	const uint32_t tx = MLX5_FLOW_TABLE_TYPE_NIC_TX;
+	uint32_t txft = 0, txft1 = 0, txfg = 0, mh = 0, x;
+
+	/* modify header contexts */
+	CHECK_EQ(t_mh(MLX5_FLOW_TABLE_TYPE_NIC_RX, 1, 1, MLX5_ACTION_TYPE_SET,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x), bad);
+	CHECK_EQ(t_mh(tx, 0, 0, MLX5_ACTION_TYPE_SET,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x), bad);
+	CHECK_EQ(t_mh(tx, 33, 33, MLX5_ACTION_TYPE_SET,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x), bad);
+	CHECK_EQ(t_mh(tx, 2, 1, MLX5_ACTION_TYPE_SET,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x),
+		 MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	CHECK_EQ(t_mh(tx, 1, 1, MLX5_ACTION_TYPE_SET, 0x16, &x), bad);
+	CHECK_EQ(t_mh(tx, 1, 1, MLX5_ACTION_TYPE_SET, 0xfff, &x), bad);
+	CHECK_EQ(t_mh(tx, 1, 1, MLX5_ACTION_TYPE_COPY,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x), bad);
+	CHECK_EQ(t_mh(tx, 1, 1, 0xf, MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &x), bad);
+	CHECK_EQ(t_mh_free(0x7777), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_mh(tx, 1, 1, MLX5_ACTION_TYPE_ADD,
+		      MLX5_ACTION_IN_FIELD_OUT_DMAC_47_16, &x), 0);
+	CHECK_EQ(t_mh_free(x), 0);
+	CHECK_EQ(t_mh(tx, 2, 2, MLX5_ACTION_TYPE_SET,
+		      MLX5_ACTION_IN_FIELD_OUT_SMAC_15_0, &mh), 0);
+
+	/* an RX entry only pops; an RX root is not a TX table */
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 4, .mh = mh,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_DROP |
+					     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR };
+
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.action = MLX5_FLOW_CONTEXT_ACTION_DROP |
+			   MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+		f.push_vlan = 0x81000005;
+		CHECK_EQ(t_fte_set(&f), bad);
+	}
+	CHECK_EQ(t_ft(tx, 0, 4, &txft), 0);
+	CHECK_EQ(t_ft(tx, 1, 4, &txft1), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, 0, txft), bad);
+
+	t_type = tx;
+	CHECK_EQ(t_fg(txft, 0, 7, C_DMAC, &txfg), 0);
+	{
+		struct t_fte f = { .ft = txft, .fg = txfg, .index = 1,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+				   .ndest = 1,
+				   .dest = { { MLX5_FLOW_DESTINATION_TYPE_TIR, tirn } } };
+
+		/* no TIRs on transmit; one fate; a real context; a VLAN TPID */
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.ndest = 0;
+		f.action = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+			   MLX5_FLOW_CONTEXT_ACTION_DROP;
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.action = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+			   MLX5_FLOW_CONTEXT_ACTION_MOD_HDR;
+		f.mh = 0x7777;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_RES_ERR);
+		f.action = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+			   MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+		f.push_vlan = 0x08000005;
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.action = 0x200;	/* a rewrite this device does not do */
+		CHECK_EQ(t_fte_set(&f), bad);
+		/* forward to a deeper TX table, rewriting on the way */
+		f.action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+			   MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+			   MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+		f.mh = mh;
+		f.push_vlan = 0x81000005;
+		f.ndest = 1;
+		f.dest[0].type = MLX5_FLOW_DESTINATION_TYPE_FLOW_TABLE;
+		f.dest[0].id = ft0;	/* an RX table */
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.dest[0].id = txft1;
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	/* in use: busy */
+	CHECK_EQ(t_mh_free(mh), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, txft1),
+		 MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_fte_del(txft, 1), 0);
+	CHECK_EQ(t_mh_free(mh), 0);
+	CHECK_EQ(t_fg_del(txft, txfg), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, txft1), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, txft), 0);
+	t_type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+}
+
 static void test_bad_mailboxes(void)
 {
 	struct t_sq bad;
@@ -1658,7 +1801,7 @@ static void test_bad_mailboxes(void)
 	CHECK_EQ(t_tir(rq.rqn, td, 0, 2, &x), MLX5_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_tir(0x123456, td, 0, MLX5_TIRC_DISP_TYPE_DIRECT, &x),
 		 MLX5_CMD_STAT_BAD_RES_ERR);
-	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_TX, 0, 4, &x),
+	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_FDB, 0, 4, &x),
 		 MLX5_CMD_STAT_BAD_PARAM_ERR);
 	CHECK_EQ(t_ft(MLX5_FLOW_TABLE_TYPE_NIC_RX, 0, 30, &x),
 		 MLX5_CMD_STAT_BAD_PARAM_ERR);
@@ -1983,6 +2126,7 @@ int main(void)
 	test_rmp();
 	test_errors();
 	test_bad_mailboxes();
+	test_tx_mailboxes();
 	test_rss();
 	test_teardown();
 	smx_dev_close(env.d);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ethernet: send WQEs of SQs become frames, frames go through NIC receive
- * steering (fw_flow_steer) and land in RQs.
+ * Ethernet: send WQEs of SQs become frames, which go through NIC transmit
+ * steering (fw_flow_steer_tx), then NIC receive steering (fw_flow_steer),
+ * and land in RQs.
  *
  * SEND WQE on an SQ (PRM): control segment (opcode SEND 0x0a or NOP; qpn_ds
  * names the SQ), an Ethernet segment (struct mlx5_wqe_eth_seg: cs_flags
@@ -14,10 +15,15 @@
  * L2 header (MAC addresses, one VLAN tag, ethertype). Checksum flags are
  * honoured for IPv4 (header checksum) and TCP/UDP over IPv4 or IPv6 (no
  * extension headers); other frames are sent as they are. LSO (mss), VLAN
- * insertion and SWP are not supported: TSO/other opcodes fail the WQE.
+ * insertion by the WQE and SWP are not supported: TSO/other opcodes fail the WQE.
  * A signalled WQE completes with a REQ CQE (qpn: the SQN, srqn_uidx: the
  * SQ's user_index). A bad WQE completes with an error CQE and moves the SQ
  * to ERR; in ERR, posted WQEs are flushed when flush_in_error_en is set.
+ *
+ * Every sent frame first goes through NIC transmit steering
+ * (fw_flow_steer_tx) when a NIC TX root is set: its entries may rewrite
+ * it (MAC fields, VLAN push / pop) or drop it (counted in fw_eth_stats
+ * tx_dropped; the WQE still completes without error).
  *
  * Frames loop back in-process: a sent frame enters this device's NIC
  * receive, like traffic that the eswitch turns around towards the local
@@ -319,6 +325,21 @@ static void eth_rx_classify(struct eth_rx *r)
 }
 
 #undef M_SET
+
+/* The match set of a frame, for NIC transmit steering. */
+static void eng_eth_match(const uint8_t *f, uint32_t len,
+			  uint8_t hdr[FW_MATCH_BYTES])
+{
+	struct eth_rx r;
+
+	memset(hdr, 0, FW_MATCH_BYTES);
+	if (len < ENG_ETH_HLEN)
+		return;	/* matches only entries that match anything */
+	r.f = f;
+	eth_parse(f, len, &r.p);
+	eth_rx_classify(&r);
+	memcpy(hdr, r.match, FW_MATCH_BYTES);
+}
 
 /* ------------------------------------------------------------------ */
 /* Engine state                                                       */
@@ -637,6 +658,7 @@ static struct fw_rq *eth_tir_rq(const struct fw_tir *t, struct eth_rx *r)
 void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		const struct fw_tis *tis)
 {
+	uint8_t *popped = NULL;
 	struct fw_steer st;
 	struct eth_rx r;
 	uint32_t i;
@@ -655,6 +677,22 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		smx_dbg("engine: NIC receive: %u-byte frame (ethertype 0x%04x) "
 			"%s", len, r.p.ethertype, st.dropped ? "dropped by a "
 			"steering entry" : "missed steering, dropped");
+	/* A VLAN pop on the path: the queues get the frame without its
+	 * outer tag, and CQE flags of what they get. */
+	if (st.ntir && st.pop_vlan && r.p.ntags) {
+		popped = malloc(len - 4);
+		if (!popped) {
+			smx_dbg("engine: NIC receive: no memory to pop a VLAN tag, "
+				"%u-byte frame dropped", len);
+			return;
+		}
+		memcpy(popped, frame, 12);
+		memcpy(popped + 12, frame + 16, len - 16);
+		len -= 4;
+		r.f = popped;
+		eth_parse(popped, len, &r.p);
+		eth_rx_classify(&r);
+	}
 	for (i = 0; i < st.ntir; i++) {
 		const struct fw_tir *t = st.tir[i];
 		uint8_t blk = r.multicast ? MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST :
@@ -664,6 +702,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 			continue;	/* our own frame, loopback blocked */
 		eng_eth_deliver(e, eth_tir_rq(t, &r), &r, st.flow_tag);
 	}
+	free(popped);
 }
 
 /* ------------------------------------------------------------------ */
@@ -889,7 +928,14 @@ static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 	s->ci += (uint16_t)nbb;
 	if (((ctrl->fm_ce_se >> 2) & 3) >= 2)
 		eng_eth_sq_cqe(e, sq, MLX5_CQE_REQ, 0, (uint8_t)opcode, at, flen);
-	if (opcode == MLX5_OPCODE_SEND) {
+	/* NIC TX steering may rewrite or drop the frame; a dropped frame's
+	 * send has completed all the same. */
+	if (opcode == MLX5_OPCODE_SEND &&
+	    !fw_flow_steer_tx(e->fw, s->frame, &flen, sizeof(s->frame),
+			      eng_eth_match)) {
+		smx_dbg("engine: sq 0x%x wqe %u: %u-byte frame dropped by NIC "
+			"transmit steering", sq->obj.id, at, flen);
+	} else if (opcode == MLX5_OPCODE_SEND) {
 		eng_eth_rx(e, s->frame, flen, sq->tis);
 		eng_wire_tx(e, s->frame, flen);
 		eng_fabric_eth_flood(e, s->frame, flen);

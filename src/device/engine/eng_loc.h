@@ -171,7 +171,9 @@ struct eng_sq {
 	struct eng_obj o;
 	struct fw_sq *sq;
 	uint16_t ci;		/* next WQEBB counter to execute */
-	uint8_t frame[ENG_ETH_MAX_FRAME];	/* the frame being sent */
+	/* the frame being sent, with room for the VLAN tags NIC TX steering
+	 * may push */
+	uint8_t frame[ENG_ETH_MAX_FRAME + 64];
 };
 
 struct eng_rq {

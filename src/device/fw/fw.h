@@ -493,6 +493,22 @@ struct fw_fc {
 	uint64_t packets, octets;
 };
 
+/* Modify header context (fw_modhdr.c): header rewrites a flow entry with
+ * action MOD_HDR runs on the frame, in list order. */
+struct fw_mh_action {
+	uint8_t type;		/* MLX5_ACTION_TYPE_SET / _ADD */
+	uint16_t field;		/* MLX5_ACTION_IN_FIELD_* */
+	uint8_t offset, length;	/* bits; length 1..32 */
+	uint32_t data;
+};
+
+struct fw_mh {
+	struct fw_obj obj;
+	uint32_t table_type;	/* MLX5_FLOW_TABLE_TYPE_* it may serve */
+	uint32_t n;
+	struct fw_mh_action act[];
+};
+
 struct fw_fte {
 	uint32_t index;
 	uint16_t uid;
@@ -501,6 +517,8 @@ struct fw_fte {
 	uint32_t flow_tag;
 	uint8_t val[FW_MATCH_BYTES];	/* outer headers, masked by the group */
 	uint64_t hits;
+	struct fw_mh *mh;	/* action MOD_HDR */
+	uint32_t push_vlan;	/* action VLAN_PUSH: TPID << 16 | TCI */
 	uint32_t nfc;		/* flow counters (action COUNT) */
 	struct fw_fc **fc;
 	uint32_t ndest;
@@ -515,6 +533,7 @@ struct fw_steer {
 	struct fw_tir *tir[FW_STEER_MAX];
 	uint32_t flow_tag;	/* of the entry that matched last */
 	bool dropped;		/* by an entry with action DROP */
+	bool pop_vlan;		/* an entry on the path pops the outer tag */
 };
 
 /* Device-wide Ethernet receive counters. */
@@ -524,6 +543,8 @@ struct fw_eth_stats {
 	uint64_t rx_dropped;	/* entries with action DROP */
 	uint64_t rx_out_of_buffer;	/* a TIR's RQ had no WQE */
 	uint64_t rx_malformed;	/* shorter than an Ethernet header */
+	uint64_t tx_frames;	/* frames into NIC transmit steering */
+	uint64_t tx_dropped;	/* dropped by a NIC TX entry (action DROP) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -548,11 +569,23 @@ struct fw_rq *fw_rq_lookup(struct fw *fw, uint32_t rqn);
  * SET_FLOW_TABLE_ROOT, each table's entries in flow index order, the first
  * entry whose group criteria match; FWD_DEST to TIRs (each gets the frame)
  * or to a deeper table (followed), DROP, or a table miss (miss table, or
- * dropped). Counts into fw_eth_stats() and into the flow counters of
+ * dropped); VLAN_POP on the path sets out->pop_vlan (the engine removes
+ * the tag). Counts into fw_eth_stats() and into the flow counters of
  * every matching entry with action COUNT (@len bytes, the frame's length).
  */
 void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 		   uint32_t len, struct fw_steer *out);
+/*
+ * NIC transmit steering of one frame an SQ sends, rewritten in place
+ * (@f holds @cap bytes, *@len of them the frame): from the NIC TX root,
+ * each matching entry's actions in PRM order (pop VLAN, modify header, push
+ * VLAN), then DROP (false), ALLOW (on to the wire, true) or a deeper table;
+ * a miss goes to the miss table or on to the wire. @classify refills the
+ * match set after a rewrite. No NIC TX root: true, the frame untouched.
+ */
+bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
+		      void (*classify)(const uint8_t *f, uint32_t len,
+				       uint8_t hdr[FW_MATCH_BYTES]));
 struct fw_eth_stats *fw_eth_stats(struct fw *fw);
 
 /*

@@ -170,26 +170,23 @@ static void fw_caps_eth(void *cap)
 		MLX5_CAP_INLINE_MODE_NOT_REQUIRED);
 }
 
-/* NIC receive flow tables (fw_flow.c): outer L2-L4 fields, several TIR
- * destinations per entry, miss and destination tables. */
-static void fw_caps_flow_table(void *cap)
+/* What NIC RX and NIC TX flow tables share (fw_flow.c): outer L2-L4
+ * fields, counters, destination and miss tables. */
+static void fw_caps_ft_props(void *p)
 {
-	void *rx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
-				flow_table_properties_nic_receive);
 	void *f[2] = {
-		DEVX_ADDR_OF(flow_table_prop_layout, rx, ft_field_support),
-		DEVX_ADDR_OF(flow_table_prop_layout, rx, ft_field_bitmask_support),
+		DEVX_ADDR_OF(flow_table_prop_layout, p, ft_field_support),
+		DEVX_ADDR_OF(flow_table_prop_layout, p, ft_field_bitmask_support),
 	};
 
-	CAP_SET(flow_table_nic_cap, nic_rx_multi_path_tirs, 1);
-	DEVX_SET(flow_table_prop_layout, rx, ft_support, 1);
-	DEVX_SET(flow_table_prop_layout, rx, log_max_ft_size, 16);
-	DEVX_SET(flow_table_prop_layout, rx, max_ft_level, 63);
-	DEVX_SET(flow_table_prop_layout, rx, log_max_ft_num, 16);
-	DEVX_SET(flow_table_prop_layout, rx, log_max_destination, 4);
-	DEVX_SET(flow_table_prop_layout, rx, log_max_flow, 16);
-	DEVX_SET(flow_table_prop_layout, rx, flow_counter, 1);
-	DEVX_SET(flow_table_prop_layout, rx, log_max_flow_counter, 4);
+	DEVX_SET(flow_table_prop_layout, p, ft_support, 1);
+	DEVX_SET(flow_table_prop_layout, p, log_max_ft_size, 16);
+	DEVX_SET(flow_table_prop_layout, p, max_ft_level, 63);
+	DEVX_SET(flow_table_prop_layout, p, log_max_ft_num, 16);
+	DEVX_SET(flow_table_prop_layout, p, log_max_destination, 4);
+	DEVX_SET(flow_table_prop_layout, p, log_max_flow, 16);
+	DEVX_SET(flow_table_prop_layout, p, flow_counter, 1);
+	DEVX_SET(flow_table_prop_layout, p, log_max_flow_counter, 4);
 	for (unsigned int i = 0; i < 2; i++) {
 		DEVX_SET(flow_table_fields_supported, f[i], outer_dmac, 1);
 		DEVX_SET(flow_table_fields_supported, f[i], outer_smac, 1);
@@ -211,6 +208,29 @@ static void fw_caps_flow_table(void *cap)
 		DEVX_SET(flow_table_fields_supported, f[i], outer_tcp_dport, 1);
 		DEVX_SET(flow_table_fields_supported, f[i], outer_tcp_flags, 1);
 	}
+}
+
+/* NIC receive tables: several TIR destinations per entry, VLAN pop. NIC
+ * transmit tables: their own root, and rewrites (fw_modhdr.c, VLAN
+ * pop/push). */
+static void fw_caps_flow_table(void *cap)
+{
+	void *rx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
+				flow_table_properties_nic_receive);
+	void *tx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
+				flow_table_properties_nic_transmit);
+
+	CAP_SET(flow_table_nic_cap, nic_rx_multi_path_tirs, 1);
+	fw_caps_ft_props(rx);
+	fw_caps_ft_props(tx);
+	DEVX_SET(flow_table_prop_layout, rx, pop_vlan, 1);
+	DEVX_SET(flow_table_prop_layout, tx, modify_root, 1);
+	DEVX_SET(flow_table_prop_layout, tx, pop_vlan, 1);
+	DEVX_SET(flow_table_prop_layout, tx, push_vlan, 1);
+	DEVX_SET(flow_table_prop_layout, tx, log_max_modify_header_context,
+		 FW_MH_LOG_MAX);
+	DEVX_SET(flow_table_prop_layout, tx, max_modify_header_actions,
+		 FW_MH_MAX_ACTIONS);
 }
 
 static void fw_caps_atomic(void *cap)

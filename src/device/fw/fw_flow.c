@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NIC receive flow steering: CREATE/DESTROY/QUERY_FLOW_TABLE,
+ * NIC receive and transmit flow steering: CREATE/DESTROY/QUERY_FLOW_TABLE,
  * SET_FLOW_TABLE_ROOT, CREATE/DESTROY_FLOW_GROUP, SET/DELETE_FLOW_TABLE_ENTRY
  * and the lookup the engine runs for every received frame (fw_flow_steer).
  *
@@ -16,13 +16,24 @@
  * named (uid 0 only, like the kernel's steering root); without one every
  * frame is dropped.
  *
+ * NIC transmit tables (type 1) have their own root; every frame an SQ
+ * sends goes through them (fw_flow_steer_tx) before loopback and the wire.
+ * Their entries forward to deeper NIC TX tables only, drop (the send still
+ * completes), or allow (on to the wire; a miss does the same), and may
+ * rewrite the frame: pop the outer VLAN tag, run a modify header context
+ * (fw_modhdr.c), push the flow context's push_vlan tag. Checksums are not
+ * touched (a MAC or a tag is under none). On NIC RX tables, allow ends
+ * steering as a miss does (rdma-core's default-miss action), and VLAN pop
+ * removes the outer tag of the frames the path delivers (deeper tables
+ * still match the tag: receive steering classifies a frame once).
+ *
  * Matching: the outer L2-L4 headers (fte_match_set_lyr_2_4: MACs,
  * ethertype, first VLAN, IP version/protocol/DSCP/ECN/TTL/fragment/IHL,
  * addresses, TCP/UDP ports, TCP flags, L4 type). Misc parameters and inner
- * headers are refused at CREATE_FLOW_GROUP; so are header rewrites and
- * packet reformats in entries. An entry may add action COUNT to forward or
- * drop: its flow counters (fw_fc.c), listed after the destinations, count
- * every frame it matches. Modifying an entry in place
+ * headers are refused at CREATE_FLOW_GROUP; so are packet reformats and,
+ * in NIC RX entries, header rewrites other than VLAN pop. An entry may add
+ * action COUNT to forward or drop: its flow counters (fw_fc.c), listed
+ * after the destinations, count every frame it matches. Modifying an entry in place
  * (SET_FLOW_TABLE_ENTRY op_mod 1) is not supported: delete and set again.
  */
 #include <stdlib.h>
@@ -53,10 +64,19 @@ static int fw_flow_head(struct fw_cmd *c, uint32_t other_vport, uint32_t type)
 	if (other_vport)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow table of another vport: "
 			       "the device has one vport");
-	if (type != MLX5_FLOW_TABLE_TYPE_NIC_RX)
+	if (type != MLX5_FLOW_TABLE_TYPE_NIC_RX &&
+	    type != MLX5_FLOW_TABLE_TYPE_NIC_TX)
 		return FW_FAIL(c, BAD_PARAM_ERR, "table_type %u: only NIC "
-			       "receive (0) flow tables are supported", type);
+			       "receive (0) and transmit (1) flow tables are "
+			       "supported", type);
 	return 0;
+}
+
+/* The root slot of a table type (checked by fw_flow_head). */
+static struct fw_ft **fw_flow_root(struct fw *fw, uint32_t type)
+{
+	return type == MLX5_FLOW_TABLE_TYPE_NIC_TX ? &fw->nic_tx_root :
+	       &fw->nic_rx_root;
 }
 
 /* The table a command names (destroy/query/group/entry commands share the
@@ -93,6 +113,8 @@ static void fw_fte_free(struct fw_fte *e)
 	}
 	for (i = 0; i < e->nfc; i++)
 		fw_unref(&e->fc[i]->obj);
+	if (e->mh)
+		fw_unref(&e->mh->obj);
 	free(e->fc);
 	free(e);
 }
@@ -142,10 +164,13 @@ int fw_ft_create(struct fw_cmd *c)
 				 "flow table table_miss_id");
 		if (!miss_ft)
 			return -1;
-		if (miss_ft->level <= level)
+		if (miss_ft->type != IN_GET(create_flow_table_in, table_type) ||
+		    miss_ft->level <= level)
 			return FW_FAIL(c, BAD_PARAM_ERR, "flow table: miss table "
-				       "0x%x is at level %u, not above %u",
-				       miss_ft->obj.id, miss_ft->level, level);
+				       "0x%x (type %u) is at level %u, not a "
+				       "deeper table of this type (%u)",
+				       miss_ft->obj.id, miss_ft->type,
+				       miss_ft->level, level);
 	} else if (miss != MLX5_FLOW_TABLE_MISS_ACTION_DEF) {
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow table: table_miss_action "
 			       "%u is not default (0) or forward (1)", miss);
@@ -163,7 +188,7 @@ int fw_ft_create(struct fw_cmd *c)
 		free(ft);
 		return -1;
 	}
-	ft->type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+	ft->type = IN_GET(create_flow_table_in, table_type);
 	ft->level = level;
 	ft->log_size = log_size;
 	ft->miss_action = miss;
@@ -186,7 +211,7 @@ int fw_ft_destroy(struct fw_cmd *c)
 	if (ft->obj.refs)
 		return FW_FAIL(c, RES_BUSY, "flow table 0x%x is still %s (%u "
 			       "references)", ft->obj.id,
-			       c->fw->nic_rx_root == ft ? "the NIC receive root" :
+			       *fw_flow_root(c->fw, ft->type) == ft ? "a root" :
 			       "a destination or miss table", ft->obj.refs);
 	fw_table_del(&c->fw->ft, ft->obj.id);
 	fw_obj_disown(c->fw, &ft->obj);
@@ -211,11 +236,13 @@ int fw_ft_query(struct fw_cmd *c)
 	return 0;
 }
 
-/* op_mod 0 points the NIC receive root at a table, op_mod 1 disconnects
- * it (frames are then dropped). Privileged: uid 0 only. */
+/* op_mod 0 points the root of a table type at a table, op_mod 1
+ * disconnects it (received frames are then dropped, sent ones go out
+ * unsteered). Privileged: uid 0 only. */
 int fw_ft_set_root(struct fw_cmd *c)
 {
-	struct fw_ft *ft = NULL;
+	uint32_t type = IN_GET(set_flow_table_root_in, table_type);
+	struct fw_ft *ft = NULL, **root;
 
 	if (c->uid)
 		return FW_FAIL(c, BAD_PARAM_ERR, "SET_FLOW_TABLE_ROOT: uid %u: "
@@ -235,11 +262,16 @@ int fw_ft_set_root(struct fw_cmd *c)
 			    "SET_FLOW_TABLE_ROOT");
 		if (!ft)
 			return -1;
+		if (ft->type != type)
+			return FW_FAIL(c, BAD_PARAM_ERR, "SET_FLOW_TABLE_ROOT: "
+				       "table 0x%x is of type %u, not %u",
+				       ft->obj.id, ft->type, type);
 		fw_ref(&ft->obj);
 	}
-	if (c->fw->nic_rx_root)
-		fw_unref(&c->fw->nic_rx_root->obj);
-	c->fw->nic_rx_root = ft;
+	root = fw_flow_root(c->fw, type);
+	if (*root)
+		fw_unref(&(*root)->obj);
+	*root = ft;
 	return 0;
 }
 
@@ -373,7 +405,12 @@ static int fw_fte_dests(struct fw_cmd *c, struct fw_ft *ft,
 		if (DEVX_GET(dest_format, d, packet_reformat))
 			return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: destination "
 				       "%u: packet reformat is not supported", i);
-		if (type == MLX5_FLOW_DESTINATION_TYPE_TIR) {
+		if (type == MLX5_FLOW_DESTINATION_TYPE_TIR &&
+		    ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX) {
+			return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: destination "
+				       "%u: a NIC transmit table cannot forward "
+				       "to a TIR", i);
+		} else if (type == MLX5_FLOW_DESTINATION_TYPE_TIR) {
 			fd->tir = FW_REF(c, tir, id, "flow entry destination");
 			if (!fd->tir)
 				return -1;
@@ -432,6 +469,58 @@ static int fw_fte_counters(struct fw_cmd *c, const uint8_t *fc, uint32_t nfc,
 	return 0;
 }
 
+/*
+ * What an entry may do: exactly one of forward, drop and allow (NIC TX:
+ * on to the wire; NIC RX: leave steering as on a miss), plus count; a NIC
+ * TX entry may also rewrite the frame (modify header, VLAN pop / push), a
+ * NIC RX entry pop the outer VLAN tag.
+ */
+static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
+			       uint32_t action)
+{
+	const uint32_t fate = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+			      MLX5_FLOW_CONTEXT_ACTION_DROP |
+			      MLX5_FLOW_CONTEXT_ACTION_ALLOW;
+	const uint32_t rewrite = MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+	uint32_t ok = fate | MLX5_FLOW_CONTEXT_ACTION_COUNT;
+	uint32_t f = action & fate;
+
+	if (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX)
+		ok |= rewrite;
+	else
+		ok |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP;
+	if (action & ~ok)
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: bits "
+			       "0x%x are not supported in a %s table (allow 0x1, "
+			       "drop 0x2, forward 0x4, count 0x8%s)", action,
+			       action & ~ok, ft->type ? "NIC transmit" :
+			       "NIC receive", ft->type ? ", modify header 0x40, "
+			       "VLAN pop 0x80, VLAN push 0x100" : ", VLAN pop 0x80");
+	if (!f || (f & (f - 1)))
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: "
+			       "exactly one of forward, drop and allow", action);
+	return 0;
+}
+
+/* The modify header context an entry with action MOD_HDR names. */
+static int fw_fte_mod_hdr(struct fw_cmd *c, const struct fw_ft *ft, uint32_t id,
+			  struct fw_fte *e)
+{
+	struct fw_mh *mh = FW_REF(c, mh, id, "flow entry modify_header_id");
+
+	if (!mh)
+		return -1;
+	if (mh->table_type != ft->type)
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: modify header 0x%x "
+			       "is for table type %u, the table is of type %u",
+			       id, mh->table_type, ft->type);
+	fw_ref(&mh->obj);
+	e->mh = mh;
+	return 0;
+}
+
 int fw_fte_set(struct fw_cmd *c)
 {
 	struct fw_ft *ft;
@@ -442,7 +531,6 @@ int fw_fte_set(struct fw_cmd *c)
 	uint32_t action = DEVX_GET(flow_context, fc, action);
 	uint32_t ndest = DEVX_GET(flow_context, fc, destination_list_size);
 	uint32_t nfc = DEVX_GET(flow_context, fc, flow_counter_list_size);
-	uint32_t fwd_drop;
 	struct fw_fte *e, **nf;
 	struct fw_fg *g;
 	uint32_t pos, i;
@@ -474,18 +562,16 @@ int fw_fte_set(struct fw_cmd *c)
 	if (found)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: index %u of table "
 			       "0x%x is already set", index, ft->obj.id);
-	if (action & ~(uint32_t)(MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-				 MLX5_FLOW_CONTEXT_ACTION_DROP |
-				 MLX5_FLOW_CONTEXT_ACTION_COUNT))
-		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: only "
-			       "forward (0x4), drop (0x2) and count (0x8) are "
-			       "supported", action);
-	fwd_drop = action & (MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-			     MLX5_FLOW_CONTEXT_ACTION_DROP);
-	if (fwd_drop == (MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-			 MLX5_FLOW_CONTEXT_ACTION_DROP) || !fwd_drop)
-		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: "
-			       "exactly one of forward and drop", action);
+	if (fw_fte_action_check(c, ft, action))
+		return -1;
+	if (action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH) {
+		uint32_t tpid = DEVX_GET(flow_context, fc, push_vlan) >> 16;
+
+		if (tpid != 0x8100 && tpid != 0x88a8)
+			return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: push_vlan "
+				       "TPID 0x%04x is not 802.1Q (0x8100) or "
+				       "802.1ad (0x88a8)", tpid);
+	}
 	if (DEVX_GET(flow_context, fc, extended_destination))
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: extended "
 			       "destinations are not supported");
@@ -512,10 +598,15 @@ int fw_fte_set(struct fw_cmd *c)
 	e->fg = g;
 	e->action = action;
 	e->flow_tag = DEVX_GET(flow_context, fc, flow_tag);
+	if (action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH)
+		e->push_vlan = DEVX_GET(flow_context, fc, push_vlan);
 	for (i = 0; i < FW_MATCH_BYTES; i++)
 		e->val[i] = val[i] & g->crit[i];
 	e->ndest = ndest;
 	if (fw_fte_dests(c, ft, fc, e) || fw_fte_counters(c, fc, nfc, e))
+		goto err;
+	if ((action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) &&
+	    fw_fte_mod_hdr(c, ft, DEVX_GET(flow_context, fc, modify_header_id), e))
 		goto err;
 	if (ft->nfte == ft->capfte) {
 		uint32_t ncap = ft->capfte ? ft->capfte * 2 : 16;
@@ -608,6 +699,8 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 			e->fc[i]->octets += len;
 		}
 		out->flow_tag = e->flow_tag;
+		if (e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP)
+			out->pop_vlan = true;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
 			fw->eth.rx_dropped++;
 			out->dropped = true;
@@ -635,6 +728,90 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 	 * reached no TIR is dropped here. */
 	if (!out->ntir)
 		fw->eth.rx_no_match++;
+}
+
+/* 802.1Q/802.1ad tag right after the MAC addresses? */
+static bool fw_frame_tagged(const uint8_t *f, uint32_t len)
+{
+	uint16_t t;
+
+	if (len < 18)
+		return false;
+	t = (uint16_t)(f[12] << 8 | f[13]);
+	return t == 0x8100 || t == 0x88a8;
+}
+
+/* An entry's rewrites, in the PRM's order: pop, modify, push. */
+static void fw_fte_rewrite(const struct fw_fte *e, uint8_t *f, uint32_t *len,
+			   uint32_t cap)
+{
+	if ((e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP) &&
+	    fw_frame_tagged(f, *len)) {
+		memmove(f + 12, f + 16, *len - 16);
+		*len -= 4;
+	}
+	if (e->mh)
+		fw_mh_apply(e->mh, f, *len);
+	if ((e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH) && *len >= 12 &&
+	    *len + 4 <= cap) {
+		memmove(f + 16, f + 12, *len - 12);
+		f[12] = (uint8_t)(e->push_vlan >> 24);
+		f[13] = (uint8_t)(e->push_vlan >> 16);
+		f[14] = (uint8_t)(e->push_vlan >> 8);
+		f[15] = (uint8_t)e->push_vlan;
+		*len += 4;
+	}
+}
+
+bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
+		      void (*classify)(const uint8_t *f, uint32_t len,
+				       uint8_t hdr[FW_MATCH_BYTES]))
+{
+	uint8_t hdr[FW_MATCH_BYTES];
+	struct fw_ft *ft = fw->nic_tx_root;
+	unsigned int depth;
+
+	if (!ft)
+		return true;
+	fw->eth.tx_frames++;
+	classify(f, *len, hdr);
+	for (depth = 0; ft && depth <= FW_FT_MAX_LEVEL + 1; depth++) {
+		struct fw_fte *e = NULL;
+		struct fw_ft *next = NULL;
+		uint32_t i;
+
+		for (i = 0; i < ft->nfte; i++)
+			if (fw_fte_match(ft->fte[i], hdr)) {
+				e = ft->fte[i];
+				break;
+			}
+		if (!e) {
+			/* a miss without a miss table: out to the wire */
+			ft = ft->miss_action == MLX5_FLOW_TABLE_MISS_ACTION_FWD ?
+			     ft->miss : NULL;
+			continue;
+		}
+		e->hits++;
+		for (i = 0; i < e->nfc; i++) {
+			e->fc[i]->packets++;
+			e->fc[i]->octets += *len;
+		}
+		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+			fw->eth.tx_dropped++;
+			return false;
+		}
+		if (e->action & (MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH)) {
+			fw_fte_rewrite(e, f, len, cap);
+			classify(f, *len, hdr);	/* deeper tables see the result */
+		}
+		for (i = 0; i < e->ndest; i++)
+			if (e->dest[i].ft)
+				next = e->dest[i].ft;
+		ft = next;	/* ALLOW, or nowhere deeper: on to the wire */
+	}
+	return true;
 }
 
 struct fw_eth_stats *fw_eth_stats(struct fw *fw)

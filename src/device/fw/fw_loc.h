@@ -35,6 +35,11 @@ struct fw_memic_blk {
 /* Scheduling elements: largest DWRR weight (qos_cap.max_tsar_bw_share). */
 #define FW_SCHED_MAX_BW_SHARE 100
 
+/* Modify header contexts: how many (log), actions in one (caps
+ * log_max_modify_header_context, max_modify_header_actions). */
+#define FW_MH_LOG_MAX 16
+#define FW_MH_MAX_ACTIONS 32
+
 /* DEKs a device holds at most (crypto_caps.log_max_num_deks). */
 #define FW_CRYPTO_LOG_MAX_DEKS 16
 
@@ -61,7 +66,9 @@ struct fw {
 	struct fw_table genobj;	/* general objects (fw_genobj.c), one id space */
 	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c, fw_fc.c) */
 	struct fw_table tis, sq, rq, rqt, tir, ft, fg, fc;
-	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT */
+	struct fw_table mh;	/* modify header contexts (fw_modhdr.c) */
+	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT, per table type */
+	struct fw_ft *nic_tx_root;
 	struct fw_eth_stats eth;
 	struct fw_crypto crypto;
 
@@ -362,6 +369,12 @@ int fw_fg_destroy(struct fw_cmd *c);
 int fw_fte_set(struct fw_cmd *c);
 int fw_fte_delete(struct fw_cmd *c);
 void fw_ft_free(struct fw_ft *ft);
+
+/* fw_modhdr.c */
+int fw_mh_alloc(struct fw_cmd *c);
+int fw_mh_dealloc(struct fw_cmd *c);
+/* Runs @mh's actions on the Ethernet frame @f of @len bytes. */
+void fw_mh_apply(const struct fw_mh *mh, uint8_t *f, uint32_t len);
 
 /* fw_fc.c */
 int fw_fc_alloc(struct fw_cmd *c);
