@@ -358,10 +358,24 @@ static void test_srqs(struct smx_dev *d)
 		CHECK_EQ(t_cmd(d, in, len, create_rmp_out,
 			       sizeof(create_rmp_out)), 0);
 		rmpn = DEVX_GET(create_rmp_out, create_rmp_out, rmpn);
-		DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+		/* Basic cyclic WQEs (no next segment) need a cyclic queue. */
+		DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, 1);
 		CHECK_EQ(t_cmd(d, in, len, create_rmp_out,
 			       sizeof(create_rmp_out)),
 			 MLX5_CMD_STAT_BAD_PARAM_ERR);
+		/* A cyclic queue takes either layout. */
+		DEVX_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
+		CHECK_EQ(t_cmd(d, in, len, create_rmp_out,
+			       sizeof(create_rmp_out)), 0);
+		CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_RMP, 0,
+				   DEVX_GET(create_rmp_out, create_rmp_out,
+					    rmpn)), 0);
+		DEVX_SET(rmpc, rmpc, basic_cyclic_rcv_wqe, 0);
+		CHECK_EQ(t_cmd(d, in, len, create_rmp_out,
+			       sizeof(create_rmp_out)), 0);
+		CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_RMP, 0,
+				   DEVX_GET(create_rmp_out, create_rmp_out,
+					    rmpn)), 0);
 	}
 	CHECK(rmpn != srqn);
 	CHECK_EQ(t_dealloc(d, MLX5_CMD_OP_DESTROY_RMP, 0, rmpn), 0);
