@@ -853,6 +853,9 @@ static void resp_run(struct resp_ctx *c)
 			return;
 		case RESP_RNR:
 			rc = resp_connected(c->qp->st);
+			if (!rc)
+				smx_dbg("engine: packet to qp 0x%x dropped: no "
+					"receive WQE posted", p->dqpn);
 			r->ack = rc ? ENG_NAK_RNR : ENG_ACK_DROPPED;
 			r->rnr_timer = DEVX_GET(qpc, c->qp->qpc, min_rnr_nak);
 			return;

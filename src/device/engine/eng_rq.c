@@ -2,9 +2,10 @@
 /*
  * Receive WQEs.
  *
- * Regular RQ: WQE i at byte i * stride of the QP buffer (the RQ comes first),
- * an array of data segments ended by one whose lkey is MLX5_INVALID_LKEY (or
- * by the end of the stride); the producer is the low 16 bits of dbrec[0].
+ * Regular RQ: WQE i at byte (i % size) * stride of the QP buffer (the RQ comes
+ * first), an array of data segments ended by one whose lkey is
+ * MLX5_INVALID_LKEY (or by the end of the stride); the producer is the low 16
+ * bits of dbrec[0]. CQEs carry the 16-bit WQE counter i, as for SQs.
  *
  * SRQ (and XRC SRQ / RMP): each WQE starts with a 16-byte "next" segment
  * whose next_wqe_index links the free list the driver keeps; the device
@@ -81,9 +82,12 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 						       __ATOMIC_ACQUIRE));
 		if (pi == q->rq_ci)
 			return false;
+		/* The CQE names the WQE by the 16-bit counter, not the slot:
+		 * UCX's ud_mlx5 checks it against its own count. */
 		w->srq = NULL;
-		w->index = q->rq_ci & (qp->rq_wqes - 1);
-		p = fw_buf_addr(&qp->buf, (uint64_t)w->index * qp->rq_stride);
+		w->index = q->rq_ci;
+		p = fw_buf_addr(&qp->buf, (uint64_t)(q->rq_ci & (qp->rq_wqes - 1)) *
+					  qp->rq_stride);
 		if (!p || qp->rq_stride > sizeof(body))
 			return false;
 		memcpy(body, p, qp->rq_stride);
@@ -123,7 +127,7 @@ void eng_rq_flush(struct eng *e, struct eng_qp *q)
 			.opcode = MLX5_CQE_RESP_ERR,
 			.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
 			.qpn = qp->obj.id,
-			.wqe_counter = q->rq_ci & (qp->rq_wqes - 1),
+			.wqe_counter = q->rq_ci,
 			.srqn_uidx = DEVX_GET(qpc, qp->qpc, user_index),
 		};
 
