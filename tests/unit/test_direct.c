@@ -373,7 +373,7 @@ static uint64_t lval(uint32_t off)
 	uint64_t v;
 
 	memcpy(&v, lbuf + off, 8);
-	return be64toh(v);
+	return v;	/* host order (atomic_req_8B_endianness_mode 1) */
 }
 
 /* SIGSTOP, then waits until every thread of @pid is stopped (delivery is

@@ -283,26 +283,6 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 	return (int)i;
 }
 
-/* The responder's 8-byte atomic (eng_resp.c), on the shared page: both
- * are lock-free read-modify-writes of the same memory. */
-static uint64_t datomic_exec(const struct eng_pkt *p, uint64_t *m)
-{
-	uint64_t cur = __atomic_load_n(m, __ATOMIC_ACQUIRE), want;
-
-	for (;;) {
-		uint64_t v = be64toh(cur);
-
-		if (p->op == ENG_PKT_CMP_SWAP)
-			want = v == p->compare ? htobe64(p->swap_add) : cur;
-		else
-			want = htobe64(v + p->swap_add);
-		if (want == cur ||
-		    __atomic_compare_exchange_n(m, &cur, want, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return v;
-	}
-}
-
 /*
  * Where in @slot's memory (mapped here) an access of @op lands: every check
  * the responder would make passes (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY --
@@ -382,7 +362,7 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		return false;
 	}
 	if (p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD) {
-		*atomic_orig = datomic_exec(p, (uint64_t *)(void *)at);
+		*atomic_orig = eng_atomic8(p, (uint64_t *)(void *)at);
 		smx_shm_dend(e->shm);
 		return true;
 	}

@@ -454,6 +454,8 @@ int32_t eng_psn_diff(uint32_t a, uint32_t b);
 
 /* eng_resp.c: the responder */
 void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r);
+/* An 8-byte CAS / fetch-add on host-order memory; the value before. */
+uint64_t eng_atomic8(const struct eng_pkt *p, uint64_t *m);
 
 /* eng_rq.c: receive WQEs */
 struct eng_rwqe {

@@ -586,6 +586,30 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 	return st;
 }
 
+/*
+ * An 8-byte compare-and-swap or fetch-and-add on the responder's memory,
+ * lock-free so that it stays atomic with the direct path's (eng_direct.c)
+ * and with the host CPU's own atomics. The value is in host byte order:
+ * atomic_req_8B_endianness_mode 1, which mlx5_core sets on every device
+ * that supports it (UCX and SHMEM mix NIC and CPU atomics on one word).
+ * Returns the value before.
+ */
+uint64_t eng_atomic8(const struct eng_pkt *p, uint64_t *m)
+{
+	uint64_t cur = __atomic_load_n(m, __ATOMIC_ACQUIRE), want;
+
+	for (;;) {
+		if (p->op == ENG_PKT_CMP_SWAP)
+			want = cur == p->compare ? p->swap_add : cur;
+		else
+			want = cur + p->swap_add;
+		if (want == cur ||
+		    __atomic_compare_exchange_n(m, &cur, want, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return cur;
+	}
+}
+
 static enum resp_state resp_execute(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
@@ -680,7 +704,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		return RESP_COMPLETE;
 	case ENG_PKT_CMP_SWAP:
 	case ENG_PKT_FETCH_ADD: {
-		uint64_t contig, cur, want;
+		uint64_t contig;
 		uint64_t *m = (uint64_t *)eng_mkey_host(c->mk, p->raddr, &contig);
 
 		if (!m || contig < 8 || ((uintptr_t)m & 7)) {
@@ -688,24 +712,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 				 "cannot be mapped", (unsigned long long)p->raddr);
 			return RESP_ERR_ACCESS;
 		}
-		/* 8-byte atomics on big-endian memory values
-		 * (atomic_req_8B_endianness_mode 0). */
-		cur = __atomic_load_n(m, __ATOMIC_ACQUIRE);
-		for (;;) {
-			uint64_t v = be64toh(cur);
-
-			if (p->op == ENG_PKT_CMP_SWAP)
-				want = v == p->compare ? htobe64(p->swap_add) : cur;
-			else
-				want = htobe64(v + p->swap_add);
-			if (want == cur ||
-			    __atomic_compare_exchange_n(m, &cur, want, false,
-							__ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE)) {
-				c->r->atomic_orig = v;
-				break;
-			}
-		}
+		c->r->atomic_orig = eng_atomic8(p, m);
 		return RESP_COMPLETE;
 	}
 	default:

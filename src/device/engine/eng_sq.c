@@ -1201,8 +1201,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
 		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
 		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len) {
-			uint64_t be = htobe64(r.atomic_orig);
-			struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
+			uint64_t v = r.atomic_orig;	/* host order */
+			struct eng_sge s = { (uint8_t *)&v, NULL, 0, 8 };
 			struct eng_sgl one = { &s, 1, 8 };
 
 			eng_sgl_copy(&w->data, 0, &one, 0, 8);
@@ -1329,8 +1329,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		goto fail;
 	}
 	if (w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD) {
-		uint64_t be = htobe64(r.atomic_orig);
-		struct eng_sge s = { (uint8_t *)&be, NULL, 0, 8 };
+		uint64_t v = r.atomic_orig;	/* host order */
+		struct eng_sge s = { (uint8_t *)&v, NULL, 0, 8 };
 		struct eng_sgl one = { &s, 1, 8 };
 
 		if (w->data.len)

@@ -236,8 +236,10 @@ static void fw_caps_flow_table(void *cap)
 static void fw_caps_atomic(void *cap)
 {
 	/* Compare-and-swap and fetch-and-add (bits 0, 1), 8-byte operands
-	 * (size bit 3 = 8 bytes), host-endian responder. */
-	CAP_SET(atomic_caps, atomic_req_8B_endianness_mode, 0);
+	 * (size bit 3 = 8 bytes) on host-order memory: mode 1, which
+	 * mlx5_core sets at init wherever supported_..._mode_1 allows. */
+	CAP_SET(atomic_caps, atomic_req_8B_endianness_mode, 1);
+	CAP_SET(atomic_caps, supported_atomic_req_8B_endianness_mode_1, 1);
 	CAP_SET(atomic_caps, atomic_operations, 0x3);
 	CAP_SET(atomic_caps, atomic_size_qp, 0x8);
 	CAP_SET(atomic_caps, atomic_size_dc, 0x8);
