@@ -199,8 +199,8 @@ static bool find_libdir(char *out, size_t len, bool quiet)
 
 /*
  * The device node view (src/run/devnode.c) in front of LD_PRELOAD: programs
- * that check /dev/infiniband/uverbs0 before using libibverbs (UCX) find
- * the software device. Absent library: nothing preloaded.
+ * that check /dev/infiniband/uverbs0 and sysfs before using libibverbs
+ * (UCX) find the software device. Absent library: nothing preloaded.
  */
 static int run_preload_devnode(const char *libdir)
 {
@@ -227,6 +227,22 @@ static int run_preload_devnode(const char *libdir)
 		return 1;
 	}
 	free(v);
+	return 0;
+}
+
+/* What the device node view needs to know of the device (devnode.c). */
+static int run_export_device(const struct smx_config *cfg)
+{
+	char part[16];
+
+	snprintf(part, sizeof(part), "0x%04x", cfg->part_id);
+	if (setenv("SOFTMLX5_DEVNODE_NAME", cfg->dev_name, 1) ||
+	    setenv("SOFTMLX5_DEVNODE_PART", part, 1) ||
+	    setenv("SOFTMLX5_DEVNODE_LINK", cfg->link_layer == SMX_LINK_ETH ?
+		   "eth" : "ib", 1)) {
+		fprintf(stderr, "softmlx5 run: setenv: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
 }
 
@@ -282,7 +298,7 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	free(newpath);
-	if (run_preload_devnode(libdir))
+	if (run_preload_devnode(libdir) || run_export_device(&cfg))
 		return 1;
 
 	execvp(argv[i], &argv[i]);

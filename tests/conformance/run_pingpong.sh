@@ -6,7 +6,7 @@
 # each side under `softmlx5 run`, plus
 #   raw   perftest's raw_ethernet_bw and raw_ethernet_lat, frames between the
 #         two processes through the eth_switch knob
-#   ucx   UCX's ucx_perftest over its verbs transports (UCT and UCP)
+#   ucx   UCX's ucx_perftest over its verbs and mlx5 transports (UCT and UCP)
 #   idle  an ibv_rc_pingpong server waiting 5 s for its client uses < 0.1 s CPU
 #   kill  a side killed mid-transfer: the other side ends with an error
 #         completion (transport retry exceeded), not a hang; then a new pair
@@ -141,9 +141,13 @@ else
 	result raw_ethernet 0 "raw_ethernet_bw not installed"
 fi
 
-# UCX (Debian's ucx-utils) between two processes: its verbs transports
-# (rc_verbs for data, ud_verbs for wire-up); `softmlx5 run` gives UCX the
-# device node it looks for (src/run/devnode.c). UCT and UCP levels.
+# UCX (Debian's ucx-utils) between two processes, UCT and UCP levels.
+# `softmlx5 run` shows UCX the device node and the sysfs files it looks for
+# (src/run/devnode.c), so both its verbs transports (rc_verbs, ud_verbs) and
+# its mlx5 ones run: rc_mlx5, dc_mlx5 and ud_mlx5 build WQEs and ring
+# doorbells by plain stores and read CQEs from memory, DEVX objects where
+# UCX makes them. ud_mlx5's 6000 round trips wrap its 4096-entry RQ; the
+# fetch-and-adds check host-order atomics; dc_x carries UCP's rendezvous.
 ucx_pair() {
 	local name=$1; shift
 	local port=$((PORT++)) spid s c line
@@ -170,6 +174,11 @@ if command -v ucx_perftest >/dev/null; then
 	ucx_pair ucx_uct_put_bw -d mlx5_0:1 -x rc_verbs -t put_bw -s 65536 -D zcopy -n 1000
 	UCX_TLS=rc_verbs,ud_verbs,self ucx_pair ucx_tag_lat -t tag_lat -n 10000
 	UCX_TLS=rc_verbs,ud_verbs,self ucx_pair ucx_tag_bw -t tag_bw -s 1048576 -n 200
+	ucx_pair ucx_rc_mlx5_am_lat -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 2000
+	ucx_pair ucx_rc_mlx5_fadd -d mlx5_0:1 -x rc_mlx5 -t fadd -n 1000
+	ucx_pair ucx_dc_mlx5_put_bw -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 300
+	ucx_pair ucx_ud_mlx5_am_lat -d mlx5_0:1 -x ud_mlx5 -t am_lat -n 6000
+	UCX_TLS=dc_x,self ucx_pair ucx_dc_x_tag_bw -t tag_bw -s 1048576 -n 50
 else
 	result ucx 0 "ucx_perftest not installed (ucx-utils)"
 fi
