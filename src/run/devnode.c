@@ -327,68 +327,59 @@ static int sys_try_open(const char *path, int flags)
 		}                                                              \
 	} while (0)
 
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+/* A file of the view, else libc's open (@f) or openat (@fat). */
+static int open_any(open_fn f, openat_fn fat, int dirfd, const char *path,
+		    int flags, mode_t mode)
+{
+	int fd = sys_try_open(path, flags);	/* absolute paths only */
+
+	if (fd != -2)
+		return fd;
+	if (fat)
+		return fat(dirfd, path, flags, mode);
+	if (f)
+		return f(path, flags, mode);
+	errno = ENOSYS;
+	return -1;
+}
+
 SMX_EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd = sys_try_open(path, flags);
 
 	OPEN_MODE(flags, flags, mode);
 	REAL(int, open, (const char *, int, ...));
-	if (fd != -2)
-		return fd;
-	if (!real_open) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_open(path, flags, mode);
+	return open_any(real_open, NULL, AT_FDCWD, path, flags, mode);
 }
 
 SMX_EXPORT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd = sys_try_open(path, flags);
 
 	OPEN_MODE(flags, flags, mode);
 	REAL(int, open64, (const char *, int, ...));
-	if (fd != -2)
-		return fd;
-	if (!real_open64) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_open64(path, flags, mode);
+	return open_any(real_open64, NULL, AT_FDCWD, path, flags, mode);
 }
 
 SMX_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd = sys_try_open(path, flags);	/* absolute paths only */
 
 	OPEN_MODE(flags, flags, mode);
 	REAL(int, openat, (int, const char *, int, ...));
-	if (fd != -2)
-		return fd;
-	if (!real_openat) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_openat(dirfd, path, flags, mode);
+	return open_any(NULL, real_openat, dirfd, path, flags, mode);
 }
 
 SMX_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int fd = sys_try_open(path, flags);	/* absolute paths only */
 
 	OPEN_MODE(flags, flags, mode);
 	REAL(int, openat64, (int, const char *, int, ...));
-	if (fd != -2)
-		return fd;
-	if (!real_openat64) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_openat64(dirfd, path, flags, mode);
+	return open_any(NULL, real_openat64, dirfd, path, flags, mode);
 }
 
 static FILE *sys_fopen(const char *path, const char *mode)

@@ -23,18 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static unsigned int passed, failed;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-		}                                                              \
-	} while (0)
+#include "smx_test.h"
 
 #define PCI "/sys/devices/softmlx5/0000:ff:00.0"
 
@@ -157,6 +146,5 @@ int main(int argc, char **argv)
 	CHECK(fopen(file, "w") == NULL);
 	CHECK(fopen(file, "r+") == NULL);
 out:
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return smx_test_done();
 }
