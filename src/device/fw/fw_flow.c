@@ -666,6 +666,19 @@ static bool fw_fte_match(const struct fw_fte *e, const uint8_t *hdr)
 	return true;
 }
 
+/* The table's first entry (in flow index order) whose group criteria match
+ * @hdr, or NULL: a miss. */
+static struct fw_fte *fw_ft_first_match(const struct fw_ft *ft,
+					const uint8_t hdr[FW_MATCH_BYTES])
+{
+	uint32_t i;
+
+	for (i = 0; i < ft->nfte; i++)
+		if (fw_fte_match(ft->fte[i], hdr))
+			return ft->fte[i];
+	return NULL;
+}
+
 void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 		   uint32_t len, struct fw_steer *out)
 {
@@ -677,15 +690,10 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 	/* Levels only grow along a path, so this ends; the bound is a
 	 * second guard. */
 	for (depth = 0; ft && depth <= FW_FT_MAX_LEVEL + 1; depth++) {
-		struct fw_fte *e = NULL;
+		struct fw_fte *e = fw_ft_first_match(ft, hdr);
 		struct fw_ft *next = NULL;
 		uint32_t i;
 
-		for (i = 0; i < ft->nfte; i++)
-			if (fw_fte_match(ft->fte[i], hdr)) {
-				e = ft->fte[i];
-				break;
-			}
 		if (!e) {
 			if (ft->miss_action == MLX5_FLOW_TABLE_MISS_ACTION_FWD) {
 				ft = ft->miss;
@@ -776,15 +784,10 @@ bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
 	fw->eth.tx_frames++;
 	classify(f, *len, hdr);
 	for (depth = 0; ft && depth <= FW_FT_MAX_LEVEL + 1; depth++) {
-		struct fw_fte *e = NULL;
+		struct fw_fte *e = fw_ft_first_match(ft, hdr);
 		struct fw_ft *next = NULL;
 		uint32_t i;
 
-		for (i = 0; i < ft->nfte; i++)
-			if (fw_fte_match(ft->fte[i], hdr)) {
-				e = ft->fte[i];
-				break;
-			}
 		if (!e) {
 			/* a miss without a miss table: out to the wire */
 			ft = ft->miss_action == MLX5_FLOW_TABLE_MISS_ACTION_FWD ?
