@@ -14,6 +14,8 @@
 #   raw Ethernet (raw_ethernet_lat 64 B t_typical, raw_ethernet_bw 1518 B
 #            M msg/s, 2 s; frames between the processes by eth_switch=on)
 #            vs the same shared-memory latency and hand-off rate
+#   UCX      (ucx_perftest) UCT am_lat p50 over rc_verbs and rc_mlx5 vs the
+#            shm latency; UCP tag_bw 1 MiB over dc_mlx5 vs memcpy
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
@@ -84,6 +86,19 @@ raw_perf() {
 	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$WORK/$prog.client" | tail -1 | tr -s ' \t' ' '
 }
 
+# ucx_perf ARGS...: a ucx_perftest pair, prints the client's Final line.
+ucx_perf() {
+	local port=$((PORT++)) spid
+	timeout 120 "$SMX" run -- ucx_perftest -p $port "$@" \
+		>"$WORK/ucx.server" 2>&1 &
+	spid=$!
+	wait_port $port
+	timeout 120 "$SMX" run -- ucx_perftest localhost -p $port "$@" \
+		>"$WORK/ucx.client" 2>&1
+	wait $spid
+	grep '^Final:' "$WORK/ucx.client" | tr -s ' '
+}
+
 ROWS=()
 row() { # name value unit baseline
 	local ratio
@@ -125,6 +140,23 @@ if command -v raw_ethernet_bw >/dev/null; then
 	row raw_eth_lat_64B "$(echo "$line" | awk '{ print $5 }')" us "$SHM_LAT"
 	line=$(raw_perf raw_ethernet_bw -D 2)
 	row raw_eth_bw_1518B "$(echo "$line" | awk '{ print $5 }')" Mmsg/s "$SHM_RATE"
+fi
+
+# UCX's UCT active-message latency (p50 of the one-way figure) over a verbs
+# transport, whose doorbells are library calls, and over an mlx5 transport,
+# whose doorbells are stores the device's watcher finds; UCP's 1 MiB
+# tagged bandwidth over dc_mlx5 (rendezvous by RDMA).
+if command -v ucx_perftest >/dev/null; then
+	echo "bench: UCX"
+	for tl in rc_verbs rc_mlx5; do
+		line=$(ucx_perf -d mlx5_0:1 -x $tl -t am_lat -n $((ITERS / 2)))
+		# Final: iters p50 average overall ...
+		row ucx_am_lat_$tl "$(echo "$line" | awk '{ print $3 }')" us "$SHM_LAT"
+	done
+	line=$(UCX_TLS=dc_x,self ucx_perf -t tag_bw -s 1048576 -n 200)
+	# ... MB/s average (decimal MB) -> MiB/s
+	row ucx_tag_bw_dc_1MiB "$(echo "$line" | awk '{ if ($6 != "") printf "%.1f", $6 * 1e6 / 1048576 }')" \
+		MiB/s "${MEMCPY[1048576]}"
 fi
 
 # FlexIO (bench/flexio_bench.c): the software DPA's event-handler trigger
