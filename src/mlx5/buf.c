@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 
 #include "mlx5/mlx5.h"
+#include "util/log.h"
+#include "util/symver.h"
 
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len)
 {
@@ -79,14 +81,49 @@ static int buf_alloc_huge(struct mlx5_buf *buf, size_t len)
 	return 0;
 }
 
-int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *ibpd,
-		      uint64_t res_type)
+/* The application's buffer allocator (mlx5dv_set_context_attr). The device
+ * reads rings by page (PAS), so memory that is not page-aligned is refused. */
+static int buf_alloc_extern(struct mlx5_context *ctx, struct mlx5_buf *buf,
+			    size_t len)
+{
+	size_t size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	void *p = ctx->extern_alloc.alloc(size, ctx->extern_alloc.data);
+
+	if (!p) {
+		smx_dbg("mlx5: external buffer allocator failed for %zu bytes", size);
+		return ENOMEM;
+	}
+	if ((uintptr_t)p & (MLX5_ADAPTER_PAGE_SIZE - 1)) {
+		smx_dbg("mlx5: external buffer allocator returned %p, not "
+			"4 KiB-aligned: refused", p);
+		ctx->extern_alloc.free(p, ctx->extern_alloc.data);
+		return ENOMEM;
+	}
+	memset(p, 0, size);
+	madvise(p, size, MADV_DONTFORK);
+	buf->addr = p;
+	buf->len = size;
+	buf->ext = ctx;
+	return 0;
+}
+
+/*
+ * A ring buffer for a QP, CQ, SRQ or WQ, from (in rdma-core's order) the
+ * parent domain's allocator, the context's external allocators, 2 MiB huge
+ * pages if $MLX_*_ALLOC_TYPE asks, or ordinary pages.
+ */
+int mlx5_buf_alloc_pd(struct mlx5_context *ctx, struct mlx5_buf *buf, size_t len,
+		      struct ibv_pd *ibpd, uint64_t res_type)
 {
 	struct mlx5_pd *pd = ibpd ? to_mpd(ibpd) : NULL;
 	size_t size;
 	void *p;
 
+	if (!len)
+		return EINVAL;
 	if (!pd || !pd->parent || !pd->alloc) {
+		if (ctx && ctx->extern_alloc.alloc && ctx->extern_alloc.free)
+			return buf_alloc_extern(ctx, buf, len);
 		switch (buf_alloc_type(res_type)) {
 		case BUF_HUGE:
 			return buf_alloc_huge(buf, len);
@@ -98,8 +135,6 @@ int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *ibpd,
 			return mlx5_buf_alloc(buf, len);
 		}
 	}
-	if (!len)
-		return EINVAL;
 	size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
 	p = pd->alloc(ibpd, pd->pd_context, size, MLX5_ADAPTER_PAGE_SIZE, res_type);
 	if (p == IBV_ALLOCATOR_USE_DEFAULT)
@@ -124,6 +159,13 @@ void mlx5_buf_free(struct mlx5_buf *buf)
 					  buf->addr, buf->res_type);
 		buf->addr = NULL;
 		buf->custom = NULL;
+		return;
+	}
+	if (buf->ext) {
+		madvise(buf->addr, buf->len, MADV_DOFORK);
+		buf->ext->extern_alloc.free(buf->addr, buf->ext->extern_alloc.data);
+		buf->addr = NULL;
+		buf->ext = NULL;
 		return;
 	}
 	if (buf->huge_len) {
@@ -166,4 +208,28 @@ __be32 *mlx5_dbrec_alloc(void)
 void mlx5_dbrec_free(__be32 *db)
 {
 	free(db);
+}
+
+/*
+ * mlx5dv_set_context_attr: MLX5DV_CTX_ATTR_BUF_ALLOCATORS makes the
+ * application's alloc/free give the rings of the QPs, CQs, SRQs and WQs
+ * created afterwards (DPDK puts them in its own memory this way); buffers
+ * made before keep their allocator. Doorbell records stay in softmlx5's
+ * memory. Other attribute types are ENOTSUP, as in rdma-core.
+ */
+SMX_EXPORT int mlx5dv_set_context_attr(struct ibv_context *context,
+				       enum mlx5dv_set_ctx_attr_type type,
+				       void *attr)
+{
+	if (!context || !mlx5dv_is_supported(context->device))
+		return EOPNOTSUPP;
+	if (type != MLX5DV_CTX_ATTR_BUF_ALLOCATORS) {
+		smx_dbg("mlx5dv_set_context_attr: attribute type %d is not "
+			"supported", (int)type);
+		return ENOTSUP;
+	}
+	if (!attr)
+		return EINVAL;
+	to_mctx(context)->extern_alloc = *(const struct mlx5dv_ctx_allocators *)attr;
+	return 0;
 }

@@ -88,7 +88,7 @@ static struct mlx5_cq *cq_create(struct mlx5_context *ctx, uint32_t cqe,
 	cq->cqe_cnt = ncqe;
 	cq->cqe_size = (uint32_t)cqe_size;
 	cq->comp_vector = comp_vector;
-	ret = mlx5_buf_alloc_pd(&cq->buf, (size_t)ncqe * cq->cqe_size, pd, MLX5DV_RES_TYPE_CQ);
+	ret = mlx5_buf_alloc_pd(ctx, &cq->buf, (size_t)ncqe * cq->cqe_size, pd, MLX5DV_RES_TYPE_CQ);
 	if (ret)
 		goto err;
 	for (i = 0; i < ncqe; i++)
@@ -338,7 +338,11 @@ int mlx5_resize_cq(struct ibv_cq *ibcq, int cqe)
 		ret = 0;
 		goto out;
 	}
-	ret = mlx5_buf_alloc(&nbuf, (size_t)ncqe * cq->cqe_size);
+	/* From the allocator the CQ's ring came from (parent domain, the
+	 * context's external allocators, or ours). */
+	ret = mlx5_buf_alloc_pd(ctx, &nbuf, (size_t)ncqe * cq->cqe_size,
+				cq->buf.custom ? &cq->buf.custom->ibv_pd : NULL,
+				MLX5DV_RES_TYPE_CQ);
 	if (ret)
 		goto out;
 	for (i = 0; i < ncqe; i++)

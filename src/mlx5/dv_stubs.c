@@ -72,12 +72,6 @@ mlx5dv_create_wq(struct ibv_context *context,
 		 struct ibv_wq_init_attr *wq_init_attr,
 		 struct mlx5dv_wq_init_attr *mlx5_wq_attr) STUB_PTR
 
-/* context attributes -- issue: mlx5dv extensions */
-
-SMX_EXPORT int mlx5dv_set_context_attr(struct ibv_context *context,
-				       enum mlx5dv_set_ctx_attr_type type,
-				       void *attr) STUB_INT
-
 
 /* device memory (MEMIC, memcpy) -- issue: mlx5dv extensions */
 

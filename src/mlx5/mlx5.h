@@ -50,6 +50,7 @@ struct mlx5_buf {
 	void *addr;
 	size_t len;		/* page multiple */
 	struct mlx5_pd *custom;	/* parent domain whose allocator gave it */
+	struct mlx5_context *ext;	/* context whose buffer allocators gave it */
 	uint64_t res_type;
 	size_t huge_len;	/* mapped from 2 MiB huge pages: munmap length */
 };
@@ -184,6 +185,8 @@ struct mlx5_caps {
 
 struct mlx5_context {
 	struct verbs_context ibv_ctx;
+	/* mlx5dv_set_context_attr(MLX5DV_CTX_ATTR_BUF_ALLOCATORS) */
+	struct mlx5dv_ctx_allocators extern_alloc;
 	struct mlx5_ucontext *uctx;
 	struct smx_dev *hca;
 	struct mlx5_caps caps;
@@ -585,8 +588,8 @@ void mlx5_eq_rearm(struct mlx5_context *ctx);
 /* buf.c */
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len);
 /* Through @pd's allocators when @pd is a parent domain that has them. */
-int mlx5_buf_alloc_pd(struct mlx5_buf *buf, size_t len, struct ibv_pd *pd,
-		      uint64_t res_type);
+int mlx5_buf_alloc_pd(struct mlx5_context *ctx, struct mlx5_buf *buf, size_t len,
+		      struct ibv_pd *pd, uint64_t res_type);
 void mlx5_buf_free(struct mlx5_buf *buf);
 size_t mlx5_buf_npages(const struct mlx5_buf *buf);
 void mlx5_buf_fill_pas(const struct mlx5_buf *buf, __be64 *pas);

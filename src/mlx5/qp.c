@@ -674,7 +674,7 @@ static struct ibv_qp *qp_create(struct mlx5_context *ctx,
 
 	rq_bytes = (size_t)qp->rq.wqe_cnt << qp->rq.wqe_shift;
 	sq_bytes = (size_t)qp->sq.wqe_cnt << qp->sq.wqe_shift;
-	ret = mlx5_buf_alloc_pd(&qp->buf, rq_bytes + sq_bytes ? rq_bytes + sq_bytes : 1, pd,
+	ret = mlx5_buf_alloc_pd(ctx, &qp->buf, rq_bytes + sq_bytes ? rq_bytes + sq_bytes : 1, pd,
 				MLX5DV_RES_TYPE_QP);
 	if (ret)
 		goto err;

@@ -429,7 +429,7 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 	rq_alloc = (rq_bytes + MLX5_ADAPTER_PAGE_SIZE - 1) &
 		   ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
 	sq_bytes = (size_t)qp->sq.wqe_cnt << qp->sq.wqe_shift;
-	ret = mlx5_buf_alloc_pd(&qp->buf, rq_alloc + sq_bytes, attr->pd,
+	ret = mlx5_buf_alloc_pd(ctx, &qp->buf, rq_alloc + sq_bytes, attr->pd,
 				MLX5DV_RES_TYPE_QP);
 	if (ret) {
 		free(qp);

@@ -174,7 +174,7 @@ static struct ibv_srq *srq_create(struct mlx5_context *ctx, struct ibv_pd *pd,
 	ret = srq_sizes(ctx, srq, attr);
 	if (ret)
 		goto err;
-	ret = mlx5_buf_alloc_pd(&srq->buf, (size_t)srq->wqe_cnt << srq->wqe_shift, pd,
+	ret = mlx5_buf_alloc_pd(ctx, &srq->buf, (size_t)srq->wqe_cnt << srq->wqe_shift, pd,
 				MLX5DV_RES_TYPE_SRQ);
 	if (ret)
 		goto err;

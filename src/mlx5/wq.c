@@ -87,7 +87,7 @@ struct ibv_wq *mlx5_create_wq(struct ibv_context *context, struct ibv_wq_init_at
 	q->raw.cvlan_strip = flags & IBV_WQ_FLAGS_CVLAN_STRIPPING;
 	ret = mlx5_rq_size(ctx, q, &cap);
 	if (!ret)
-		ret = mlx5_buf_alloc_pd(&q->buf, (size_t)q->rq.wqe_cnt << q->rq.wqe_shift,
+		ret = mlx5_buf_alloc_pd(ctx, &q->buf, (size_t)q->rq.wqe_cnt << q->rq.wqe_shift,
 					attr->pd, MLX5DV_RES_TYPE_RWQ);
 	if (ret) {
 		free(q);

@@ -3,10 +3,12 @@
  * The mlx5dv extensions of libmlx5 on the software device, through the
  * public API only: mlx5dv_create_cq / mlx5dv_create_qp and their hostile
  * attributes, raw WQEs, DMA memcpy WQEs, the port query, the clock,
- * reserved QP numbers and $MLX_*_ALLOC_TYPE. Expected errnos are rdma-core
+ * reserved QP numbers, $MLX_*_ALLOC_TYPE and the application's buffer
+ * allocators (mlx5dv_set_context_attr). Expected errnos are rdma-core
  * 44's for a device without the feature.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -728,6 +730,164 @@ static void test_alloc_type(void)
 	unsetenv("MLX_CQ_ALLOC_TYPE");
 }
 
+/* mlx5dv_set_context_attr(BUF_ALLOCATORS): an allocator that keeps a
+ * ledger of what it handed out. */
+#define BA_MAX 16
+static struct ba_ledger {
+	void *base[BA_MAX], *ptr[BA_MAX];
+	size_t size[BA_MAX];
+	unsigned int allocs, frees;
+	bool misalign;
+} ba;
+
+static void *ba_alloc(size_t size, void *priv)
+{
+	unsigned int i;
+	void *p;
+
+	if (priv != &ba || posix_memalign(&p, 4096, size + 4096))
+		return NULL;
+	for (i = 0; i < BA_MAX && ba.base[i]; i++)
+		;
+	if (i == BA_MAX) {
+		free(p);
+		return NULL;
+	}
+	ba.base[i] = p;
+	ba.ptr[i] = (char *)p + (ba.misalign ? 64 : 0);
+	ba.size[i] = size;
+	ba.allocs++;
+	memset(ba.ptr[i], 0xa5, size);	/* the provider must clear it */
+	return ba.ptr[i];
+}
+
+static void ba_free(void *ptr, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < BA_MAX; i++)
+		if (ba.base[i] && ba.ptr[i] == ptr && priv == &ba) {
+			free(ba.base[i]);
+			ba.base[i] = NULL;
+			ba.frees++;
+			return;
+		}
+	CHECKM(0, "free of %p, which the allocator did not give", ptr);
+}
+
+/* Is [p, p + len) inside one live allocation? */
+static bool ba_holds(const void *p, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < BA_MAX; i++)
+		if (ba.base[i] && (const char *)p >= (const char *)ba.ptr[i] &&
+		    (const char *)p + len <= (const char *)ba.ptr[i] + ba.size[i])
+			return true;
+	return false;
+}
+
+static void test_buf_allocators(void)
+{
+	struct mlx5dv_ctx_allocators a = { .alloc = ba_alloc, .free = ba_free,
+					   .data = &ba };
+	struct mlx5dv_ctx_allocators none = {};
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 8, .max_recv_wr = 8,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct mlx5dv_cq dcq = {};
+	struct mlx5dv_qp dqp = {};
+	struct mlx5dv_obj obj = {};
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	char *buf;
+	int n = 0, i;
+
+	CHECK_EQ(mlx5dv_set_context_attr(ctx, (enum mlx5dv_set_ctx_attr_type)99, &a),
+		 ENOTSUP);
+	CHECK_EQ(mlx5dv_set_context_attr(ctx, MLX5DV_CTX_ATTR_BUF_ALLOCATORS, NULL),
+		 EINVAL);
+	CHECK_EQ(mlx5dv_set_context_attr(ctx, MLX5DV_CTX_ATTR_BUF_ALLOCATORS, &a), 0);
+
+	/* The CQ's and the QP's rings come from the allocator, cleared. */
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECKM(cq != NULL, "cq on the allocator: %s", strerror(errno));
+	if (!cq)
+		goto out;
+	CHECK_EQ(ba.allocs, 1);
+	obj.cq.in = cq;
+	obj.cq.out = &dcq;
+	CHECK(!mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ) &&
+	      ba_holds(dcq.buf, (size_t)dcq.cqe_cnt * dcq.cqe_size));
+	qa.send_cq = qa.recv_cq = cq;
+	qp = ibv_create_qp(pd, &qa);
+	CHECKM(qp != NULL, "qp on the allocator: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	CHECK_EQ(ba.allocs, 2);
+	obj.qp.in = qp;
+	obj.qp.out = &dqp;
+	CHECK(!mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP) &&
+	      ba_holds(dqp.sq.buf, (size_t)dqp.sq.wqe_cnt * dqp.sq.stride) &&
+	      ba_holds(dqp.rq.buf, (size_t)dqp.rq.wqe_cnt * dqp.rq.stride));
+	CHECK(((unsigned char *)dqp.sq.buf)[0] == 0);
+
+	/* The device executes WQEs and writes CQEs there: RDMA WRITEs to
+	 * itself. */
+	buf = calloc(1, 8192);
+	mr = buf ? ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE) : NULL;
+	CHECK(mr != NULL);
+	if (mr && !qp_to_rts_loopback(ctx, qp, IBV_ACCESS_REMOTE_WRITE)) {
+		for (i = 0; i < 20; i++) {	/* past the 8-entry SQ: wraps */
+			struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+			struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { (uintptr_t)buf + 4096, mr->rkey } }, *bad;
+
+			memset(buf, 'a' + i, 64);
+			if (ibv_post_send(qp, &wr, &bad))
+				break;
+			while (ibv_poll_cq(cq, 1, &wc) == 0)
+				;
+			n += wc.status == IBV_WC_SUCCESS && buf[4096 + 63] == 'a' + i;
+		}
+	}
+	CHECK_EQ(n, 20);
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(buf);
+out:
+	if (qp)
+		CHECK_EQ(ibv_destroy_qp(qp), 0);
+	if (cq)
+		CHECK_EQ(ibv_destroy_cq(cq), 0);
+	CHECK_EQ(ba.frees, ba.allocs);
+
+	/* Memory the device cannot take by page is handed back, and the
+	 * creation fails. */
+	ba.misalign = true;
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(cq == NULL && errno == ENOMEM);
+	if (cq)
+		ibv_destroy_cq(cq);
+	CHECK_EQ(ba.frees, ba.allocs);
+	ba.misalign = false;
+
+	/* Cleared allocators: our own memory again. */
+	CHECK_EQ(mlx5dv_set_context_attr(ctx, MLX5DV_CTX_ATTR_BUF_ALLOCATORS,
+					 &none), 0);
+	n = (int)ba.allocs;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(cq != NULL && ba.allocs == (unsigned int)n);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 int main(void)
 {
 	struct ibv_cq_ex *cq;
@@ -754,6 +914,7 @@ int main(void)
 	test_completion_wallclock();
 	test_reserved_qpn();
 	test_alloc_type();
+	test_buf_allocators();
 	CHECKM(!ibv_dealloc_pd(pd), "dealloc_pd: %s", strerror(errno));
 	ibv_close_device(ctx);
 	return smx_test_done();
