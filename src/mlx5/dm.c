@@ -3,6 +3,7 @@
  * Device memory (MEMIC): ALLOC_MEMIC carves a range out of the device's
  * memory window in its BAR, which the application reaches with
  * ibv_memcpy_to/from_dm(); ibv_reg_dm_mr() covers it with a MEMIC-mode mkey.
+ * mlx5dv_alloc_dm gives the same MEMIC memory.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/symver.h"
 
 #define DM_CAP(ctx, fld) DEVX_GET(device_mem_cap, (ctx)->caps.dm, fld)
 
@@ -144,6 +146,34 @@ err_dealloc:
 	memic_dealloc(ctx, addr, len);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * mlx5dv_alloc_dm: MEMIC is ibv_alloc_dm's device memory. The SW ICM types
+ * (memory for software-owned steering and header-modify tables) need
+ * software steering, which the device does not offer (sw_owner 0 in its
+ * flow table caps): EOPNOTSUPP, as a kernel without it answers.
+ */
+SMX_EXPORT struct ibv_dm *mlx5dv_alloc_dm(struct ibv_context *context,
+					  struct ibv_alloc_dm_attr *dm_attr,
+					  struct mlx5dv_alloc_dm_attr *mlx5_dm_attr)
+{
+	if (!context || !dm_attr || !mlx5_dm_attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!mlx5dv_is_supported(context->device) ||
+	    mlx5_dm_attr->type != MLX5DV_DM_TYPE_MEMIC) {
+		smx_dbg("mlx5dv_alloc_dm: type %d: only MEMIC device memory "
+			"(no software steering ICM)", (int)mlx5_dm_attr->type);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (mlx5_dm_attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return mlx5_alloc_dm(context, dm_attr);
 }
 
 int mlx5_free_dm(struct ibv_dm *ibdm)

@@ -73,11 +73,7 @@ mlx5dv_create_wq(struct ibv_context *context,
 		 struct mlx5dv_wq_init_attr *mlx5_wq_attr) STUB_PTR
 
 
-/* device memory (MEMIC, memcpy) -- issue: mlx5dv extensions */
-
-SMX_EXPORT struct ibv_dm *
-mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
-		struct mlx5dv_alloc_dm_attr *mlx5_dm_attr) STUB_PTR
+/* device memory operations (MEMIC atomic ops) -- issue: mlx5dv extensions */
 
 SMX_EXPORT void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op) STUB_PTR
 

@@ -4,7 +4,7 @@
  * public API only: mlx5dv_create_cq / mlx5dv_create_qp and their hostile
  * attributes, raw WQEs, DMA memcpy WQEs, the port query, the clock,
  * reserved QP numbers, $MLX_*_ALLOC_TYPE and the application's buffer
- * allocators (mlx5dv_set_context_attr). Expected errnos are rdma-core
+ * allocators (mlx5dv_set_context_attr), mlx5dv_alloc_dm. Expected errnos are rdma-core
  * 44's for a device without the feature.
  */
 #include <errno.h>
@@ -888,6 +888,42 @@ out:
 		ibv_destroy_cq(cq);
 }
 
+/* mlx5dv_alloc_dm: MEMIC memory like ibv_alloc_dm's; no SW ICM types. */
+static void test_dv_alloc_dm(void)
+{
+	struct ibv_alloc_dm_attr a = { .length = 256 };
+	struct mlx5dv_alloc_dm_attr memic = { .type = MLX5DV_DM_TYPE_MEMIC };
+	struct mlx5dv_alloc_dm_attr icm = { .type = MLX5DV_DM_TYPE_STEERING_SW_ICM };
+	struct mlx5dv_alloc_dm_attr bad = { .type = MLX5DV_DM_TYPE_MEMIC,
+					    .comp_mask = 1 };
+	char in[32] = "mlx5dv device memory", out[32] = "";
+	struct mlx5dv_dm ddm = {};
+	struct mlx5dv_obj obj = {};
+	struct ibv_dm *dm;
+
+	dm = mlx5dv_alloc_dm(ctx, &a, &memic);
+	CHECKM(dm != NULL, "mlx5dv_alloc_dm MEMIC: %s", strerror(errno));
+	if (dm) {
+		CHECK(!ibv_memcpy_to_dm(dm, 64, in, sizeof(in)) &&
+		      !ibv_memcpy_from_dm(out, dm, 64, sizeof(out)) &&
+		      !memcmp(in, out, sizeof(in)));
+		obj.dm.in = dm;
+		obj.dm.out = &ddm;
+		CHECK(!mlx5dv_init_obj(&obj, MLX5DV_OBJ_DM) && ddm.length >= 256 &&
+		      ddm.buf != NULL);
+		CHECK_EQ(ibv_free_dm(dm), 0);
+	}
+	errno = 0;
+	CHECK(!mlx5dv_alloc_dm(ctx, &a, &icm) && errno == EOPNOTSUPP);
+	errno = 0;
+	CHECK(!mlx5dv_alloc_dm(ctx, &a, &bad) && errno == EINVAL);
+	errno = 0;
+	CHECK(!mlx5dv_alloc_dm(ctx, &a, NULL) && errno == EINVAL);
+	a.length = 0;
+	errno = 0;
+	CHECK(!mlx5dv_alloc_dm(ctx, &a, &memic) && errno == EINVAL);
+}
+
 int main(void)
 {
 	struct ibv_cq_ex *cq;
@@ -915,6 +951,7 @@ int main(void)
 	test_reserved_qpn();
 	test_alloc_type();
 	test_buf_allocators();
+	test_dv_alloc_dm();
 	CHECKM(!ibv_dealloc_pd(pd), "dealloc_pd: %s", strerror(errno));
 	ibv_close_device(ctx);
 	return smx_test_done();
