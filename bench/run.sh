@@ -14,8 +14,10 @@
 #   raw Ethernet (raw_ethernet_lat 64 B t_typical, raw_ethernet_bw 1518 B
 #            M msg/s, 2 s; frames between the processes by eth_switch=on)
 #            vs the same shared-memory latency and hand-off rate
-#   UCX      (ucx_perftest) UCT am_lat p50 over rc_verbs and rc_mlx5 vs the
-#            shm latency; UCP tag_bw 1 MiB over dc_mlx5 vs memcpy
+#   UCX      (ucx_perftest) UCT am_lat p50 over rc_verbs and rc_mlx5 between
+#            two processes, and over rc_mlx5 in one (-l) with the watcher
+#            spinning, vs the shm latency; UCP tag_bw 1 MiB over dc_mlx5 vs
+#            memcpy
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -153,6 +155,12 @@ if command -v ucx_perftest >/dev/null; then
 		# Final: iters p50 average overall ...
 		row ucx_am_lat_$tl "$(echo "$line" | awk '{ print $3 }')" us "$SHM_LAT"
 	done
+	# One process, both ends, the watcher spinning (SOFTMLX5_WATCH_SPIN_US):
+	# what store-rung doorbells cost when the watcher has a core.
+	line=$(SOFTMLX5_WATCH_SPIN_US=1000 timeout 120 "$SMX" run -- ucx_perftest \
+		-l -d mlx5_0:1 -x rc_mlx5 -t am_lat -n $((ITERS * 4)) 2>/dev/null |
+		grep '^Final:' | tr -s ' ')
+	row ucx_am_lat_rc_mlx5_lb_spin "$(echo "$line" | awk '{ print $3 }')" us "$SHM_LAT"
 	line=$(UCX_TLS=dc_x,self ucx_perf -t tag_bw -s 1048576 -n 200)
 	# ... MB/s average (decimal MB) -> MiB/s
 	row ucx_tag_bw_dc_1MiB "$(echo "$line" | awk '{ if ($6 != "") printf "%.1f", $6 * 1e6 / 1048576 }')" \

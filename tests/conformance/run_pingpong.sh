@@ -179,6 +179,18 @@ if command -v ucx_perftest >/dev/null; then
 	ucx_pair ucx_dc_mlx5_put_bw -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 300
 	ucx_pair ucx_ud_mlx5_am_lat -d mlx5_0:1 -x ud_mlx5 -t am_lat -n 6000
 	UCX_TLS=dc_x,self ucx_pair ucx_dc_x_tag_bw -t tag_bw -s 1048576 -n 50
+	# One process, both ends (ucx_perftest -l), the watcher spinning
+	# (SOFTMLX5_WATCH_SPIN_US): store-rung doorbells found at once.
+	if selected ucx_rc_mlx5_loopback_spin; then
+		line=$(SOFTMLX5_WATCH_SPIN_US=1000 timeout "$TMO" "$SMX" run -- \
+			ucx_perftest -l -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 20000 \
+			2>"$LOG/ucx_lb.err" | grep '^Final:' | tr -s ' ')
+		if [ -n "$line" ]; then
+			result ucx_rc_mlx5_loopback_spin 1 "$line"
+		else
+			result ucx_rc_mlx5_loopback_spin 0 "$(head -c 300 "$LOG/ucx_lb.err")"
+		fi
+	fi
 else
 	result ucx 0 "ucx_perftest not installed (ucx-utils)"
 fi

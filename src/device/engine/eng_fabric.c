@@ -630,21 +630,9 @@ static void *fab_rx_thread(void *arg)
 
 void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 {
-	const char *sp = getenv("SOFTMLX5_PROGRESS_SPIN_US");
-
 	if (!e || !shm)
 		return;
-	e->spin_ns = 0;
-	if (sp && *sp) {
-		char *end;
-		unsigned long v = strtoul(sp, &end, 10);
-
-		if (*end || v > 10000000ul)
-			smx_err("SOFTMLX5_PROGRESS_SPIN_US=\"%s\" is not a number "
-				"of microseconds up to 10000000; using 0", sp);
-		else
-			e->spin_ns = (uint64_t)v * 1000;
-	}
+	e->spin_ns = eng_env_us("SOFTMLX5_PROGRESS_SPIN_US");
 	e->rx_buf = malloc(SMX_SHM_INLINE);
 	if (!e->rx_buf)
 		return;

@@ -203,6 +203,7 @@ struct eng {
 	bool stop;
 	uint32_t wqps;			/* QPs as the watcher knows (wlock) */
 	uint64_t last_activity;		/* ns of the last work it found */
+	uint64_t watch_spin_ns;		/* it keeps looking this long after */
 	bool scan_now;			/* a pass is wanted at once (wlock) */
 	uint64_t next_timer;		/* earliest requester timer, ns */
 
@@ -454,6 +455,8 @@ int32_t eng_psn_diff(uint32_t a, uint32_t b);
 
 /* eng_resp.c: the responder */
 void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r);
+/* engine.c: a microsecond knob from the environment, in ns. */
+uint64_t eng_env_us(const char *name);
 /* An 8-byte CAS / fetch-add on host-order memory; the value before. */
 uint64_t eng_atomic8(const struct eng_pkt *p, uint64_t *m);
 

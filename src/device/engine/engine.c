@@ -12,7 +12,10 @@
  * and retries requesters parked on an RNR or ACK timer when it expires.
  * Period: 100 us for 20 ms after the last work it found itself, then 1 ms,
  * 5 ms after a second of quiet, always shortened to the earliest requester
- * timer; a QP state change asks for one pass at once. With no QP at all it
+ * timer; a QP state change asks for one pass at once. SOFTMLX5_WATCH_SPIN_US
+ * makes it look again at once (yielding between passes) for that long after
+ * work it found: store-rung doorbells then take microseconds instead of
+ * ~100 us, at the price of a busy thread -- worth it with a spare core. With no QP at all it
  * sleeps on a condition variable until one is created.
  *
  * Doorbells that arrive as MMIO stores (eng_mmio_write) are executed by the
@@ -26,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <sys/prctl.h>
 
@@ -445,6 +449,15 @@ static void *eng_watcher(void *arg)
 		now = eng_now();
 		idle = __atomic_load_n(&e->last_activity, __ATOMIC_RELAXED);
 		idle = idle < now ? now - idle : 0;
+		if (idle < e->watch_spin_ns) {
+			/* SOFTMLX5_WATCH_SPIN_US: look again at once,
+			 * leaving the CPU to whoever else wants it. */
+			pthread_mutex_unlock(&e->wlock);
+			sched_yield();
+			eng_poll(e);
+			pthread_mutex_lock(&e->wlock);
+			continue;
+		}
 		period = idle < 20000000ull ? 100000ull :
 			 idle < 1000000000ull ? 1000000ull : 5000000ull;
 		next = now + period;
@@ -473,6 +486,24 @@ static void *eng_watcher(void *arg)
 /* Lifetime                                                           */
 /* ------------------------------------------------------------------ */
 
+/* A microsecond knob from the environment, in ns (0 if unset or bad). */
+uint64_t eng_env_us(const char *name)
+{
+	const char *v = getenv(name);
+	unsigned long us;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	us = strtoul(v, &end, 10);
+	if (*end || us > 10000000ul) {
+		smx_err("%s=\"%s\" is not a number of microseconds up to "
+			"10000000; using 0", name, v);
+		return 0;
+	}
+	return (uint64_t)us * 1000;
+}
+
 struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 		       uint32_t nr_uars)
 {
@@ -489,6 +520,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	e->bar = bar;
 	e->nr_uars = nr_uars;
 	e->next_timer = UINT64_MAX;
+	e->watch_spin_ns = eng_env_us("SOFTMLX5_WATCH_SPIN_US");
 	for (k = 0; k < ENG_K_NUM; k++)
 		e->list[k].next = e->list[k].prev = &e->list[k];
 	pthread_mutex_init(&e->wlock, NULL);
