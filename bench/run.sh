@@ -186,11 +186,11 @@ if [ $FXN -eq 0 ]; then
 fi
 
 echo
-printf '%-16s %12s %-8s %14s %8s\n' figure softmlx5 unit baseline ratio
-printf '%-16s %12s %-8s %14s %8s\n' ---------------- ------------ -------- -------------- --------
+printf '%-26s %12s %-8s %14s %8s\n' figure softmlx5 unit baseline ratio
+printf '%-26s %12s %-8s %14s %8s\n' -------------------------- ------------ -------- -------------- --------
 for r in "${ROWS[@]}"; do
 	read -r f v u b q <<<"$r"
-	printf '%-16s %12s %-8s %14s %8s\n' "$f" "$v" "$u" "$b" "$q"
+	printf '%-26s %12s %-8s %14s %8s\n' "$f" "$v" "$u" "$b" "$q"
 done
 echo "(baselines: latency = shm cache-line one-way between two processes;"
 echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
