@@ -705,6 +705,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 	 * outer one; a frame that is no VXLAN frame goes unchanged. */
 	if (st.ntir && st.decap) {
 		uint32_t in = eth_vxlan_inner(frame, &r.p);
+		bool mc = r.multicast;
 
 		if (in) {
 			frame += in;
@@ -712,6 +713,7 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 			r.f = frame;
 			eth_parse(frame, len, &r.p);
 			eth_rx_classify(&r);
+			r.multicast = mc;	/* loopback blocking: as it came */
 		}
 	}
 	/* A VLAN pop on the path: the queues get the frame without its

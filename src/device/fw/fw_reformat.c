@@ -25,7 +25,6 @@
 
 int fw_pr_alloc(struct fw_cmd *c)
 {
-	const char *ctx = "packet_reformat_context.";
 	uint32_t type = IN_GET(alloc_packet_reformat_context_in,
 			       packet_reformat_context.reformat_type);
 	uint32_t size = IN_GET(alloc_packet_reformat_context_in,
@@ -35,9 +34,8 @@ int fw_pr_alloc(struct fw_cmd *c)
 	struct fw_pr *pr;
 
 	if (type != MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL)
-		return FW_FAIL(c, BAD_PARAM_ERR, "packet reformat: %sreformat_type "
-			       "%u: only L2_TO_L2_TUNNEL (2) is supported", ctx,
-			       type);
+		return FW_FAIL(c, BAD_PARAM_ERR, "packet reformat: reformat_type "
+			       "%u: only L2_TO_L2_TUNNEL (2) is supported", type);
 	if (IN_GET(alloc_packet_reformat_context_in,
 		   packet_reformat_context.reformat_param_0) ||
 	    IN_GET(alloc_packet_reformat_context_in,
