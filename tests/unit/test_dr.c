@@ -13,10 +13,11 @@
  * C-VLAN sees, a popped tag (on send, and on receive), a counted drop,
  * default miss before a drop;
  * the firmware's mailboxes refused (modify header contexts, entries).
- * Packet reformat: a TX encap (IPv4/UDP/VXLAN and IPv6/UDP/VXLAN outer
- * headers) received byte for byte, lengths and IPv4 checksum recomputed
- * (the expected checksum computed here); an RX decap rule delivering the
- * inner frame, and a non-tunnel frame unchanged; the same encap through
+ * Packet reformat: a TX encap (IPv4/UDP/VXLAN, IPv6/UDP/VXLAN, and
+ * IPv4/UDP/VXLAN behind an 802.1Q tag) received byte for byte, lengths and
+ * IPv4 checksum recomputed (the expected checksum computed here); an RX
+ * decap rule delivering the inner frame (tagged outer header too), and a
+ * non-tunnel or truncated frame unchanged; the same encap through
  * mlx5dv_create_flow_action_packet_reformat and a NIC TX mlx5dv matcher;
  * bad input to both APIs, and EBUSY while rules use the action.
  */
@@ -746,10 +747,20 @@ static void vxlan_want(uint8_t *want, const uint8_t *outer, size_t olen,
 	}
 }
 
+/* An 802.1Q tag (VID 9) put after the MACs of the @n-byte header @h;
+ * the new length. */
+static size_t vlan_insert(uint8_t *h, size_t n)
+{
+	memmove(h + 16, h + 12, n - 12);
+	memcpy(h + 12, (const uint8_t[4]){ 0x81, 0x00, 0x00, 0x09 }, 4);
+	return n + 4;
+}
+
 /*
  * TX root: smac mac_b -> encap IPv4 (outer smac mac_e), smac mac_c ->
- * encap IPv6 (outer smac mac_d). RX root: outer smac mac_e -> rx[1]
- * (first as it is, then decapsulated); everything else -> rx[0].
+ * encap IPv6 (outer smac mac_d), smac mac_a -> encap IPv4 behind a VLAN
+ * tag (outer smac mac_e). RX root: outer smac mac_e -> rx[1] (first as it
+ * is, then decapsulated); everything else -> rx[0].
  */
 static void test_reformat(void)
 {
@@ -757,18 +768,22 @@ static void test_reformat(void)
 	struct mlx5dv_dr_domain *txd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
 	struct mlx5dv_dr_table *rroot = NULL, *troot = NULL;
 	struct mlx5dv_dr_matcher *m_all = NULL, *m_rs = NULL, *m_ts = NULL;
-	struct mlx5dv_dr_action *to0, *to1, *enc4 = NULL, *enc6 = NULL, *dec = NULL;
-	struct mlx5dv_dr_rule *r_all = NULL, *r_rs = NULL, *r_e4 = NULL, *r_e6 = NULL;
-	uint8_t outer4[VXLAN_OUTER6], outer6[VXLAN_OUTER6], inner[128], want[256];
+	struct mlx5dv_dr_action *to0, *to1, *enc4 = NULL, *enc6 = NULL, *enct = NULL,
+				*dec = NULL;
+	struct mlx5dv_dr_rule *r_all = NULL, *r_rs = NULL, *r_e4 = NULL, *r_e6 = NULL,
+			      *r_et = NULL;
+	uint8_t outer4[VXLAN_OUTER6], outer6[VXLAN_OUTER6], outert[VXLAN_OUTER6 + 4],
+		inner[128], want[256];
 	struct param mask, val;
 	uint32_t len, rl = 0;
-	size_t o4, o6;
+	size_t o4, o6, ot;
 
 	CHECK(rxd && txd);
 	if (!rxd || !txd)
 		return;
 	o4 = vxlan_outer(outer4, mac_e, false);
 	o6 = vxlan_outer(outer6, mac_d, true);
+	ot = vlan_insert(outert, vxlan_outer(outert, mac_e, false));
 	rroot = mlx5dv_dr_table_create(rxd, 0);
 	troot = mlx5dv_dr_table_create(txd, 0);
 	CHECK(rroot && troot);
@@ -787,10 +802,14 @@ static void test_reformat(void)
 	enc6 = mlx5dv_dr_action_create_packet_reformat(
 		txd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, o6,
 		outer6);
+	enct = mlx5dv_dr_action_create_packet_reformat(
+		txd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, ot,
+		outert);
 	dec = mlx5dv_dr_action_create_packet_reformat(
 		rxd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2, 0, NULL);
-	CHECK(m_all && m_rs && m_ts && to0 && to1 && enc4 && enc6 && dec);
-	if (!m_all || !m_rs || !m_ts || !to0 || !to1 || !enc4 || !enc6 || !dec)
+	CHECK(m_all && m_rs && m_ts && to0 && to1 && enc4 && enc6 && enct && dec);
+	if (!m_all || !m_rs || !m_ts || !to0 || !to1 || !enc4 || !enc6 || !enct ||
+	    !dec)
 		return;
 	p_init(&val, 64);
 	r_all = mlx5dv_dr_rule_create(m_all, MP(&val), 1, &to0);
@@ -800,8 +819,10 @@ static void test_reformat(void)
 	r_e4 = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enc4);
 	p_mac(&val, P_SMAC, mac_c);
 	r_e6 = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enc6);
-	CHECK(r_all && r_rs && r_e4 && r_e6);
-	if (!r_all || !r_rs || !r_e4 || !r_e6)
+	p_mac(&val, P_SMAC, mac_a);
+	r_et = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enct);
+	CHECK(r_all && r_rs && r_e4 && r_e6 && r_et);
+	if (!r_all || !r_rs || !r_e4 || !r_e6 || !r_et)
 		return;
 
 	/* IPv4 encap: receive steering matches the outer smac */
@@ -829,6 +850,15 @@ static void test_reformat(void)
 	CHECK_EQ(send_bytes(len, &rl), 0);
 	CHECK(rl == o6 + len && !memcmp(rx_buf(0), want, o6 + len));
 	CHECK_EQ(rx_buf(0)[18] << 8 | rx_buf(0)[19], 8 + 8 + 64);
+	/* a tagged outer header: the fixes find the IPv4 header behind the
+	 * tag (what the untagged header gets, with the tag put in) */
+	len = frame_build(mac_b, mac_a, 0, false);
+	memcpy(inner, mem, len);
+	vxlan_want(want, outer4, o4, inner, len);
+	vlan_insert(want, o4 + len);
+	memcpy(want + 6, mac_e, 6);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == ot + len && !memcmp(rx_buf(1), want, ot + len));
 
 	/* decap on receive: rx[1] gets the inner frame back */
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_rs), 0);
@@ -848,6 +878,17 @@ static void test_reformat(void)
 	len = frame_build(mac_a, mac_e, 0, false);
 	CHECK_EQ(send_bytes(len, &rl), 1);
 	CHECK(rl == len && !memcmp(rx_buf(1), mem, len));
+	/* the tagged outer header comes off too */
+	len = frame_build(mac_b, mac_a, 0, false);
+	memcpy(inner, mem, len);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == len && !memcmp(rx_buf(1), inner, len));
+	/* UDP to 4789 with no room for a VXLAN header and an inner Ethernet
+	 * header: no tunnel frame, delivered unchanged */
+	memcpy(mem, outer4, o4);
+	memset(mem + o4, 0x33, 13);
+	CHECK_EQ(send_bytes((uint32_t)o4 + 13, &rl), 1);
+	CHECK(rl == o4 + 13 && !memcmp(rx_buf(1), mem, o4 + 13));
 	/* a VXLAN frame sent as it is (no encap rule for mac_e): decapsulated */
 	frame_build(mac_b, mac_d, 0, false);
 	memcpy(inner, mem, 64);
@@ -863,10 +904,12 @@ static void test_reformat(void)
 
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_e4), 0);
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_e6), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_et), 0);
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_rs), 0);
 	CHECK_EQ(mlx5dv_dr_rule_destroy(r_all), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(enc4), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(enc6), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(enct), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(dec), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
 	CHECK_EQ(mlx5dv_dr_action_destroy(to1), 0);
