@@ -19,7 +19,9 @@
  *   action   a destination (a raw packet QP's TIR, a DEVX TIR, a table of a
  *            deeper level), drop, a flow tag, a DEVX flow counter; on NIC
  *            TX also a modify header context (ALLOC_MODIFY_HEADER_CONTEXT)
- *            and VLAN push; VLAN pop (both domains); default miss (NIC
+ *            and VLAN push, and encap (ALLOC_PACKET_REFORMAT_CONTEXT,
+ *            L2_TO_L2_TUNNEL); on NIC RX VXLAN decap (L2_TUNNEL_TO_L2,
+ *            action DECAP); VLAN pop (both domains); default miss (NIC
  *            TX: on to the wire; NIC RX: the frame leaves steering as on
  *            a miss of the kernel half's root, which delivers it nowhere). A NIC TX rule with no
  *            destination, drop or default miss sends the frame on to the
@@ -85,17 +87,21 @@ enum dr_action_type {
 	DR_ACT_PUSH_VLAN,
 	DR_ACT_POP_VLAN,
 	DR_ACT_DEFAULT_MISS,
+	DR_ACT_ENCAP,		/* NIC TX: a packet reformat context */
+	DR_ACT_DECAP,		/* NIC RX: VXLAN decap */
 	DR_ACT_KINDS
 };
 
 struct mlx5dv_dr_action {
 	enum dr_action_type type;
 	uint32_t refs;			/* rules using it */
-	uint32_t id;			/* TIR, tag, counter, modify header id;
+	uint32_t id;			/* TIR, tag, counter, modify header,
+					 * packet reformat id;
 					 * PUSH_VLAN: TPID << 16 | TCI */
 	struct mlx5dv_dr_table *tbl;	/* DR_ACT_TABLE */
-	struct mlx5dv_dr_domain *dmn;	/* DR_ACT_MODIFY, DR_ACT_PUSH_VLAN */
-	uint16_t uid;			/* DR_ACT_MODIFY: of its context */
+	struct mlx5dv_dr_domain *dmn;	/* DR_ACT_MODIFY, _PUSH_VLAN, _ENCAP,
+					 * _DECAP */
+	uint16_t uid;			/* DR_ACT_MODIFY, _ENCAP: of its context */
 };
 
 struct mlx5dv_dr_rule {
@@ -113,6 +119,8 @@ static const char *const dr_action_names[] = {
 	[DR_ACT_DROP] = "drop", [DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
 	[DR_ACT_MODIFY] = "modify header", [DR_ACT_PUSH_VLAN] = "push VLAN",
 	[DR_ACT_POP_VLAN] = "pop VLAN", [DR_ACT_DEFAULT_MISS] = "default miss",
+	[DR_ACT_ENCAP] = "encap (L2 to L2 tunnel)",
+	[DR_ACT_DECAP] = "decap (L2 tunnel to L2)",
 };
 
 /* Sets errno, logs why (SOFTMLX5_DEBUG) and gives NULL. */
@@ -475,10 +483,12 @@ static int dr_value_parse(const struct mlx5dv_dr_matcher *m,
 }
 
 /* Actions only a NIC TX domain's rules take: the device rewrites the
- * frames it sends; of those it receives it only pops VLAN tags. */
+ * frames it sends; of those it receives it only pops VLAN tags and strips
+ * tunnel headers. Encap and decap actions carry their domain, so a rule of
+ * the other kind of domain refuses them as another domain's. */
 static bool dr_action_tx_only(enum dr_action_type t)
 {
-	return t == DR_ACT_MODIFY || t == DR_ACT_PUSH_VLAN;
+	return t == DR_ACT_MODIFY || t == DR_ACT_PUSH_VLAN || t == DR_ACT_ENCAP;
 }
 
 /*
@@ -559,6 +569,13 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 			break;
 		case DR_ACT_POP_VLAN:
 			r->pop_vlan = true;
+			break;
+		case DR_ACT_ENCAP:
+			r->reformat = true;
+			r->reformat_id = a->id;
+			break;
+		case DR_ACT_DECAP:
+			r->decap = true;
 			break;
 		case DR_ACT_KINDS:
 			break;
@@ -832,6 +849,69 @@ mlx5dv_dr_action_create_push_vlan(struct mlx5dv_dr_domain *dmn, __be32 vlan_hdr)
 	return dr_action_of_domain(dmn, DR_ACT_PUSH_VLAN, h);
 }
 
+/*
+ * NIC TX, L2_TO_L2_TUNNEL: @data (an Ethernet header up to the device's
+ * max_encap_header_size, e.g. Ethernet + IPv4 + UDP + VXLAN) goes in front
+ * of every frame a rule with this action sends (a packet reformat context);
+ * the device fixes the outer lengths and IPv4 checksum. NIC RX,
+ * L2_TUNNEL_TO_L2 without data: the rule's VXLAN frames are delivered as
+ * their inner frame. ROOT_LEVEL changes nothing (all tables are firmware
+ * tables).
+ */
+SMX_EXPORT struct mlx5dv_dr_action *
+mlx5dv_dr_action_create_packet_reformat(struct mlx5dv_dr_domain *dmn, uint32_t flags,
+					enum mlx5dv_flow_action_packet_reformat_type
+						reformat_type,
+					size_t data_sz, void *data)
+{
+	struct mlx5dv_dr_action *a;
+	uint16_t uid;
+	uint32_t id;
+	size_t max;
+	int ret;
+
+	if (!dmn)
+		return DR_FAIL_PTR(EINVAL, "no domain");
+	if (flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL)
+		return DR_FAIL_PTR(EINVAL, "flags 0x%x: unknown bits 0x%x", flags,
+				   flags & ~(uint32_t)MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL);
+	if (reformat_type == MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2) {
+		if (dmn->ft_type != MLX5_FLOW_TABLE_TYPE_NIC_RX)
+			return DR_FAIL_PTR(EINVAL, "decap on a NIC TX domain: the "
+					   "device decapsulates what it receives");
+		if (data || data_sz)
+			return DR_FAIL_PTR(EINVAL, "decap takes no data (%zu bytes "
+					   "given)", data_sz);
+		return dr_action_of_domain(dmn, DR_ACT_DECAP, 0);
+	}
+	if (reformat_type != MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL)
+		return DR_FAIL_PTR(EOPNOTSUPP, "reformat type %d: only L2_TO_L2_TUNNEL "
+				   "(NIC TX) and L2_TUNNEL_TO_L2 (NIC RX)",
+				   (int)reformat_type);
+	if (dmn->ft_type != MLX5_FLOW_TABLE_TYPE_NIC_TX)
+		return DR_FAIL_PTR(EINVAL, "encap on a NIC RX domain: the device "
+				   "encapsulates what it sends");
+	max = mlx5_steer_encap_max(dmn->mdev);
+	if (!data || data_sz < STEER_ENCAP_MIN || data_sz > max)
+		return DR_FAIL_PTR(EINVAL, "encap header of %zu bytes%s: an Ethernet "
+				   "header (%d) up to max_encap_header_size (%zu)",
+				   data_sz, data ? "" : " (no data)",
+				   STEER_ENCAP_MIN, max);
+	uid = to_mctx(dmn->ctx)->uctx->uid;
+	ret = mlx5_steer_pr_alloc(dmn->mdev, uid, data, data_sz, &id);
+	if (ret)
+		return DR_FAIL_PTR(ret, "the device refused the %zu-byte encap "
+				   "header", data_sz);
+	a = dr_action_of_domain(dmn, DR_ACT_ENCAP, id);
+	if (!a) {
+		mlx5_steer_pr_free(dmn->mdev, uid, id);
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->uid = uid;
+	return a;
+}
+
 /* Removes the outer 802.1Q/802.1ad tag, if any: from the frame sent on
  * (NIC TX) or delivered (NIC RX). */
 SMX_EXPORT struct mlx5dv_dr_action *mlx5dv_dr_action_create_pop_vlan(void)
@@ -864,6 +944,12 @@ SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 		if (ret)
 			return DR_FAIL_INT(ret, "the device refused to free modify "
 					   "header 0x%x", a->id);
+	}
+	if (a->type == DR_ACT_ENCAP) {
+		ret = mlx5_steer_pr_free(a->dmn->mdev, a->uid, a->id);
+		if (ret)
+			return DR_FAIL_INT(ret, "the device refused to free packet "
+					   "reformat 0x%x", a->id);
 	}
 	if (a->type == DR_ACT_TABLE) {
 		mdev = a->tbl->dmn->mdev;
@@ -925,13 +1011,14 @@ static void dr_dump_rule(FILE *f, const struct mlx5dv_dr_rule *r)
 			[DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
 			[DR_ACT_MODIFY] = "modify_header", [DR_ACT_PUSH_VLAN] = "push_vlan",
 			[DR_ACT_POP_VLAN] = "pop_vlan", [DR_ACT_DEFAULT_MISS] = "default_miss",
+			[DR_ACT_ENCAP] = "encap", [DR_ACT_DECAP] = "decap",
 		};
 
 		fprintf(f, "%s%s", i ? ";" : "", kind[a->type]);
 		if (a->type == DR_ACT_TABLE)
 			fprintf(f, ":%p", (const void *)a->tbl);
 		else if (a->type != DR_ACT_DROP && a->type != DR_ACT_POP_VLAN &&
-			 a->type != DR_ACT_DEFAULT_MISS)
+			 a->type != DR_ACT_DEFAULT_MISS && a->type != DR_ACT_DECAP)
 			fprintf(f, ":0x%x", a->id);
 	}
 	fputc('\n', f);

@@ -112,11 +112,6 @@ mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx,
 					enum mlx5dv_flow_table_type ft_type)
 	STUB_PTR
 
-SMX_EXPORT struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
-	struct ibv_context *ctx, size_t data_sz, void *data,
-	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
-	enum mlx5dv_flow_table_type ft_type) STUB_PTR
-
 SMX_EXPORT struct mlx5dv_steering_anchor *
 mlx5dv_create_steering_anchor(struct ibv_context *context,
 			      struct mlx5dv_steering_anchor_attr *attr) STUB_PTR
@@ -143,12 +138,6 @@ mlx5dv_dr_action_create_dest_array(struct mlx5dv_dr_domain *domain,
 				   size_t num_dest,
 				   struct mlx5dv_dr_action_dest_attr *dests[])
 	STUB_PTR
-
-SMX_EXPORT struct mlx5dv_dr_action *
-mlx5dv_dr_action_create_packet_reformat(
-	struct mlx5dv_dr_domain *domain, uint32_t flags,
-	enum mlx5dv_flow_action_packet_reformat_type reformat_type,
-	size_t data_sz, void *data) STUB_PTR
 
 SMX_EXPORT struct mlx5dv_dr_action *
 mlx5dv_dr_action_create_flow_meter(struct mlx5dv_dr_flow_meter_attr *attr)

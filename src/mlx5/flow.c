@@ -38,12 +38,27 @@
 
 #define MATCH_BYTES STEER_MATCH_BYTES
 
+/* A packet reformat flow action (mlx5dv_create_flow_action_packet_reformat):
+ * an encap on NIC TX (a packet reformat context the kernel half owns, uid
+ * 0 like the rules that use it) or a decap on NIC RX (no context: the
+ * entry's DECAP action). */
+struct mlx5_flow_action {
+	struct ibv_flow_action ibv_action;
+	struct mlx5_device *mdev;
+	uint8_t ft_type;		/* MLX5_FLOW_TABLE_TYPE_NIC_RX / _NIC_TX */
+	bool decap;
+	uint32_t reformat_id;		/* !decap */
+	uint32_t refs;			/* flows using it */
+};
+
 struct mlx5_flow {
 	struct ibv_flow ibv_flow;
 	struct mlx5_device *mdev;
+	struct mlx5_steer_ft *ft;	/* the root it is in */
 	struct mlx5_steer_fg *fg;
 	uint32_t index;
 	struct mlx5dv_flow_matcher *matcher;	/* mlx5dv_create_flow */
+	struct mlx5_flow_action *action;	/* a reformat it uses */
 };
 
 _Static_assert(STEER_FG_SIZE == 64, "one 64-bit map per group");
@@ -372,6 +387,12 @@ int mlx5_steer_fte_add(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 		action |= MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
 		DEVX_SET(flow_context, fc, push_vlan, r->vlan_hdr);
 	}
+	if (r->reformat) {
+		action |= MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT;
+		DEVX_SET(flow_context, fc, packet_reformat_id, r->reformat_id);
+	}
+	if (r->decap)
+		action |= MLX5_FLOW_CONTEXT_ACTION_DECAP;
 	DEVX_SET(flow_context, fc, action, action);
 	inlen = DEVX_ST_SZ_BYTES(set_fte_in) + 8 * (ndest + r->count);
 	ret = steer_cmd(ft, in, inlen, out, sizeof(out));
@@ -417,6 +438,68 @@ int mlx5_steer_mh_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id)
 	DEVX_SET(dealloc_modify_header_context_in, in, opcode,
 		 MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT);
 	DEVX_SET(dealloc_modify_header_context_in, in, modify_header_id, id);
+	return mlx5_cmd_exec_hca(mdev->hca, uid, in, sizeof(in), out, sizeof(out));
+}
+
+size_t mlx5_steer_encap_max(struct mlx5_device *mdev)
+{
+	/* 0x8000 bytes of flow table caps: off the stack */
+	uint8_t *cap = calloc(1, DEVX_ST_SZ_BYTES(flow_table_nic_cap));
+	size_t max = 0;
+
+	if (!cap)
+		return 0;
+	if (!mlx5_query_hca_cap(mdev->hca, MLX5_CAP_FLOW_TABLE, cap,
+				DEVX_ST_SZ_BYTES(flow_table_nic_cap)) &&
+	    DEVX_GET(flow_table_nic_cap, cap, encap_general_header) &&
+	    DEVX_GET(flow_table_nic_cap, cap,
+		     flow_table_properties_nic_transmit.reformat))
+		max = DEVX_GET(flow_table_nic_cap, cap, max_encap_header_size);
+	free(cap);
+	return max;
+}
+
+int mlx5_steer_pr_alloc(struct mlx5_device *mdev, uint16_t uid,
+			const void *data, size_t n, uint32_t *id)
+{
+	uint32_t out[DEVX_ST_SZ_DW(alloc_packet_reformat_context_out)] = {};
+	size_t at = DEVX_BYTE_OFF(alloc_packet_reformat_context_in,
+				  packet_reformat_context.reformat_data);
+	size_t inlen = at + n;
+	uint8_t *in;
+	int ret;
+
+	if (n > 0x3ff)
+		return EINVAL;	/* reformat_data_size is 10 bits */
+	if (inlen < DEVX_ST_SZ_BYTES(alloc_packet_reformat_context_in))
+		inlen = DEVX_ST_SZ_BYTES(alloc_packet_reformat_context_in);
+	in = calloc(1, inlen);
+	if (!in)
+		return ENOMEM;
+	DEVX_SET(alloc_packet_reformat_context_in, in, opcode,
+		 MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+	DEVX_SET(alloc_packet_reformat_context_in, in,
+		 packet_reformat_context.reformat_type,
+		 MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL);
+	DEVX_SET(alloc_packet_reformat_context_in, in,
+		 packet_reformat_context.reformat_data_size, n);
+	memcpy(in + at, data, n);
+	ret = mlx5_cmd_exec_hca(mdev->hca, uid, in, inlen, out, sizeof(out));
+	free(in);
+	if (!ret)
+		*id = DEVX_GET(alloc_packet_reformat_context_out, out,
+			       packet_reformat_id);
+	return ret;
+}
+
+int mlx5_steer_pr_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id)
+{
+	uint32_t in[DEVX_ST_SZ_DW(dealloc_packet_reformat_context_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	DEVX_SET(dealloc_packet_reformat_context_in, in, opcode,
+		 MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT);
+	DEVX_SET(dealloc_packet_reformat_context_in, in, packet_reformat_id, id);
 	return mlx5_cmd_exec_hca(mdev->hca, uid, in, sizeof(in), out, sizeof(out));
 }
 
@@ -602,10 +685,10 @@ static int flow_parse(const struct ibv_flow_attr *attr, struct flow_match *m)
 	return 0;
 }
 
-/* Adds the entry in a shared group of its criteria in the root table; the
- * flow, or NULL + errno. */
-static struct ibv_flow *steer_add(struct ibv_context *ctx, const uint8_t *crit,
-				  const struct mlx5_steer_rule *r)
+/* Adds the entry in a shared group of its criteria in the root table of
+ * @type; the flow, or NULL + errno. */
+static struct ibv_flow *steer_add(struct ibv_context *ctx, uint8_t type,
+				  const uint8_t *crit, const struct mlx5_steer_rule *r)
 {
 	struct mlx5_device *mdev = to_mdev(ctx->device);
 	struct mlx5_steer_fg *g = NULL;
@@ -619,7 +702,7 @@ static struct ibv_flow *steer_add(struct ibv_context *ctx, const uint8_t *crit,
 		return NULL;
 	}
 	pthread_mutex_lock(&mdev->steer_lock);
-	ret = mlx5_steer_root(mdev, MLX5_FLOW_TABLE_TYPE_NIC_RX, &ft);
+	ret = mlx5_steer_root(mdev, type, &ft);
 	if (!ret)
 		g = mlx5_steer_fg_get(ft, crit, 0, NULL, &ret);
 	if (g) {
@@ -634,6 +717,7 @@ static struct ibv_flow *steer_add(struct ibv_context *ctx, const uint8_t *crit,
 		return NULL;
 	}
 	f->fg = g;
+	f->ft = ft;
 	f->mdev = mdev;
 	f->ibv_flow.context = ctx;
 	f->ibv_flow.handle = f->index;
@@ -671,13 +755,14 @@ struct ibv_flow *mlx5_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *att
 	r.drop = m.drop;
 	r.dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
 	r.dest_id = qp->raw.tirn;
-	return steer_add(ibqp->context, m.crit, &r);
+	return steer_add(ibqp->context, MLX5_FLOW_TABLE_TYPE_NIC_RX, m.crit, &r);
 }
 
 /* ---- the mlx5dv flow API: matchers (criteria) and rules ---- */
 
 struct mlx5dv_flow_matcher {
 	struct ibv_context *ctx;
+	uint8_t ft_type;		/* MLX5_FLOW_TABLE_TYPE_NIC_RX / _NIC_TX */
 	uint8_t crit[MATCH_BYTES] __attribute__((aligned(8)));
 	uint32_t flows;		/* rules made with it, still alive */
 };
@@ -752,25 +837,40 @@ SMX_EXPORT struct mlx5dv_flow_matcher *
 mlx5dv_create_flow_matcher(struct ibv_context *ctx, struct mlx5dv_flow_matcher_attr *a)
 {
 	struct mlx5dv_flow_matcher *fm;
+	bool has_type, egress;
+	uint8_t type;
 	int ret;
 
 	if (!ctx || !a || !a->match_mask) {
 		errno = EINVAL;
 		return NULL;
 	}
+	has_type = a->comp_mask & MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
+	egress = a->flags & IBV_FLOW_ATTR_FLAGS_EGRESS;
 	if (!mlx5dv_is_supported(ctx->device) ||
 	    (a->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) ||
-	    ((a->comp_mask & MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) &&
-	     a->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_RX) ||
-	    a->type != IBV_FLOW_ATTR_NORMAL || a->flags ||
+	    (has_type && a->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_RX &&
+	     a->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_TX) ||
+	    a->type != IBV_FLOW_ATTR_NORMAL ||
+	    (a->flags & ~(uint32_t)IBV_FLOW_ATTR_FLAGS_EGRESS) ||
 	    (a->match_criteria_enable & ~(uint8_t)MLX5_MATCH_OUTER_HEADERS)) {
 		smx_dbg("flow matcher: comp_mask 0x%llx ft_type %d type %d flags 0x%x "
-			"criteria 0x%x: only NIC RX, normal, outer headers",
-			(unsigned long long)a->comp_mask, (int)a->ft_type, (int)a->type,
-			a->flags, a->match_criteria_enable);
-		errno = EOPNOTSUPP;	/* NIC RX, outer headers only */
+			"criteria 0x%x: only NIC RX / NIC TX (EGRESS), normal, "
+			"outer headers", (unsigned long long)a->comp_mask,
+			(int)a->ft_type, (int)a->type, a->flags,
+			a->match_criteria_enable);
+		errno = EOPNOTSUPP;	/* NIC RX / TX, outer headers only */
 		return NULL;
 	}
+	/* EGRESS alone names NIC TX, as it does to mlx5_ib */
+	if (has_type && egress && a->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_TX) {
+		smx_dbg("flow matcher: EGRESS flag with ft_type %d (not NIC TX)",
+			(int)a->ft_type);
+		errno = EINVAL;
+		return NULL;
+	}
+	type = egress || (has_type && a->ft_type == MLX5DV_FLOW_TABLE_TYPE_NIC_TX) ?
+	       MLX5_FLOW_TABLE_TYPE_NIC_TX : MLX5_FLOW_TABLE_TYPE_NIC_RX;
 	fm = calloc(1, sizeof(*fm));
 	if (!fm) {
 		errno = ENOMEM;
@@ -788,6 +888,7 @@ mlx5dv_create_flow_matcher(struct ibv_context *ctx, struct mlx5dv_flow_matcher_a
 	if (!(a->match_criteria_enable & MLX5_MATCH_OUTER_HEADERS))
 		memset(fm->crit, 0, MATCH_BYTES);	/* nothing enabled: match all */
 	fm->ctx = ctx;
+	fm->ft_type = type;
 	return fm;
 }
 
@@ -804,15 +905,19 @@ SMX_EXPORT int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *fm)
 /*
  * A rule: the value (masked by the matcher) and its actions -- one
  * destination (a raw packet QP, or a DEVX TIR or flow table) or DROP, an
- * optional TAG and an optional DEVX flow counter.
+ * optional TAG, an optional DEVX flow counter and an optional packet
+ * reformat flow action of the matcher's table type. A NIC TX rule forwards
+ * to a DEVX NIC TX table or drops; with neither, the frame goes on to the
+ * wire (ALLOW).
  */
 SMX_EXPORT struct ibv_flow *
 mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_parameters *value,
 		   size_t n, struct mlx5dv_flow_action_attr actions[])
 {
 	uint8_t val[MATCH_BYTES] __attribute__((aligned(8)));
+	struct mlx5_flow_action *fa = NULL;
 	struct mlx5_steer_rule r = { 0 };
-	bool dest = false;
+	bool dest = false, tx;
 	struct ibv_flow *f;
 	size_t i, b;
 	int ret;
@@ -828,12 +933,18 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 	}
 	for (b = 0; b < MATCH_BYTES; b++)
 		val[b] &= fm->crit[b];
+	tx = fm->ft_type == MLX5_FLOW_TABLE_TYPE_NIC_TX;
 	for (i = 0; i < n; i++) {
 		const struct mlx5dv_flow_action_attr *a = &actions[i];
 
 		switch (a->type) {
 		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
 		case MLX5DV_FLOW_ACTION_DEST_DEVX:
+			if (tx && a->type == MLX5DV_FLOW_ACTION_DEST_IBV_QP) {
+				smx_dbg("flow: a NIC TX rule cannot deliver to a QP");
+				errno = EINVAL;
+				return NULL;
+			}
 			ret = dest ? EINVAL :
 			      a->type == MLX5DV_FLOW_ACTION_DEST_IBV_QP ?
 			      mlx5_steer_dest_qp(a->qp, &r) :
@@ -858,22 +969,51 @@ mlx5dv_create_flow(struct mlx5dv_flow_matcher *fm, struct mlx5dv_flow_match_para
 			}
 			r.count = true;
 			break;
+		case MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION:
+			if (fa || !a->action) {
+				smx_dbg("flow: %s flow action", fa ? "a second" :
+					"a NULL");
+				errno = EINVAL;
+				return NULL;
+			}
+			fa = SMX_CONTAINER_OF(a->action, struct mlx5_flow_action,
+					      ibv_action);
+			if (a->action->context != fm->ctx ||
+			    fa->ft_type != fm->ft_type) {
+				smx_dbg("flow: the flow action is for another %s",
+					a->action->context != fm->ctx ?
+					"context" : "table type");
+				errno = EINVAL;
+				return NULL;
+			}
+			r.decap = fa->decap;
+			r.reformat = !fa->decap;
+			r.reformat_id = fa->reformat_id;
+			break;
 		default:
 			errno = EOPNOTSUPP;	/* verbs counters, flow actions, default miss */
 			return NULL;
 		}
 	}
-	if (dest == r.drop) {
-		errno = EINVAL;	/* exactly one of a destination or DROP */
+	if (dest && r.drop) {
+		errno = EINVAL;	/* at most one of a destination or DROP */
 		return NULL;
 	}
+	if (!dest && !r.drop && !tx) {
+		errno = EINVAL;	/* NIC RX: a destination or DROP */
+		return NULL;
+	}
+	r.allow = !dest && !r.drop;	/* NIC TX: on to the wire */
 	r.val = val;
-	f = steer_add(fm->ctx, fm->crit, &r);
+	f = steer_add(fm->ctx, fm->ft_type, fm->crit, &r);
 	if (f) {
 		struct mlx5_flow *mf = SMX_CONTAINER_OF(f, struct mlx5_flow, ibv_flow);
 
 		mf->matcher = fm;
+		mf->action = fa;
 		__atomic_fetch_add(&fm->flows, 1, __ATOMIC_RELEASE);
+		if (fa)
+			__atomic_fetch_add(&fa->refs, 1, __ATOMIC_RELEASE);
 	}
 	return f;
 }
@@ -885,16 +1025,113 @@ int mlx5_destroy_flow(struct ibv_flow *flow)
 	int ret;
 
 	pthread_mutex_lock(&mdev->steer_lock);
-	ret = mlx5_steer_fte_del(mdev->steer, f->fg, f->index);
+	ret = mlx5_steer_fte_del(f->ft, f->fg, f->index);
 	if (!ret)
-		mlx5_steer_fg_put(mdev->steer, f->fg);
+		mlx5_steer_fg_put(f->ft, f->fg);
 	pthread_mutex_unlock(&mdev->steer_lock);
 	if (!ret) {
 		if (f->matcher)
 			__atomic_fetch_sub(&f->matcher->flows, 1, __ATOMIC_RELEASE);
+		if (f->action)
+			__atomic_fetch_sub(&f->action->refs, 1, __ATOMIC_RELEASE);
 		free(f);
 	}
 	return ret;
+}
+
+/* ---- packet reformat flow actions ---- */
+
+/*
+ * L2_TO_L2_TUNNEL on NIC TX: @data is the outer header to put in front of
+ * every frame (ALLOC_PACKET_REFORMAT_CONTEXT). L2_TUNNEL_TO_L2 on NIC RX,
+ * without data: decap. Other types and table types answer EOPNOTSUPP.
+ */
+SMX_EXPORT struct ibv_flow_action *
+mlx5dv_create_flow_action_packet_reformat(struct ibv_context *ctx, size_t data_sz,
+					  void *data,
+					  enum mlx5dv_flow_action_packet_reformat_type reformat_type,
+					  enum mlx5dv_flow_table_type ft_type)
+{
+	struct mlx5_flow_action *fa;
+	struct mlx5_device *mdev;
+	size_t max;
+	int ret;
+
+	if (!ctx) {
+		smx_dbg("flow action: no context");
+		errno = EINVAL;
+		return NULL;
+	}
+	mdev = to_mdev(ctx->device);
+	if (reformat_type == MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2 &&
+	    ft_type == MLX5DV_FLOW_TABLE_TYPE_NIC_RX) {
+		if (data || data_sz) {
+			smx_dbg("flow action: decap takes no data (%zu bytes given)",
+				data_sz);
+			errno = EINVAL;
+			return NULL;
+		}
+	} else if (reformat_type ==
+		   MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL &&
+		   ft_type == MLX5DV_FLOW_TABLE_TYPE_NIC_TX) {
+		max = mlx5_steer_encap_max(mdev);
+		if (!data || data_sz < STEER_ENCAP_MIN || data_sz > max) {
+			smx_dbg("flow action: encap header of %zu bytes%s: an "
+				"Ethernet header (%d) up to max_encap_header_size "
+				"(%zu)", data_sz, data ? "" : " (no data)",
+				STEER_ENCAP_MIN, max);
+			errno = EINVAL;
+			return NULL;
+		}
+	} else {
+		smx_dbg("flow action: reformat type %d on table type %d: only "
+			"L2_TO_L2_TUNNEL on NIC TX and L2_TUNNEL_TO_L2 on NIC RX",
+			(int)reformat_type, (int)ft_type);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	fa = calloc(1, sizeof(*fa));
+	if (!fa) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fa->mdev = mdev;
+	fa->ibv_action.context = ctx;
+	fa->decap = ft_type == MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	fa->ft_type = fa->decap ? MLX5_FLOW_TABLE_TYPE_NIC_RX :
+		      MLX5_FLOW_TABLE_TYPE_NIC_TX;
+	if (!fa->decap) {
+		ret = mlx5_steer_pr_alloc(mdev, 0, data, data_sz, &fa->reformat_id);
+		if (ret) {
+			smx_dbg("flow action: the device refused the %zu-byte encap "
+				"header", data_sz);
+			free(fa);
+			errno = ret;
+			return NULL;
+		}
+	}
+	return &fa->ibv_action;
+}
+
+int mlx5_destroy_flow_action(struct ibv_flow_action *action)
+{
+	struct mlx5_flow_action *fa;
+	int ret;
+
+	if (!action)
+		return EINVAL;
+	fa = SMX_CONTAINER_OF(action, struct mlx5_flow_action, ibv_action);
+	if (__atomic_load_n(&fa->refs, __ATOMIC_ACQUIRE)) {
+		smx_dbg("flow action: still used by %u flows", fa->refs);
+		return EBUSY;
+	}
+	if (!fa->decap) {
+		ret = mlx5_steer_pr_free(fa->mdev, 0, fa->reformat_id);
+		if (ret)
+			return ret;
+	}
+	free(fa);
+	return 0;
 }
 
 /* Device release: whatever entries are left in a root go, then the root. */

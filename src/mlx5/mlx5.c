@@ -372,6 +372,7 @@ static const struct verbs_context_ops mlx5_ctx_ops = {
 	.destroy_ah = mlx5_destroy_ah,
 	.destroy_cq = mlx5_destroy_cq,
 	.destroy_flow = mlx5_destroy_flow,
+	.destroy_flow_action = mlx5_destroy_flow_action,
 	.destroy_qp = mlx5_destroy_qp,
 	.destroy_rwq_ind_table = mlx5_destroy_rwq_ind_table,
 	.destroy_srq = mlx5_destroy_srq,

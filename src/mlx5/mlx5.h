@@ -579,6 +579,7 @@ bool mlx5_raw_cvlan(const struct mlx5_context *ctx);
 /* flow.c: ibv_create_flow onto the kernel half's NIC receive root */
 struct ibv_flow *mlx5_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
 int mlx5_destroy_flow(struct ibv_flow *flow);
+int mlx5_destroy_flow_action(struct ibv_flow_action *action);
 void mlx5_steer_free(struct mlx5_device *mdev);
 
 /* eq.c */

@@ -58,6 +58,9 @@ struct mlx5_steer_rule {
 	uint32_t vlan_hdr;		/* TPID << 16 | TCI, with push_vlan */
 	bool mod_hdr;
 	uint32_t mod_hdr_id;
+	bool reformat;			/* NIC TX: encap with reformat_id */
+	uint32_t reformat_id;
+	bool decap;			/* NIC RX: VXLAN decap */
 	uint8_t dest_type;		/* MLX5_FLOW_DESTINATION_TYPE_*, with !drop */
 	uint32_t dest_id;
 	bool count;
@@ -90,6 +93,16 @@ int mlx5_steer_fte_del(struct mlx5_steer_ft *ft, struct mlx5_steer_fg *g,
 int mlx5_steer_mh_alloc(struct mlx5_device *mdev, uint16_t uid, uint8_t type,
 			const __be64 *actions, size_t n, uint32_t *id);
 int mlx5_steer_mh_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id);
+/* ALLOC_PACKET_REFORMAT_CONTEXT of type L2_TO_L2_TUNNEL with the @n header
+ * bytes @data; DEALLOC_PACKET_REFORMAT_CONTEXT. 0 or an errno. */
+int mlx5_steer_pr_alloc(struct mlx5_device *mdev, uint16_t uid,
+			const void *data, size_t n, uint32_t *id);
+int mlx5_steer_pr_free(struct mlx5_device *mdev, uint16_t uid, uint32_t id);
+/* The header sizes an L2_TO_L2_TUNNEL encap takes: an Ethernet header up
+ * to the device's max_encap_header_size (0 when the device does not
+ * encapsulate, or its caps cannot be read). */
+#define STEER_ENCAP_MIN 14
+size_t mlx5_steer_encap_max(struct mlx5_device *mdev);
 
 /*
  * Parameters shared by the flow APIs (0 or an errno): the outer-header bytes

@@ -766,7 +766,13 @@ struct mlx5_ifc_flow_table_nic_cap_bits {
 	uint8_t allow_sniffer_and_nic_rx_shared_tir[0x1];
 	uint8_t reserved_at_3[0x1d];
 
-	uint8_t reserved_at_20[0x1e0];
+	uint8_t encap_general_header[0x1];
+	uint8_t reserved_at_21[0xa];
+	uint8_t log_max_packet_reformat_context[0x5];
+	uint8_t reserved_at_30[0x6];
+	uint8_t max_encap_header_size[0xa];
+
+	uint8_t reserved_at_40[0x1c0];
 
 	struct mlx5_ifc_flow_table_prop_layout_bits flow_table_properties_nic_receive;
 
@@ -3884,6 +3890,57 @@ struct mlx5_ifc_dealloc_modify_header_context_in_bits {
 	uint8_t op_mod[0x10];
 
 	uint8_t modify_header_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+/* Packet reformat context: reformat_data_size bytes of header data start
+ * at reformat_data and run on past the end of the layout. */
+struct mlx5_ifc_packet_reformat_context_in_bits {
+	uint8_t reformat_type[0x8];
+	uint8_t reserved_at_8[0x4];
+	uint8_t reformat_param_0[0x4];
+	uint8_t reserved_at_10[0x6];
+	uint8_t reformat_data_size[0xa];
+
+	uint8_t reformat_param_1[0x8];
+	uint8_t reserved_at_28[0x8];
+	uint8_t reformat_data[2][0x8];
+
+	uint8_t more_reformat_data[][0x8];
+};
+
+struct mlx5_ifc_alloc_packet_reformat_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t reserved_at_40[0xa0];
+
+	struct mlx5_ifc_packet_reformat_context_in_bits packet_reformat_context;
+};
+
+struct mlx5_ifc_alloc_packet_reformat_context_out_bits {
+	uint8_t status[0x8];
+	uint8_t reserved_at_8[0x18];
+
+	uint8_t syndrome[0x20];
+
+	uint8_t packet_reformat_id[0x20];
+
+	uint8_t reserved_at_60[0x20];
+};
+
+struct mlx5_ifc_dealloc_packet_reformat_context_in_bits {
+	uint8_t opcode[0x10];
+	uint8_t uid[0x10];
+
+	uint8_t reserved_at_20[0x10];
+	uint8_t op_mod[0x10];
+
+	uint8_t packet_reformat_id[0x20];
 
 	uint8_t reserved_at_60[0x20];
 };

@@ -163,6 +163,7 @@ SMX_EXPORT void verbs_set_ops(struct verbs_context *vctx,
 	SET_OP(vctx, open_xrcd);
 	SET_OP(vctx, close_xrcd);
 	SET_OP(vctx, modify_qp_rate_limit);
+	SET_OP(vctx, destroy_flow_action);
 	if (ops->create_flow)
 		vctx->ibv_create_flow = ops->create_flow;
 	if (ops->destroy_flow)

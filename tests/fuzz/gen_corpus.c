@@ -664,5 +664,99 @@ int main(int argc, char **argv)
 		    sizeof(dealloc_modify_header_context_in_mb), 16);
 	}
 	emit(dir, "nic_tx_steering");
+
+	/* Packet reformat: an L3 tunnel type refused, a 50-byte VXLAN encap
+	 * context, a NIC TX root with an ALLOW | PACKET_REFORMAT entry, a NIC
+	 * RX table with a DROP | DECAP entry; the context freed while used
+	 * (busy), then after the entry */
+	for (unsigned int i = 0; i < 2; i++) {
+		const unsigned int type = i ? MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL :
+					  MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2;
+		size_t at = DEVX_BYTE_OFF(alloc_packet_reformat_context_in,
+					  packet_reformat_context.reformat_data);
+		uint8_t *in = calloc(1, at + 50);
+
+		DEVX_SET(alloc_packet_reformat_context_in, in, opcode,
+			 MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+		DEVX_SET(alloc_packet_reformat_context_in, in,
+			 packet_reformat_context.reformat_type, type);
+		DEVX_SET(alloc_packet_reformat_context_in, in,
+			 packet_reformat_context.reformat_data_size, 50);
+		memset(in + at, 0x02, 12);	/* MACs */
+		in[at + 12] = 0x08;		/* IPv4 */
+		in[at + 14] = 0x45;
+		in[at + 23] = 17;		/* UDP */
+		in[at + 36] = 0x12;		/* dport 4789 */
+		in[at + 37] = 0xb5;
+		in[at + 42] = 0x08;		/* VXLAN I flag */
+		rec(in, at + 50, OUT(alloc_packet_reformat_context_out));
+		free(in);
+	}
+	for (unsigned int tt = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+	     tt <= MLX5_FLOW_TABLE_TYPE_NIC_TX; tt++) {
+		MB(create_flow_table_in);
+		MB(set_flow_table_root_in);
+		uint8_t *fg = calloc(1, DEVX_ST_SZ_BYTES(create_flow_group_in));
+		uint8_t *in = calloc(1, DEVX_ST_SZ_BYTES(set_fte_in));
+		void *fc = DEVX_ADDR_OF(set_fte_in, in, flow_context);
+
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb, opcode,
+			 MLX5_CMD_OP_CREATE_FLOW_TABLE);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb, table_type, tt);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb,
+			 flow_table_context.log_size, 2);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb,
+			 flow_table_context.reformat_en, tt == MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(create_flow_table_in, create_flow_table_in_mb,
+			 flow_table_context.decap_en, tt == MLX5_FLOW_TABLE_TYPE_NIC_RX);
+		rec(create_flow_table_in_mb, sizeof(create_flow_table_in_mb),
+		    OUT(create_flow_table_out));
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb, opcode,
+			 MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb,
+			 table_type, tt);
+		DEVX_SET(set_flow_table_root_in, set_flow_table_root_in_mb,
+			 table_id, tt + 1);
+		rec(set_flow_table_root_in_mb, sizeof(set_flow_table_root_in_mb), 16);
+		DEVX_SET(create_flow_group_in, fg, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+		DEVX_SET(create_flow_group_in, fg, table_type, tt);
+		DEVX_SET(create_flow_group_in, fg, table_id, tt + 1);
+		DEVX_SET(create_flow_group_in, fg, end_flow_index, 3);
+		rec(fg, DEVX_ST_SZ_BYTES(create_flow_group_in),
+		    OUT(create_flow_group_out));
+		DEVX_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+		DEVX_SET(set_fte_in, in, table_type, tt);
+		DEVX_SET(set_fte_in, in, table_id, tt + 1);
+		DEVX_SET(flow_context, fc, group_id, tt + 1);
+		DEVX_SET(flow_context, fc, action, tt == MLX5_FLOW_TABLE_TYPE_NIC_TX ?
+			 MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+			 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT :
+			 MLX5_FLOW_CONTEXT_ACTION_DROP | MLX5_FLOW_CONTEXT_ACTION_DECAP);
+		DEVX_SET(flow_context, fc, packet_reformat_id, 1);
+		rec(in, DEVX_ST_SZ_BYTES(set_fte_in), 16);
+		free(fg);
+		free(in);
+	}
+	{
+		MB(dealloc_packet_reformat_context_in);
+		MB(delete_fte_in);
+
+		DEVX_SET(dealloc_packet_reformat_context_in,
+			 dealloc_packet_reformat_context_in_mb, opcode,
+			 MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT);
+		DEVX_SET(dealloc_packet_reformat_context_in,
+			 dealloc_packet_reformat_context_in_mb, packet_reformat_id, 1);
+		rec(dealloc_packet_reformat_context_in_mb,
+		    sizeof(dealloc_packet_reformat_context_in_mb), 16);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, opcode,
+			 MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, table_type,
+			 MLX5_FLOW_TABLE_TYPE_NIC_TX);
+		DEVX_SET(delete_fte_in, delete_fte_in_mb, table_id, 2);
+		rec(delete_fte_in_mb, sizeof(delete_fte_in_mb), 16);
+		rec(dealloc_packet_reformat_context_in_mb,
+		    sizeof(dealloc_packet_reformat_context_in_mb), 16);
+	}
+	emit(dir, "packet_reformat");
 	return 0;
 }

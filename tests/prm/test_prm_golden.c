@@ -842,6 +842,83 @@ static void golden_eth(void)
 	CHECK_EQ(buf[0x5f], 0x23);
 }
 
+/* Packet reformat: the cap fields, the ALLOC/DEALLOC mailboxes, the flow
+ * context's packet_reformat_id, the opcodes and action bits (PRM). */
+static void golden_reformat(void)
+{
+	/* flow_table_nic_cap dword 1: encap_general_header bit 0x20,
+	 * log_max_packet_reformat_context bits 0x2b-0x2f,
+	 * max_encap_header_size bits 0x36-0x3f */
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf, encap_general_header, 1);
+	CHECK_EQ(buf[4], 0x80);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf, log_max_packet_reformat_context, 0x1f);
+	CHECK_EQ(buf[5], 0x1f);
+	CHECK_EQ(buf[4], 0x00);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf, max_encap_header_size, 0x3ff);
+	CHECK_EQ(buf[6], 0x03);
+	CHECK_EQ(buf[7], 0xff);
+	/* flow_table_prop_layout: reformat bit 7, decap bit 8; NIC receive
+	 * properties at 0x40, transmit at 0x100 */
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, reformat, 1);
+	CHECK_EQ(buf[0], 0x01);
+	FRESH();
+	DEVX_SET(flow_table_prop_layout, buf, decap, 1);
+	CHECK_EQ(buf[1], 0x80);
+	FRESH();
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_transmit.reformat, 1);
+	DEVX_SET(flow_table_nic_cap, buf,
+		 flow_table_properties_nic_receive.reformat, 1);
+	CHECK_EQ(buf[0x40], 0x01);
+	CHECK_EQ(buf[0x100], 0x01);
+	/* alloc_packet_reformat_context_in: uid bytes 2-3, the context at
+	 * 0x1c: reformat_type byte 0x1c, reformat_param_0 low nibble of byte
+	 * 0x1d, reformat_data_size the low 10 bits of bytes 0x1e-0x1f,
+	 * reformat_param_1 byte 0x20, reformat_data from byte 0x22 */
+	FRESH();
+	DEVX_SET(alloc_packet_reformat_context_in, buf, uid, 0x1234);
+	DEVX_SET(alloc_packet_reformat_context_in, buf,
+		 packet_reformat_context.reformat_type, 2);
+	DEVX_SET(alloc_packet_reformat_context_in, buf,
+		 packet_reformat_context.reformat_param_0, 0xf);
+	DEVX_SET(alloc_packet_reformat_context_in, buf,
+		 packet_reformat_context.reformat_data_size, 0x232);
+	DEVX_SET(alloc_packet_reformat_context_in, buf,
+		 packet_reformat_context.reformat_param_1, 0x77);
+	CHECK_EQ(buf[2], 0x12);
+	CHECK_EQ(buf[3], 0x34);
+	CHECK_EQ(buf[0x1c], 0x02);
+	CHECK_EQ(buf[0x1d], 0x0f);
+	CHECK_EQ(buf[0x1e], 0x02);
+	CHECK_EQ(buf[0x1f], 0x32);
+	CHECK_EQ(buf[0x20], 0x77);
+	CHECK_EQ(DEVX_BYTE_OFF(alloc_packet_reformat_context_in,
+			       packet_reformat_context.reformat_data), 0x22);
+	/* out and dealloc_in: packet_reformat_id dword 2 */
+	FRESH();
+	DEVX_SET(alloc_packet_reformat_context_out, buf, packet_reformat_id,
+		 0xa1b2c3d4);
+	CHECK_EQ(buf[8], 0xa1);
+	CHECK_EQ(buf[0xb], 0xd4);
+	FRESH();
+	DEVX_SET(dealloc_packet_reformat_context_in, buf, packet_reformat_id, 0x31);
+	CHECK_EQ(buf[0xb], 0x31);
+	/* flow_context packet_reformat_id dword 6 (set_fte_in 0x40 + 0x18) */
+	FRESH();
+	DEVX_SET(set_fte_in, buf, flow_context.packet_reformat_id, 0x01020304);
+	CHECK_EQ(buf[0x58], 0x01);
+	CHECK_EQ(buf[0x5b], 0x04);
+	CHECK_EQ(MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT, 0x93d);
+	CHECK_EQ(MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT, 0x93e);
+	CHECK_EQ(MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT, 0x10);
+	CHECK_EQ(MLX5_FLOW_CONTEXT_ACTION_DECAP, 0x20);
+	CHECK_EQ(MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 2);
+}
+
 /* RMP: rmpc, modify_rmp_in, rqc's RMP fields, the caps an RMP user reads. */
 static void golden_rmp(void)
 {
@@ -1078,6 +1155,7 @@ int main(void)
 	golden_others();
 	golden_eth();
 	golden_rmp();
+	golden_reformat();
 	golden_crypto();
 	unsetenv("SOFTMLX5_CONFIG");
 	setenv("XDG_CONFIG_HOME", "/nonexistent-softmlx5-test", 1);

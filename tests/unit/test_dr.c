@@ -13,6 +13,13 @@
  * C-VLAN sees, a popped tag (on send, and on receive), a counted drop,
  * default miss before a drop;
  * the firmware's mailboxes refused (modify header contexts, entries).
+ * Packet reformat: a TX encap (IPv4/UDP/VXLAN, IPv6/UDP/VXLAN, and
+ * IPv4/UDP/VXLAN behind an 802.1Q tag) received byte for byte, lengths and
+ * IPv4 checksum recomputed (the expected checksum computed here); an RX
+ * decap rule delivering the inner frame (tagged outer header too), and a
+ * non-tunnel or truncated frame unchanged; the same encap through
+ * mlx5dv_create_flow_action_packet_reformat and a NIC TX mlx5dv matcher;
+ * bad input to both APIs, and EBUSY while rules use the action.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -641,6 +648,338 @@ static void test_tx_steering(void)
 	CHECK_EQ(send_bytes(len, &rl), -1);
 }
 
+/* ---- packet reformat ---- */
+
+/* RFC 1071, written out here so the device's checksum is checked against
+ * an independent one: the one's complement of the one's complement sum of
+ * the header's 16-bit words, the checksum field counted as 0. */
+static uint16_t t_ipv4_csum(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < 20; i += 2)
+		if (i != 10)
+			sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum > 0xffff)
+		sum = (sum >> 16) + (sum & 0xffff);
+	return (uint16_t)(~sum & 0xffff);
+}
+
+#define VXLAN_OUTER4 50	/* Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 */
+#define VXLAN_OUTER6 70	/* Ethernet 14 + IPv6 40 + UDP 8 + VXLAN 8 */
+
+/* Ethernet (dst mac_a, src @src) + IPv4 or IPv6 + UDP to 4789 + VXLAN
+ * (VNI 0x123456), with lengths and checksums deliberately wrong: the
+ * device must fix them. The header length. */
+static size_t vxlan_outer(uint8_t *h, const uint8_t *src, bool v6)
+{
+	size_t ip = 14, udp = v6 ? 54 : 34;
+
+	memset(h, 0, VXLAN_OUTER6);
+	memcpy(h, mac_a, 6);
+	memcpy(h + 6, src, 6);
+	h[12] = v6 ? 0x86 : 0x08;
+	h[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		h[ip] = 0x60;
+		h[ip + 4] = 0xde;		/* payload length: wrong */
+		h[ip + 5] = 0xad;
+		h[ip + 6] = 17;			/* next header: UDP */
+		h[ip + 7] = 64;
+		h[ip + 8] = 0xfe;		/* fe80::1 -> fe80::2 */
+		h[ip + 9] = 0x80;
+		h[ip + 23] = 1;
+		h[ip + 24] = 0xfe;
+		h[ip + 25] = 0x80;
+		h[ip + 39] = 2;
+	} else {
+		h[ip] = 0x45;
+		h[ip + 2] = 0x12;		/* total length: wrong */
+		h[ip + 3] = 0x34;
+		h[ip + 4] = 0xab;		/* id */
+		h[ip + 5] = 0xcd;
+		h[ip + 6] = 0x40;		/* DF */
+		h[ip + 8] = 64;
+		h[ip + 9] = 17;
+		h[ip + 10] = 0xee;		/* checksum: wrong */
+		h[ip + 11] = 0xee;
+		memcpy(h + ip + 12, (const uint8_t[8]){ 10, 0, 0, 1, 10, 0, 0, 2 }, 8);
+	}
+	h[udp] = 0xc0;				/* sport 49152 */
+	h[udp + 2] = 0x12;			/* dport 4789 */
+	h[udp + 3] = 0xb5;
+	h[udp + 4] = 0x99;			/* length: wrong */
+	h[udp + 6] = 0x77;			/* checksum: must become 0 */
+	h[udp + 7] = 0x77;
+	h[udp + 8] = 0x08;			/* VXLAN: I flag */
+	h[udp + 12] = 0x12;			/* VNI */
+	h[udp + 13] = 0x34;
+	h[udp + 14] = 0x56;
+	return v6 ? VXLAN_OUTER6 : VXLAN_OUTER4;
+}
+
+/* What the receiver of @inner (@len bytes) wrapped in @outer should get. */
+static void vxlan_want(uint8_t *want, const uint8_t *outer, size_t olen,
+		       const uint8_t *inner, uint32_t len)
+{
+	uint32_t total = (uint32_t)olen + len;
+
+	memcpy(want, outer, olen);
+	memcpy(want + olen, inner, len);
+	if (olen == VXLAN_OUTER4) {
+		uint16_t cs;
+
+		want[16] = (uint8_t)((total - 14) >> 8);
+		want[17] = (uint8_t)(total - 14);
+		cs = t_ipv4_csum(want + 14);
+		want[24] = (uint8_t)(cs >> 8);
+		want[25] = (uint8_t)cs;
+		want[38] = (uint8_t)((total - 34) >> 8);
+		want[39] = (uint8_t)(total - 34);
+		want[40] = want[41] = 0;
+	} else {
+		want[18] = (uint8_t)((total - 54) >> 8);
+		want[19] = (uint8_t)(total - 54);
+		want[58] = (uint8_t)((total - 54) >> 8);
+		want[59] = (uint8_t)(total - 54);
+		want[60] = want[61] = 0;
+	}
+}
+
+/* An 802.1Q tag (VID 9) put after the MACs of the @n-byte header @h;
+ * the new length. */
+static size_t vlan_insert(uint8_t *h, size_t n)
+{
+	memmove(h + 16, h + 12, n - 12);
+	memcpy(h + 12, (const uint8_t[4]){ 0x81, 0x00, 0x00, 0x09 }, 4);
+	return n + 4;
+}
+
+/*
+ * TX root: smac mac_b -> encap IPv4 (outer smac mac_e), smac mac_c ->
+ * encap IPv6 (outer smac mac_d), smac mac_a -> encap IPv4 behind a VLAN
+ * tag (outer smac mac_e). RX root: outer smac mac_e -> rx[1] (first as it
+ * is, then decapsulated); everything else -> rx[0].
+ */
+static void test_reformat(void)
+{
+	struct mlx5dv_dr_domain *rxd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	struct mlx5dv_dr_domain *txd = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_TX);
+	struct mlx5dv_dr_table *rroot = NULL, *troot = NULL;
+	struct mlx5dv_dr_matcher *m_all = NULL, *m_rs = NULL, *m_ts = NULL;
+	struct mlx5dv_dr_action *to0, *to1, *enc4 = NULL, *enc6 = NULL, *enct = NULL,
+				*dec = NULL;
+	struct mlx5dv_dr_rule *r_all = NULL, *r_rs = NULL, *r_e4 = NULL, *r_e6 = NULL,
+			      *r_et = NULL;
+	uint8_t outer4[VXLAN_OUTER6], outer6[VXLAN_OUTER6], outert[VXLAN_OUTER6 + 4],
+		inner[128], want[256];
+	struct param mask, val;
+	uint32_t len, rl = 0;
+	size_t o4, o6, ot;
+
+	CHECK(rxd && txd);
+	if (!rxd || !txd)
+		return;
+	o4 = vxlan_outer(outer4, mac_e, false);
+	o6 = vxlan_outer(outer6, mac_d, true);
+	ot = vlan_insert(outert, vxlan_outer(outert, mac_e, false));
+	rroot = mlx5dv_dr_table_create(rxd, 0);
+	troot = mlx5dv_dr_table_create(txd, 0);
+	CHECK(rroot && troot);
+	if (!rroot || !troot)
+		return;
+	p_init(&mask, 64);
+	m_all = mlx5dv_dr_matcher_create(rroot, 5, 0, MP(&mask));
+	p_mac(&mask, P_SMAC, ones);
+	m_rs = mlx5dv_dr_matcher_create(rroot, 1, 1, MP(&mask));
+	m_ts = mlx5dv_dr_matcher_create(troot, 0, 1, MP(&mask));
+	to0 = mlx5dv_dr_action_create_dest_ibv_qp(rx[0]);
+	to1 = mlx5dv_dr_action_create_dest_ibv_qp(rx[1]);
+	enc4 = mlx5dv_dr_action_create_packet_reformat(
+		txd, MLX5DV_DR_ACTION_FLAGS_ROOT_LEVEL,
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, o4, outer4);
+	enc6 = mlx5dv_dr_action_create_packet_reformat(
+		txd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, o6,
+		outer6);
+	enct = mlx5dv_dr_action_create_packet_reformat(
+		txd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL, ot,
+		outert);
+	dec = mlx5dv_dr_action_create_packet_reformat(
+		rxd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2, 0, NULL);
+	CHECK(m_all && m_rs && m_ts && to0 && to1 && enc4 && enc6 && enct && dec);
+	if (!m_all || !m_rs || !m_ts || !to0 || !to1 || !enc4 || !enc6 || !enct ||
+	    !dec)
+		return;
+	p_init(&val, 64);
+	r_all = mlx5dv_dr_rule_create(m_all, MP(&val), 1, &to0);
+	p_mac(&val, P_SMAC, mac_e);
+	r_rs = mlx5dv_dr_rule_create(m_rs, MP(&val), 1, &to1);
+	p_mac(&val, P_SMAC, mac_b);
+	r_e4 = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enc4);
+	p_mac(&val, P_SMAC, mac_c);
+	r_e6 = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enc6);
+	p_mac(&val, P_SMAC, mac_a);
+	r_et = mlx5dv_dr_rule_create(m_ts, MP(&val), 1, &enct);
+	CHECK(r_all && r_rs && r_e4 && r_e6 && r_et);
+	if (!r_all || !r_rs || !r_e4 || !r_e6 || !r_et)
+		return;
+
+	/* IPv4 encap: receive steering matches the outer smac */
+	len = frame_build(mac_a, mac_b, 0, false);
+	memcpy(inner, mem, len);
+	vxlan_want(want, outer4, o4, inner, len);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == o4 + len && !memcmp(rx_buf(1), want, o4 + len));
+	CHECK_EQ(rx_buf(1)[16] << 8 | rx_buf(1)[17], 100);	/* 50 + 64 - 14 */
+	CHECK_EQ(rx_buf(1)[38] << 8 | rx_buf(1)[39], 80);	/* 100 - 20 */
+	{
+		/* and the header sums to 0xffff with the device's checksum */
+		uint32_t sum = 0;
+
+		for (int i = 0; i < 20; i += 2)
+			sum += (uint32_t)rx_buf(1)[14 + i] << 8 | rx_buf(1)[15 + i];
+		while (sum > 0xffff)
+			sum = (sum >> 16) + (sum & 0xffff);
+		CHECK_EQ(sum, 0xffff);
+	}
+	/* IPv6 encap: payload and UDP lengths, no UDP checksum */
+	len = frame_build(mac_a, mac_c, 0, false);
+	memcpy(inner, mem, len);
+	vxlan_want(want, outer6, o6, inner, len);
+	CHECK_EQ(send_bytes(len, &rl), 0);
+	CHECK(rl == o6 + len && !memcmp(rx_buf(0), want, o6 + len));
+	CHECK_EQ(rx_buf(0)[18] << 8 | rx_buf(0)[19], 8 + 8 + 64);
+	/* a tagged outer header: the fixes find the IPv4 header behind the
+	 * tag (what the untagged header gets, with the tag put in) */
+	len = frame_build(mac_b, mac_a, 0, false);
+	memcpy(inner, mem, len);
+	vxlan_want(want, outer4, o4, inner, len);
+	vlan_insert(want, o4 + len);
+	memcpy(want + 6, mac_e, 6);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == ot + len && !memcmp(rx_buf(1), want, ot + len));
+
+	/* decap on receive: rx[1] gets the inner frame back */
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_rs), 0);
+	{
+		struct mlx5dv_dr_action *a[2] = { dec, to1 };
+
+		p_init(&val, 64);
+		p_mac(&val, P_SMAC, mac_e);
+		r_rs = mlx5dv_dr_rule_create(m_rs, MP(&val), 2, a);
+	}
+	CHECK(r_rs != NULL);
+	len = frame_build(mac_a, mac_b, 0, false);
+	memcpy(inner, mem, len);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == len && !memcmp(rx_buf(1), inner, len));
+	/* a frame from mac_e that is no tunnel frame goes as it came */
+	len = frame_build(mac_a, mac_e, 0, false);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == len && !memcmp(rx_buf(1), mem, len));
+	/* the tagged outer header comes off too */
+	len = frame_build(mac_b, mac_a, 0, false);
+	memcpy(inner, mem, len);
+	CHECK_EQ(send_bytes(len, &rl), 1);
+	CHECK(rl == len && !memcmp(rx_buf(1), inner, len));
+	/* UDP to 4789 with no room for a VXLAN header and an inner Ethernet
+	 * header: no tunnel frame, delivered unchanged */
+	memcpy(mem, outer4, o4);
+	memset(mem + o4, 0x33, 13);
+	CHECK_EQ(send_bytes((uint32_t)o4 + 13, &rl), 1);
+	CHECK(rl == o4 + 13 && !memcmp(rx_buf(1), mem, o4 + 13));
+	/* a VXLAN frame sent as it is (no encap rule for mac_e): decapsulated */
+	frame_build(mac_b, mac_d, 0, false);
+	memcpy(inner, mem, 64);
+	memcpy(mem, outer4, o4);
+	memcpy(mem + o4, inner, 64);
+	CHECK_EQ(send_bytes((uint32_t)o4 + 64, &rl), 1);
+	CHECK(rl == 64 && !memcmp(rx_buf(1), inner, 64));
+
+	/* in use: busy */
+	CHECK_EQ(mlx5dv_dr_action_destroy(enc4), EBUSY);
+	CHECK_EQ(mlx5dv_dr_action_destroy(dec), EBUSY);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), EBUSY);
+
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_e4), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_e6), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_et), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_rs), 0);
+	CHECK_EQ(mlx5dv_dr_rule_destroy(r_all), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(enc4), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(enc6), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(enct), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(dec), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to0), 0);
+	CHECK_EQ(mlx5dv_dr_action_destroy(to1), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_all), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_rs), 0);
+	CHECK_EQ(mlx5dv_dr_matcher_destroy(m_ts), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(rroot), 0);
+	CHECK_EQ(mlx5dv_dr_table_destroy(troot), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(rxd), 0);
+	CHECK_EQ(mlx5dv_dr_domain_destroy(txd), 0);
+}
+
+/*
+ * The mlx5dv flow API: a NIC TX matcher (EGRESS) whose rule only
+ * encapsulates (the frame goes on), a NIC RX matcher delivering to rx[2];
+ * ibv_destroy_flow_action busy while the flow lives.
+ */
+static void test_flow_reformat(void)
+{
+	struct mlx5dv_flow_matcher_attr ta = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.flags = IBV_FLOW_ATTR_FLAGS_EGRESS,
+		.match_criteria_enable = 0,
+	}, ra = { .type = IBV_FLOW_ATTR_NORMAL };
+	struct mlx5dv_flow_matcher *tm, *rm;
+	struct ibv_flow_action *enc;
+	struct mlx5dv_flow_action_attr act[1];
+	struct ibv_flow *tf = NULL, *rf = NULL;
+	uint8_t outer[VXLAN_OUTER6], inner[128], want[256];
+	struct param p;
+	uint32_t len, rl = 0;
+	size_t o;
+
+	p_init(&p, 64);
+	ta.match_mask = MP(&p);
+	ra.match_mask = MP(&p);
+	tm = mlx5dv_create_flow_matcher(ctx, &ta);
+	rm = mlx5dv_create_flow_matcher(ctx, &ra);
+	o = vxlan_outer(outer, mac_e, false);
+	enc = mlx5dv_create_flow_action_packet_reformat(
+		ctx, o, outer, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL,
+		MLX5DV_FLOW_TABLE_TYPE_NIC_TX);
+	CHECK(tm && rm && enc);
+	if (!tm || !rm || !enc)
+		return;
+	act[0].type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION;
+	act[0].action = enc;
+	tf = mlx5dv_create_flow(tm, MP(&p), 1, act);
+	act[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+	act[0].qp = rx[2];
+	rf = mlx5dv_create_flow(rm, MP(&p), 1, act);
+	CHECK(tf && rf);
+	if (!tf || !rf)
+		return;
+	len = frame_build(mac_a, mac_b, 0, false);
+	memcpy(inner, mem, len);
+	vxlan_want(want, outer, o, inner, len);
+	CHECK_EQ(send_bytes(len, &rl), 2);
+	CHECK(rl == o + len && !memcmp(rx_buf(2), want, o + len));
+	CHECK_EQ(ibv_destroy_flow_action(enc), EBUSY);
+	CHECK_EQ(ibv_destroy_flow(tf), 0);
+	CHECK_EQ(ibv_destroy_flow_action(enc), 0);
+	/* the TX root is empty again: the frame goes as it is */
+	CHECK_EQ(send_bytes(len, &rl), 2);
+	CHECK(rl == len && !memcmp(rx_buf(2), inner, len));
+	CHECK_EQ(ibv_destroy_flow(rf), 0);
+	CHECK_EQ(mlx5dv_destroy_flow_matcher(tm), 0);
+	CHECK_EQ(mlx5dv_destroy_flow_matcher(rm), 0);
+}
+
 /* ---- bad input: errno, and one SOFTMLX5_DEBUG line each ---- */
 
 static FILE *logf;
@@ -802,6 +1141,95 @@ static void test_tx_bad_input(void)
 		struct mlx5dv_dr_action *two[2] = { dmiss, drop };
 
 		BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 2, two), EINVAL);
+	}
+	/* packet reformat: arguments, domains, types, header sizes */
+	{
+		uint8_t hdr[200];
+		const int l2t = MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L2_TUNNEL;
+		const int t2l = MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2;
+		struct mlx5dv_dr_action *enc, *dec;
+
+		memset(hdr, 0, sizeof(hdr));
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(NULL, 0, l2t, 50, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(txd, 0, l2t, 50, NULL),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(txd, 0, l2t, 13, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(txd, 0, l2t, 129, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(txd, 0x2, l2t, 50, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(rxd, 0, l2t, 50, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(txd, 0, t2l, 0, NULL),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(rxd, 0, t2l, 50, hdr),
+			EINVAL);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(
+				txd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TO_L3_TUNNEL,
+				50, hdr), EOPNOTSUPP);
+		BAD_PTR(mlx5dv_dr_action_create_packet_reformat(
+				rxd, 0, MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L3_TUNNEL_TO_L2,
+				0, NULL), EOPNOTSUPP);
+		enc = mlx5dv_dr_action_create_packet_reformat(txd, 0, l2t, 50, hdr);
+		dec = mlx5dv_dr_action_create_packet_reformat(rxd, 0, t2l, 0, NULL);
+		CHECK(enc && dec);
+		if (enc && dec) {
+			struct mlx5dv_dr_action *a[2] = { dec, drop };
+
+			/* encap only in TX rules, decap only in RX rules */
+			BAD_PTR(mlx5dv_dr_rule_create(rm, MP(&val), 1, &enc), EOPNOTSUPP);
+			BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 1, &dec), EINVAL);
+			a[0] = a[1] = enc;	/* two encaps */
+			BAD_PTR(mlx5dv_dr_rule_create(tm, MP(&val), 2, a), EINVAL);
+			CHECK_EQ(mlx5dv_dr_action_destroy(enc), 0);
+			CHECK_EQ(mlx5dv_dr_action_destroy(dec), 0);
+		}
+		/* the verbs-level action */
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				NULL, 50, hdr, l2t, MLX5DV_FLOW_TABLE_TYPE_NIC_TX), EINVAL);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 50, NULL, l2t, MLX5DV_FLOW_TABLE_TYPE_NIC_TX), EINVAL);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 13, hdr, l2t, MLX5DV_FLOW_TABLE_TYPE_NIC_TX), EINVAL);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 129, hdr, l2t, MLX5DV_FLOW_TABLE_TYPE_NIC_TX), EINVAL);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 8, hdr, t2l, MLX5DV_FLOW_TABLE_TYPE_NIC_RX), EINVAL);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 50, hdr, l2t, MLX5DV_FLOW_TABLE_TYPE_NIC_RX), EOPNOTSUPP);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 0, NULL, t2l, MLX5DV_FLOW_TABLE_TYPE_NIC_TX), EOPNOTSUPP);
+		BAD_PTR(mlx5dv_create_flow_action_packet_reformat(
+				ctx, 0, NULL, t2l, MLX5DV_FLOW_TABLE_TYPE_FDB), EOPNOTSUPP);
+		/* a decap action in a NIC TX mlx5dv rule */
+		{
+			struct mlx5dv_flow_matcher_attr ta = {
+				.type = IBV_FLOW_ATTR_NORMAL,
+				.flags = IBV_FLOW_ATTR_FLAGS_EGRESS,
+				.match_mask = MP(&val),
+			};
+			struct mlx5dv_flow_matcher *fm = mlx5dv_create_flow_matcher(ctx, &ta);
+			struct ibv_flow_action *d = mlx5dv_create_flow_action_packet_reformat(
+				ctx, 0, NULL, t2l, MLX5DV_FLOW_TABLE_TYPE_NIC_RX);
+			struct mlx5dv_flow_action_attr fa = {
+				.type = MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION, .action = d };
+
+			CHECK(fm && d);
+			if (fm && d)
+				BAD_PTR(mlx5dv_create_flow(fm, MP(&val), 1, &fa), EINVAL);
+			fa.action = NULL;
+			if (fm)
+				BAD_PTR(mlx5dv_create_flow(fm, MP(&val), 1, &fa), EINVAL);
+			ta.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE;
+			ta.ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+			BAD_PTR(mlx5dv_create_flow_matcher(ctx, &ta), EINVAL);
+			if (d)
+				CHECK_EQ(ibv_destroy_flow_action(d), 0);
+			if (fm)
+				CHECK_EQ(mlx5dv_destroy_flow_matcher(fm), 0);
+		}
 	}
 	/* in use */
 	{
@@ -1064,6 +1492,8 @@ int main(void)
 		return smx_test_done();
 	test_steering();
 	test_tx_steering();
+	test_reformat();
+	test_flow_reformat();
 	test_bad_input();
 	test_tx_bad_input();
 	test_dump();

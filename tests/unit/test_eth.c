@@ -15,6 +15,8 @@
  * RMP-backed RQs: frames take linked-list, cyclic (next segment present,
  * unused) and basic cyclic RMP WQEs in the pool's order (CQEs name the RMP index), an empty or ERR pool drops and
  * counts, MODIFY_RMP / QUERY_RMP / DESTROY_RMP, hostile RMP mailboxes, uids.
+ * Packet reformat contexts: hostile ALLOC/DEALLOC mailboxes, uids, the
+ * entries that may name one, busy while named; reformat_en / decap_en.
  */
 #include "device/engine/eng_loc.h"
 #include "eng_test_util.h"
@@ -310,6 +312,7 @@ struct t_fte {
 	uint32_t nfc, fc[2];	/* flow counters (action COUNT) */
 	size_t cut;		/* bytes cut off the mailbox */
 	uint32_t mh, push_vlan;	/* actions MOD_HDR, VLAN_PUSH */
+	uint32_t pr;		/* action PACKET_REFORMAT */
 };
 
 static unsigned int t_fte_set(const struct t_fte *f)
@@ -325,6 +328,7 @@ static unsigned int t_fte_set(const struct t_fte *f)
 	DEVX_SET(set_fte_in, in, table_type, t_type);
 	DEVX_SET(flow_context, fc, modify_header_id, f->mh);
 	DEVX_SET(flow_context, fc, push_vlan, f->push_vlan);
+	DEVX_SET(flow_context, fc, packet_reformat_id, f->pr);
 	DEVX_SET(set_fte_in, in, table_id, f->ft);
 	DEVX_SET(set_fte_in, in, flow_index, f->index);
 	DEVX_SET(flow_context, fc, group_id, f->fg);
@@ -1773,6 +1777,190 @@ static void test_tx_mailboxes(void)
 	t_type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
 }
 
+/* ALLOC_PACKET_REFORMAT_CONTEXT by @uid of @type saying @size header bytes,
+ * @room of them in the mailbox (0x5a), reformat_param_0 @param. */
+static unsigned int t_pr(uint16_t uid, uint32_t type, uint32_t size,
+			 uint32_t room, uint32_t param, uint32_t *id)
+{
+	size_t at = DEVX_BYTE_OFF(alloc_packet_reformat_context_in,
+				  packet_reformat_context.reformat_data);
+	size_t inlen = at + room;
+	uint8_t *in;
+	TMB(alloc_packet_reformat_context_out) = { 0 };
+	unsigned int st;
+
+	if (inlen < DEVX_ST_SZ_BYTES(alloc_packet_reformat_context_in))
+		inlen = DEVX_ST_SZ_BYTES(alloc_packet_reformat_context_in);
+	in = calloc(1, inlen);
+	DEVX_SET(alloc_packet_reformat_context_in, in, opcode,
+		 MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+	DEVX_SET(alloc_packet_reformat_context_in, in, uid, uid);
+	DEVX_SET(alloc_packet_reformat_context_in, in,
+		 packet_reformat_context.reformat_type, type);
+	DEVX_SET(alloc_packet_reformat_context_in, in,
+		 packet_reformat_context.reformat_data_size, size);
+	DEVX_SET(alloc_packet_reformat_context_in, in,
+		 packet_reformat_context.reformat_param_0, param);
+	memset(in + at, 0x5a, room);
+	st = cmd(in, inlen, alloc_packet_reformat_context_out,
+		 sizeof(alloc_packet_reformat_context_out));
+	*id = DEVX_GET(alloc_packet_reformat_context_out,
+		       alloc_packet_reformat_context_out, packet_reformat_id);
+	free(in);
+	return st;
+}
+
+static unsigned int t_pr_free(uint16_t uid, uint32_t id)
+{
+	TMB(dealloc_packet_reformat_context_in) = { 0 };
+	TMB(mbox_out) = { 0 };
+
+	DEVX_SET(dealloc_packet_reformat_context_in,
+		 dealloc_packet_reformat_context_in, opcode,
+		 MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT);
+	DEVX_SET(dealloc_packet_reformat_context_in,
+		 dealloc_packet_reformat_context_in, uid, uid);
+	DEVX_SET(dealloc_packet_reformat_context_in,
+		 dealloc_packet_reformat_context_in, packet_reformat_id, id);
+	return cmd(dealloc_packet_reformat_context_in,
+		   sizeof(dealloc_packet_reformat_context_in), mbox_out,
+		   sizeof(mbox_out));
+}
+
+/* A flow table of @type with reformat_en / decap_en; destroyed if made. */
+static unsigned int t_ft_tunnel(uint32_t type, bool reformat_en, bool decap_en)
+{
+	TMB(create_flow_table_in) = { 0 };
+	TMB(create_flow_table_out) = { 0 };
+	unsigned int st;
+
+	DEVX_SET(create_flow_table_in, create_flow_table_in, opcode,
+		 MLX5_CMD_OP_CREATE_FLOW_TABLE);
+	DEVX_SET(create_flow_table_in, create_flow_table_in, table_type, type);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.level, 1);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.log_size, 2);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.reformat_en, reformat_en);
+	DEVX_SET(create_flow_table_in, create_flow_table_in,
+		 flow_table_context.decap_en, decap_en);
+	st = cmd(create_flow_table_in, sizeof(create_flow_table_in),
+		 create_flow_table_out, sizeof(create_flow_table_out));
+	if (!st) {
+		uint32_t saved = t_type;
+
+		t_type = type;
+		CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0,
+				  DEVX_GET(create_flow_table_out,
+					   create_flow_table_out, table_id)), 0);
+		t_type = saved;
+	}
+	return st;
+}
+
+/* CREATE_UCTX (@destroy 0) or DESTROY_UCTX of @destroy; the uid or status. */
+static uint32_t t_uctx_cmd(uint16_t destroy)
+{
+	TMB(create_uctx_in) = { 0 };
+	TMB(destroy_uctx_in) = { 0 };
+	TMB(general_obj_out_cmd_hdr) = { 0 };
+
+	if (destroy) {
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, opcode,
+			 MLX5_CMD_OP_DESTROY_UCTX);
+		DEVX_SET(destroy_uctx_in, destroy_uctx_in, uid, destroy);
+		return cmd(destroy_uctx_in, sizeof(destroy_uctx_in),
+			   general_obj_out_cmd_hdr, sizeof(general_obj_out_cmd_hdr));
+	}
+	DEVX_SET(create_uctx_in, create_uctx_in, opcode, MLX5_CMD_OP_CREATE_UCTX);
+	if (cmd(create_uctx_in, sizeof(create_uctx_in), general_obj_out_cmd_hdr,
+		sizeof(general_obj_out_cmd_hdr)))
+		return 0;
+	return DEVX_GET(general_obj_out_cmd_hdr, general_obj_out_cmd_hdr, obj_id);
+}
+
+/* Packet reformat contexts and the entries that name them. */
+static void test_reformat_mailboxes(void)
+{
+	const uint32_t bad = MLX5_CMD_STAT_BAD_PARAM_ERR;
+	const uint32_t l2 = MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL;
+	const uint32_t tx = MLX5_FLOW_TABLE_TYPE_NIC_TX;
+	uint32_t pr = 0, x = 0, txft = 0, txfg = 0;
+	uint16_t uid, uid2;
+
+	/* types other than L2_TO_L2_TUNNEL, sizes, parameters, short mailboxes */
+	CHECK_EQ(t_pr(0, MLX5_REFORMAT_TYPE_L2_TO_VXLAN, 50, 50, 0, &x), bad);
+	CHECK_EQ(t_pr(0, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, 50, 50, 0, &x), bad);
+	CHECK_EQ(t_pr(0, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, 50, 50, 0, &x), bad);
+	CHECK_EQ(t_pr(0, 0xff, 50, 50, 0, &x), bad);
+	CHECK_EQ(t_pr(0, l2, 0, 0, 0, &x), bad);
+	CHECK_EQ(t_pr(0, l2, 13, 13, 0, &x), bad);
+	CHECK_EQ(t_pr(0, l2, 129, 129, 0, &x), bad);	/* max_encap_header_size */
+	CHECK_EQ(t_pr(0, l2, 0x3ff, 0x3ff, 0, &x), bad);
+	CHECK_EQ(t_pr(0, l2, 50, 49, 0, &x), MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	CHECK_EQ(t_pr(0, l2, 128, 2, 0, &x), MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+	CHECK_EQ(t_pr(0, l2, 50, 50, 3, &x), bad);
+	CHECK_EQ(t_pr_free(0, 0), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_pr_free(0, 0x7777), MLX5_CMD_STAT_BAD_RES_ERR);
+	CHECK_EQ(t_pr(0, l2, 14, 14, 0, &x), 0);
+	CHECK_EQ(t_pr_free(0, x), 0);
+	CHECK_EQ(t_pr_free(0, x), MLX5_CMD_STAT_BAD_RES_ERR);	/* twice */
+	CHECK_EQ(t_pr(0, l2, 128, 128, 0, &x), 0);
+	CHECK_EQ(t_pr_free(0, x), 0);
+
+	/* uids: a context without a user context is refused; a user
+	 * context's reformat is its own (and the privileged function's) */
+	uid = (uint16_t)t_uctx_cmd(0);
+	uid2 = (uint16_t)t_uctx_cmd(0);
+	CHECK(uid && uid2);
+	CHECK_EQ(t_pr((uint16_t)(uid2 + 7), l2, 50, 50, 0, &x), bad);
+	CHECK_EQ(t_pr(uid, l2, 50, 50, 0, &x), 0);
+	CHECK_EQ(t_pr_free(uid2, x), bad);
+	CHECK_EQ(t_pr_free(uid, x), 0);
+	CHECK_EQ(t_uctx_cmd(uid), 0);
+	CHECK_EQ(t_uctx_cmd(uid2), 0);
+
+	/* entries: reformat on NIC TX, decap on NIC RX, nothing else */
+	CHECK_EQ(t_pr(0, l2, 50, 50, 0, &pr), 0);
+	{
+		struct t_fte f = { .ft = ft0, .fg = fg0, .index = 4, .pr = pr,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_DROP |
+					     MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT };
+
+		CHECK_EQ(t_fte_set(&f), bad);
+	}
+	CHECK_EQ(t_ft(tx, 0, 4, &txft), 0);
+	t_type = tx;
+	CHECK_EQ(t_fg(txft, 0, 7, C_DMAC, &txfg), 0);
+	{
+		struct t_fte f = { .ft = txft, .fg = txfg, .index = 1,
+				   .action = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+					     MLX5_FLOW_CONTEXT_ACTION_DECAP };
+
+		CHECK_EQ(t_fte_set(&f), bad);
+		f.action = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+			   MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT;
+		f.pr = 0x7777;
+		CHECK_EQ(t_fte_set(&f), MLX5_CMD_STAT_BAD_RES_ERR);
+		f.pr = pr;
+		CHECK_EQ(t_fte_set(&f), 0);
+	}
+	/* named by an entry: busy until the entry goes */
+	CHECK_EQ(t_pr_free(0, pr), MLX5_CMD_STAT_RES_BUSY);
+	CHECK_EQ(t_fte_del(txft, 1), 0);
+	CHECK_EQ(t_pr_free(0, pr), 0);
+	CHECK_EQ(t_fg_del(txft, txfg), 0);
+	CHECK_EQ(t_ft_cmd(MLX5_CMD_OP_DESTROY_FLOW_TABLE, 0, txft), 0);
+	t_type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+
+	/* tables: reformat_en on transmit, decap_en on receive */
+	CHECK_EQ(t_ft_tunnel(tx, true, false), 0);
+	CHECK_EQ(t_ft_tunnel(tx, false, true), bad);
+	CHECK_EQ(t_ft_tunnel(MLX5_FLOW_TABLE_TYPE_NIC_RX, false, true), 0);
+	CHECK_EQ(t_ft_tunnel(MLX5_FLOW_TABLE_TYPE_NIC_RX, true, false), bad);
+}
+
 static void test_bad_mailboxes(void)
 {
 	struct t_sq bad;
@@ -2127,6 +2315,7 @@ int main(void)
 	test_errors();
 	test_bad_mailboxes();
 	test_tx_mailboxes();
+	test_reformat_mailboxes();
 	test_rss();
 	test_teardown();
 	smx_dev_close(env.d);

@@ -22,8 +22,14 @@
  *
  * Every sent frame first goes through NIC transmit steering
  * (fw_flow_steer_tx) when a NIC TX root is set: its entries may rewrite
- * it (MAC fields, VLAN push / pop) or drop it (counted in fw_eth_stats
- * tx_dropped; the WQE still completes without error).
+ * it (MAC fields, VLAN push / pop, encapsulation) or drop it (counted in
+ * fw_eth_stats tx_dropped; the WQE still completes without error).
+ *
+ * A NIC RX path with a DECAP entry delivers a VXLAN frame (outer Ethernet,
+ * up to two VLAN tags, IPv4 or IPv6, UDP to port 4789, an 8-byte VXLAN
+ * header with the I flag) as its inner Ethernet frame; other frames go as
+ * they came. Steering matched the outer headers; CQE flags describe what
+ * the queue gets.
  *
  * Frames loop back in-process: a sent frame enters this device's NIC
  * receive, like traffic that the eswitch turns around towards the local
@@ -64,6 +70,9 @@
 #define ENG_ETHERTYPE_SVLAN 0x88a8
 #define ENG_IPPROTO_TCP 6
 #define ENG_IPPROTO_UDP 17
+#define ENG_VXLAN_PORT 4789
+#define ENG_VXLAN_HLEN 8
+#define ENG_VXLAN_FLAG_I 0x08	/* the VNI is valid */
 #define ENG_CQE_L4_TCP_NO_ACK 1
 #define ENG_CQE_L4_UDP 2
 #define ENG_CQE_L4_TCP_ACK_NO_DATA 3
@@ -655,6 +664,21 @@ static struct fw_rq *eth_tir_rq(const struct fw_tir *t, struct eth_rx *r)
 	return t->rqt->rq[r->hash % t->rqt->n];
 }
 
+/* Where the inner Ethernet frame of a VXLAN frame starts, or 0. */
+static uint32_t eth_vxlan_inner(const uint8_t *f, const struct eth_parse *p)
+{
+	uint32_t at;
+
+	if (!p->l4_off || p->proto != ENG_IPPROTO_UDP ||
+	    get16(f + p->l4_off + 2) != ENG_VXLAN_PORT)
+		return 0;
+	at = p->l4_off + 8;
+	if (at + ENG_VXLAN_HLEN + ENG_ETH_HLEN > p->len ||
+	    !(f[at] & ENG_VXLAN_FLAG_I))
+		return 0;
+	return at + ENG_VXLAN_HLEN;
+}
+
 void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		const struct fw_tis *tis)
 {
@@ -677,6 +701,21 @@ void eng_eth_rx(struct eng *e, const uint8_t *frame, uint32_t len,
 		smx_dbg("engine: NIC receive: %u-byte frame (ethertype 0x%04x) "
 			"%s", len, r.p.ethertype, st.dropped ? "dropped by a "
 			"steering entry" : "missed steering, dropped");
+	/* Decap: the queues get the inner frame, which lies inside the
+	 * outer one; a frame that is no VXLAN frame goes unchanged. */
+	if (st.ntir && st.decap) {
+		uint32_t in = eth_vxlan_inner(frame, &r.p);
+		bool mc = r.multicast;
+
+		if (in) {
+			frame += in;
+			len -= in;
+			r.f = frame;
+			eth_parse(frame, len, &r.p);
+			eth_rx_classify(&r);
+			r.multicast = mc;	/* loopback blocking: as it came */
+		}
+	}
 	/* A VLAN pop on the path: the queues get the frame without its
 	 * outer tag, and CQE flags of what they get. */
 	if (st.ntir && st.pop_vlan && r.p.ntags) {

@@ -115,6 +115,8 @@ static const struct fw_cmd_desc fw_cmd_table[] = {
 	CMD(ALLOC_FLOW_COUNTER, "ALLOC_FLOW_COUNTER", alloc_flow_counter_in, alloc_flow_counter_out, fw_fc_alloc),
 	CMD(DEALLOC_FLOW_COUNTER, "DEALLOC_FLOW_COUNTER", dealloc_flow_counter_in, mbox_out, fw_fc_dealloc),
 	CMD(QUERY_FLOW_COUNTER, "QUERY_FLOW_COUNTER", query_flow_counter_in, query_flow_counter_out, fw_fc_query),
+	CMD(ALLOC_PACKET_REFORMAT_CONTEXT, "ALLOC_PACKET_REFORMAT_CONTEXT", alloc_packet_reformat_context_in, alloc_packet_reformat_context_out, fw_pr_alloc),
+	CMD(DEALLOC_PACKET_REFORMAT_CONTEXT, "DEALLOC_PACKET_REFORMAT_CONTEXT", dealloc_packet_reformat_context_in, mbox_out, fw_pr_dealloc),
 	CMD(ALLOC_MODIFY_HEADER_CONTEXT, "ALLOC_MODIFY_HEADER_CONTEXT", alloc_modify_header_context_in, alloc_modify_header_context_out, fw_mh_alloc),
 	CMD(DEALLOC_MODIFY_HEADER_CONTEXT, "DEALLOC_MODIFY_HEADER_CONTEXT", dealloc_modify_header_context_in, mbox_out, fw_mh_dealloc),
 	CMD(CREATE_GENERAL_OBJECT, "CREATE_GENERAL_OBJECT", general_obj_in_cmd_hdr, general_obj_out_cmd_hdr, fw_genobj_create),
@@ -766,6 +768,7 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	fw_table_init(&fw->fg, "flow_group", 1, 1u << 20);
 	fw_table_init(&fw->fc, "flow_counter", 1, 1u << 16);
 	fw_table_init(&fw->mh, "modify_header", 1, 1u << FW_MH_LOG_MAX);
+	fw_table_init(&fw->pr, "packet_reformat", 1, 1u << FW_PR_LOG_MAX);
 	if (cfg->crypto_mode != SMX_CRYPTO_OFF) {
 		fw->crypto.failed_selftests = fw_crypto_selftest();
 		if (fw->crypto.failed_selftests)
@@ -834,6 +837,7 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->ft, struct fw_ft, fw_ft_free);
 	FW_FREE_TABLE(fw->fc, void, fw_free_plain);
 	FW_FREE_TABLE(fw->mh, void, fw_free_plain);
+	FW_FREE_TABLE(fw->pr, void, fw_free_plain);
 	FW_FREE_TABLE(fw->tir, void, fw_free_plain);
 	FW_FREE_TABLE(fw->rqt, struct fw_rqt, fw_rqt_free);
 	FW_FREE_TABLE(fw->sq, struct fw_sq, fw_sq_free);

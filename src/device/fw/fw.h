@@ -509,6 +509,15 @@ struct fw_mh {
 	struct fw_mh_action act[];
 };
 
+/* Packet reformat context (fw_reformat.c): the outer header an entry with
+ * action PACKET_REFORMAT puts in front of the frame. */
+struct fw_pr {
+	struct fw_obj obj;
+	uint32_t type;		/* MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL */
+	uint32_t size;		/* header bytes */
+	uint8_t data[];
+};
+
 struct fw_fte {
 	uint32_t index;
 	uint16_t uid;
@@ -518,6 +527,7 @@ struct fw_fte {
 	uint8_t val[FW_MATCH_BYTES];	/* outer headers, masked by the group */
 	uint64_t hits;
 	struct fw_mh *mh;	/* action MOD_HDR */
+	struct fw_pr *pr;	/* action PACKET_REFORMAT (NIC TX: encap) */
 	uint32_t push_vlan;	/* action VLAN_PUSH: TPID << 16 | TCI */
 	uint32_t nfc;		/* flow counters (action COUNT) */
 	struct fw_fc **fc;
@@ -534,6 +544,7 @@ struct fw_steer {
 	uint32_t flow_tag;	/* of the entry that matched last */
 	bool dropped;		/* by an entry with action DROP */
 	bool pop_vlan;		/* an entry on the path pops the outer tag */
+	bool decap;		/* an entry on the path has action DECAP */
 };
 
 /* Device-wide Ethernet receive counters. */

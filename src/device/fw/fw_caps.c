@@ -210,9 +210,12 @@ static void fw_caps_ft_props(void *p)
 	}
 }
 
-/* NIC receive tables: several TIR destinations per entry, VLAN pop. NIC
- * transmit tables: their own root, and rewrites (fw_modhdr.c, VLAN
- * pop/push). */
+/* NIC receive tables: several TIR destinations per entry, VLAN pop, VXLAN
+ * decap. NIC transmit tables: their own root, and rewrites (fw_modhdr.c,
+ * VLAN pop/push, encap through packet reformat contexts, fw_reformat.c).
+ * `reformat` is set on NIC RX as well: rdma-core's reformat tests read it
+ * as "reformat actions on NIC RX", which here is the L2 tunnel decap
+ * (action DECAP); a NIC RX entry naming a reformat context is refused. */
 static void fw_caps_flow_table(void *cap)
 {
 	void *rx = DEVX_ADDR_OF(flow_table_nic_cap, cap,
@@ -221,9 +224,15 @@ static void fw_caps_flow_table(void *cap)
 				flow_table_properties_nic_transmit);
 
 	CAP_SET(flow_table_nic_cap, nic_rx_multi_path_tirs, 1);
+	CAP_SET(flow_table_nic_cap, encap_general_header, 1);
+	CAP_SET(flow_table_nic_cap, log_max_packet_reformat_context, FW_PR_LOG_MAX);
+	CAP_SET(flow_table_nic_cap, max_encap_header_size, FW_PR_MAX_HDR);
 	fw_caps_ft_props(rx);
 	fw_caps_ft_props(tx);
 	DEVX_SET(flow_table_prop_layout, rx, pop_vlan, 1);
+	DEVX_SET(flow_table_prop_layout, rx, reformat, 1);
+	DEVX_SET(flow_table_prop_layout, rx, decap, 1);
+	DEVX_SET(flow_table_prop_layout, tx, reformat, 1);
 	DEVX_SET(flow_table_prop_layout, tx, modify_root, 1);
 	DEVX_SET(flow_table_prop_layout, tx, pop_vlan, 1);
 	DEVX_SET(flow_table_prop_layout, tx, push_vlan, 1);

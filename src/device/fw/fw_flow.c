@@ -21,17 +21,24 @@
  * Their entries forward to deeper NIC TX tables only, drop (the send still
  * completes), or allow (on to the wire; a miss does the same), and may
  * rewrite the frame: pop the outer VLAN tag, run a modify header context
- * (fw_modhdr.c), push the flow context's push_vlan tag. Checksums are not
- * touched (a MAC or a tag is under none). On NIC RX tables, allow ends
- * steering as a miss does (rdma-core's default-miss action), and VLAN pop
- * removes the outer tag of the frames the path delivers (deeper tables
- * still match the tag: receive steering classifies a frame once).
+ * (fw_modhdr.c), push the flow context's push_vlan tag, encapsulate
+ * (action PACKET_REFORMAT: the packet reformat context's outer header goes
+ * in front, its lengths and IPv4 checksum fixed; fw_reformat.c). A MAC or
+ * a tag is under no checksum. On NIC RX tables, allow ends steering as a
+ * miss does (rdma-core's default-miss action); VLAN pop removes the outer
+ * tag and DECAP the VXLAN outer headers (eng_eth.c) of the frames the path
+ * delivers: deeper tables still match the frame as it arrived (receive
+ * steering classifies a frame once).
  *
  * Matching: the outer L2-L4 headers (fte_match_set_lyr_2_4: MACs,
  * ethertype, first VLAN, IP version/protocol/DSCP/ECN/TTL/fragment/IHL,
  * addresses, TCP/UDP ports, TCP flags, L4 type). Misc parameters and inner
- * headers are refused at CREATE_FLOW_GROUP; so are packet reformats and,
- * in NIC RX entries, header rewrites other than VLAN pop. An entry may add
+ * headers are refused at CREATE_FLOW_GROUP; so are packet reformats in
+ * NIC RX entries and decap in NIC TX ones, reformats named by a
+ * destination (dest_format.packet_reformat), and, in NIC RX entries,
+ * header rewrites other than VLAN pop and decap. Tables may set
+ * reformat_en (NIC TX) and decap_en (NIC RX); entries do not need them.
+ * An entry may add
  * action COUNT to forward or drop: its flow counters (fw_fc.c), listed
  * after the destinations, count every frame it matches. Modifying an entry in place
  * (SET_FLOW_TABLE_ENTRY op_mod 1) is not supported: delete and set again.
@@ -115,6 +122,8 @@ static void fw_fte_free(struct fw_fte *e)
 		fw_unref(&e->fc[i]->obj);
 	if (e->mh)
 		fw_unref(&e->mh->obj);
+	if (e->pr)
+		fw_unref(&e->pr->obj);
 	free(e->fc);
 	free(e);
 }
@@ -145,13 +154,18 @@ int fw_ft_create(struct fw_cmd *c)
 	if (fw_flow_head(c, IN_GET(create_flow_table_in, other_vport),
 			 IN_GET(create_flow_table_in, table_type)))
 		return -1;
-	if (DEVX_GET(flow_table_context, ctx, reformat_en) ||
-	    DEVX_GET(flow_table_context, ctx, decap_en) ||
-	    DEVX_GET(flow_table_context, ctx, sw_owner) ||
+	if (DEVX_GET(flow_table_context, ctx, sw_owner) ||
 	    DEVX_GET(flow_table_context, ctx, termination_table))
-		return FW_FAIL(c, BAD_PARAM_ERR, "flow table: reformat, decap, "
-			       "software-owned and termination tables are not "
-			       "supported");
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow table: software-owned and "
+			       "termination tables are not supported");
+	/* encap happens on the way out, decap on the way in */
+	if ((DEVX_GET(flow_table_context, ctx, reformat_en) &&
+	     IN_GET(create_flow_table_in, table_type) != MLX5_FLOW_TABLE_TYPE_NIC_TX) ||
+	    (DEVX_GET(flow_table_context, ctx, decap_en) &&
+	     IN_GET(create_flow_table_in, table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX))
+		return FW_FAIL(c, BAD_PARAM_ERR, "flow table: reformat_en is for "
+			       "NIC transmit tables, decap_en for NIC receive "
+			       "tables");
 	if (log_size > FW_FT_LOG_MAX_SIZE)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow table: log_size %u above "
 			       "log_max_ft_size %u", log_size, FW_FT_LOG_MAX_SIZE);
@@ -404,7 +418,8 @@ static int fw_fte_dests(struct fw_cmd *c, struct fw_ft *ft,
 		fd->type = type;
 		if (DEVX_GET(dest_format, d, packet_reformat))
 			return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: destination "
-				       "%u: packet reformat is not supported", i);
+				       "%u: per-destination packet reformat is not "
+				       "supported (use action PACKET_REFORMAT)", i);
 		if (type == MLX5_FLOW_DESTINATION_TYPE_TIR &&
 		    ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX) {
 			return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: destination "
@@ -472,8 +487,8 @@ static int fw_fte_counters(struct fw_cmd *c, const uint8_t *fc, uint32_t nfc,
 /*
  * What an entry may do: exactly one of forward, drop and allow (NIC TX:
  * on to the wire; NIC RX: leave steering as on a miss), plus count; a NIC
- * TX entry may also rewrite the frame (modify header, VLAN pop / push), a
- * NIC RX entry pop the outer VLAN tag.
+ * TX entry may also rewrite the frame (modify header, VLAN pop / push,
+ * packet reformat), a NIC RX entry pop the outer VLAN tag and decap.
  */
 static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
 			       uint32_t action)
@@ -483,21 +498,24 @@ static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
 			      MLX5_FLOW_CONTEXT_ACTION_ALLOW;
 	const uint32_t rewrite = MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
 				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH;
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
+				 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT;
 	uint32_t ok = fate | MLX5_FLOW_CONTEXT_ACTION_COUNT;
 	uint32_t f = action & fate;
 
 	if (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX)
 		ok |= rewrite;
 	else
-		ok |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP;
+		ok |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
+		      MLX5_FLOW_CONTEXT_ACTION_DECAP;
 	if (action & ~ok)
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: bits "
 			       "0x%x are not supported in a %s table (allow 0x1, "
 			       "drop 0x2, forward 0x4, count 0x8%s)", action,
 			       action & ~ok, ft->type ? "NIC transmit" :
-			       "NIC receive", ft->type ? ", modify header 0x40, "
-			       "VLAN pop 0x80, VLAN push 0x100" : ", VLAN pop 0x80");
+			       "NIC receive", ft->type ? ", packet reformat 0x10, "
+			       "modify header 0x40, VLAN pop 0x80, VLAN push 0x100" :
+			       ", decap 0x20, VLAN pop 0x80");
 	if (!f || (f & (f - 1)))
 		return FW_FAIL(c, BAD_PARAM_ERR, "flow entry: action 0x%x: "
 			       "exactly one of forward, drop and allow", action);
@@ -518,6 +536,19 @@ static int fw_fte_mod_hdr(struct fw_cmd *c, const struct fw_ft *ft, uint32_t id,
 			       id, mh->table_type, ft->type);
 	fw_ref(&mh->obj);
 	e->mh = mh;
+	return 0;
+}
+
+/* The packet reformat context an entry with action PACKET_REFORMAT names
+ * (NIC TX only: fw_fte_action_check). */
+static int fw_fte_reformat(struct fw_cmd *c, uint32_t id, struct fw_fte *e)
+{
+	struct fw_pr *pr = FW_REF(c, pr, id, "flow entry packet_reformat_id");
+
+	if (!pr)
+		return -1;
+	fw_ref(&pr->obj);
+	e->pr = pr;
 	return 0;
 }
 
@@ -607,6 +638,9 @@ int fw_fte_set(struct fw_cmd *c)
 		goto err;
 	if ((action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) &&
 	    fw_fte_mod_hdr(c, ft, DEVX_GET(flow_context, fc, modify_header_id), e))
+		goto err;
+	if ((action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
+	    fw_fte_reformat(c, DEVX_GET(flow_context, fc, packet_reformat_id), e))
 		goto err;
 	if (ft->nfte == ft->capfte) {
 		uint32_t ncap = ft->capfte ? ft->capfte * 2 : 16;
@@ -709,6 +743,8 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 		out->flow_tag = e->flow_tag;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP)
 			out->pop_vlan = true;
+		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DECAP)
+			out->decap = true;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
 			fw->eth.rx_dropped++;
 			out->dropped = true;
@@ -749,8 +785,9 @@ static bool fw_frame_tagged(const uint8_t *f, uint32_t len)
 	return t == 0x8100 || t == 0x88a8;
 }
 
-/* An entry's rewrites, in the PRM's order: pop, modify, push. */
-static void fw_fte_rewrite(const struct fw_fte *e, uint8_t *f, uint32_t *len,
+/* An entry's rewrites, in the PRM's order: pop, modify, push, encap;
+ * false when the encapsulated frame would not fit the buffer. */
+static bool fw_fte_rewrite(const struct fw_fte *e, uint8_t *f, uint32_t *len,
 			   uint32_t cap)
 {
 	if ((e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP) &&
@@ -769,6 +806,7 @@ static void fw_fte_rewrite(const struct fw_fte *e, uint8_t *f, uint32_t *len,
 		f[15] = (uint8_t)e->push_vlan;
 		*len += 4;
 	}
+	return !e->pr || fw_pr_encap(e->pr, f, len, cap);
 }
 
 bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
@@ -805,8 +843,12 @@ bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
 		}
 		if (e->action & (MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
 				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH)) {
-			fw_fte_rewrite(e, f, len, cap);
+				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
+				 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT)) {
+			if (!fw_fte_rewrite(e, f, len, cap)) {
+				fw->eth.tx_dropped++;	/* too big to wrap */
+				return false;
+			}
 			classify(f, *len, hdr);	/* deeper tables see the result */
 		}
 		for (i = 0; i < e->ndest; i++)

@@ -40,6 +40,11 @@ struct fw_memic_blk {
 #define FW_MH_LOG_MAX 16
 #define FW_MH_MAX_ACTIONS 32
 
+/* Packet reformat contexts: how many (log), the longest header one holds
+ * (caps log_max_packet_reformat_context, max_encap_header_size). */
+#define FW_PR_LOG_MAX 16
+#define FW_PR_MAX_HDR 128
+
 /* DEKs a device holds at most (crypto_caps.log_max_num_deks). */
 #define FW_CRYPTO_LOG_MAX_DEKS 16
 
@@ -67,6 +72,7 @@ struct fw {
 	/* Ethernet (fw_tis.c, fw_sq.c, fw_rq.c, fw_tir.c, fw_flow.c, fw_fc.c) */
 	struct fw_table tis, sq, rq, rqt, tir, ft, fg, fc;
 	struct fw_table mh;	/* modify header contexts (fw_modhdr.c) */
+	struct fw_table pr;	/* packet reformat contexts (fw_reformat.c) */
 	struct fw_ft *nic_rx_root;	/* SET_FLOW_TABLE_ROOT, per table type */
 	struct fw_ft *nic_tx_root;
 	struct fw_eth_stats eth;
@@ -375,6 +381,13 @@ int fw_mh_alloc(struct fw_cmd *c);
 int fw_mh_dealloc(struct fw_cmd *c);
 /* Runs @mh's actions on the Ethernet frame @f of @len bytes. */
 void fw_mh_apply(const struct fw_mh *mh, uint8_t *f, uint32_t len);
+
+/* fw_reformat.c */
+int fw_pr_alloc(struct fw_cmd *c);
+int fw_pr_dealloc(struct fw_cmd *c);
+/* Puts @pr's header in front of the @len-byte frame @f (a buffer of @cap
+ * bytes) and fixes its lengths and checksum; false if it does not fit. */
+bool fw_pr_encap(const struct fw_pr *pr, uint8_t *f, uint32_t *len, uint32_t cap);
 
 /* fw_fc.c */
 int fw_fc_alloc(struct fw_cmd *c);
