@@ -19,7 +19,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE        ?= cmake
 CTEST        ?= ctest
 PYVERBS_MODULES  ?=
-PYVERBS_MIN_PASS ?= 190
+PYVERBS_MIN_PASS ?= 200
 PYVERBS_TIMEOUT  ?= 900
 
 SOFTMLX5 := $(BUILD)/bin/softmlx5
