@@ -197,6 +197,32 @@ static bool find_libdir(char *out, size_t len, bool quiet)
 	return false;
 }
 
+/* Puts @first in front of the colon-separated list in $@name. An empty
+ * element would mean "the current directory": none is made. */
+static int env_prepend(const char *name, const char *first)
+{
+	const char *old = getenv(name);
+	size_t len = strlen(first) + (old ? strlen(old) : 0) + 2;
+	char *v = malloc(len);
+
+	if (!v) {
+		fprintf(stderr, "softmlx5 run: out of memory\n");
+		return 1;
+	}
+	if (old && *old)
+		snprintf(v, len, "%s:%s", first, old);
+	else
+		snprintf(v, len, "%s", first);
+	if (setenv(name, v, 1)) {
+		fprintf(stderr, "softmlx5 run: setenv %s: %s\n", name,
+			strerror(errno));
+		free(v);
+		return 1;
+	}
+	free(v);
+	return 0;
+}
+
 /*
  * The device node view (src/run/devnode.c) in front of LD_PRELOAD: programs
  * that check /dev/infiniband/uverbs0 and sysfs before using libibverbs
@@ -204,30 +230,12 @@ static bool find_libdir(char *out, size_t len, bool quiet)
  */
 static int run_preload_devnode(const char *libdir)
 {
-	const char *old = getenv("LD_PRELOAD");
-	char lib[PATH_MAX + 32], *v;
-	size_t len;
+	char lib[PATH_MAX + 32];
 
 	snprintf(lib, sizeof(lib), "%s/libsoftmlx5_devnode.so", libdir);
 	if (access(lib, R_OK))
 		return 0;
-	len = strlen(lib) + (old ? strlen(old) : 0) + 2;
-	v = malloc(len);
-	if (!v) {
-		fprintf(stderr, "softmlx5 run: out of memory\n");
-		return 1;
-	}
-	if (old && *old)
-		snprintf(v, len, "%s:%s", lib, old);
-	else
-		snprintf(v, len, "%s", lib);
-	if (setenv("LD_PRELOAD", v, 1)) {
-		fprintf(stderr, "softmlx5 run: setenv: %s\n", strerror(errno));
-		free(v);
-		return 1;
-	}
-	free(v);
-	return 0;
+	return env_prepend("LD_PRELOAD", lib);
 }
 
 /* What the device node view needs to know of the device (devnode.c). */
@@ -250,9 +258,6 @@ static int cmd_run(int argc, char **argv)
 {
 	char libdir[PATH_MAX];
 	struct smx_config cfg;
-	const char *old;
-	char *newpath;
-	size_t len;
 	int i = 0;
 
 	if (argc > 0 && !strcmp(argv[0], "--"))
@@ -280,24 +285,8 @@ static int cmd_run(int argc, char **argv)
 	if (!find_libdir(libdir, sizeof(libdir), false))
 		return 1;
 
-	old = getenv("LD_LIBRARY_PATH");
-	len = strlen(libdir) + (old ? strlen(old) : 0) + 2;
-	newpath = malloc(len);
-	if (!newpath) {
-		fprintf(stderr, "softmlx5 run: out of memory\n");
+	if (env_prepend("LD_LIBRARY_PATH", libdir))
 		return 1;
-	}
-	/* An empty element would mean "the current directory": avoid it. */
-	if (old && *old)
-		snprintf(newpath, len, "%s:%s", libdir, old);
-	else
-		snprintf(newpath, len, "%s", libdir);
-	if (setenv("LD_LIBRARY_PATH", newpath, 1) != 0) {
-		fprintf(stderr, "softmlx5 run: setenv: %s\n", strerror(errno));
-		free(newpath);
-		return 1;
-	}
-	free(newpath);
 	if (run_preload_devnode(libdir) || run_export_device(&cfg))
 		return 1;
 
