@@ -15,9 +15,15 @@
 #include "util/log.h"
 #include "util/symver.h"
 
+/* @len rounded up to whole 4 KiB pages: rings are handed over by page. */
+static size_t buf_round(size_t len)
+{
+	return (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+}
+
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len)
 {
-	size_t size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	size_t size = buf_round(len);
 	void *p;
 
 	if (!len)
@@ -64,7 +70,7 @@ static enum buf_alloc_type buf_alloc_type(uint64_t res_type)
 
 static int buf_alloc_huge(struct mlx5_buf *buf, size_t len)
 {
-	size_t size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	size_t size = buf_round(len);
 	size_t map = (len + MLX5_HUGE_PAGE - 1) & ~(MLX5_HUGE_PAGE - 1);
 	void *p;
 
@@ -86,7 +92,7 @@ static int buf_alloc_huge(struct mlx5_buf *buf, size_t len)
 static int buf_alloc_extern(struct mlx5_context *ctx, struct mlx5_buf *buf,
 			    size_t len)
 {
-	size_t size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	size_t size = buf_round(len);
 	void *p = ctx->extern_alloc.alloc(size, ctx->extern_alloc.data);
 
 	if (!p) {
@@ -135,7 +141,7 @@ int mlx5_buf_alloc_pd(struct mlx5_context *ctx, struct mlx5_buf *buf, size_t len
 			return mlx5_buf_alloc(buf, len);
 		}
 	}
-	size = (len + MLX5_ADAPTER_PAGE_SIZE - 1) & ~(size_t)(MLX5_ADAPTER_PAGE_SIZE - 1);
+	size = buf_round(len);
 	p = pd->alloc(ibpd, pd->pd_context, size, MLX5_ADAPTER_PAGE_SIZE, res_type);
 	if (p == IBV_ALLOCATOR_USE_DEFAULT)
 		return mlx5_buf_alloc(buf, len);

@@ -551,6 +551,7 @@ int mlx5_raw_qp_destroy(struct mlx5_qp *qp);
 /* The PRM objects raw packet QPs are made of, shared with receive WQs
  * (wq.c): DESTROY_* by number, an RQ on @qp's ring, RQ state moves. */
 int mlx5_raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num);
+uint32_t mlx5_raw_uidx_alloc(struct mlx5_device *mdev);
 int mlx5_raw_rq_create(struct mlx5_context *ctx, struct mlx5_qp *qp,
 		       struct ibv_pd *pd, struct ibv_cq *cq);
 int mlx5_raw_rq_move(struct mlx5_context *ctx, struct mlx5_qp *qp, uint8_t next);

@@ -101,6 +101,13 @@ int mlx5_raw_destroy_obj(struct mlx5_context *ctx, uint16_t op, uint32_t num)
 	return mlx5_cmd_exec(ctx, in, sizeof(in), out, sizeof(out));
 }
 
+/* A user index for a raw RQ's CQEs: the RAW bit and 23 bits never 0. */
+uint32_t mlx5_raw_uidx_alloc(struct mlx5_device *mdev)
+{
+	return MLX5_RAW_UIDX_BIT |
+	       ((atomic_fetch_add(&mdev->next_uidx, 1) % 0x7fffff) + 1);
+}
+
 /* PAS of @bytes of the QP buffer from byte @off (a page boundary). */
 static void raw_fill_pas(const struct mlx5_qp *qp, size_t off, size_t bytes,
 			 uint8_t *pas)
@@ -450,8 +457,7 @@ struct ibv_qp *mlx5_raw_qp_create(struct mlx5_context *ctx,
 		errno = ENOMEM;
 		return NULL;
 	}
-	qp->raw.uidx = MLX5_RAW_UIDX_BIT |
-		       ((atomic_fetch_add(&mdev->next_uidx, 1) % 0x7fffff) + 1);
+	qp->raw.uidx = mlx5_raw_uidx_alloc(mdev);
 
 	ret = raw_tis_create(ctx, qp);
 	if (!ret && qp->sq.wqe_cnt)

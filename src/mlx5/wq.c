@@ -102,8 +102,7 @@ struct ibv_wq *mlx5_create_wq(struct ibv_context *context, struct ibv_wq_init_at
 		ret = ENOMEM;
 		goto fail;
 	}
-	q->raw.uidx = MLX5_RAW_UIDX_BIT |
-		      ((atomic_fetch_add(&mdev->next_uidx, 1) % 0x7fffff) + 1);
+	q->raw.uidx = mlx5_raw_uidx_alloc(mdev);
 	ret = mlx5_raw_rq_create(ctx, q, attr->pd, attr->cq);
 	if (ret)
 		goto fail;
