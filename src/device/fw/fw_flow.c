@@ -484,6 +484,12 @@ static int fw_fte_counters(struct fw_cmd *c, const uint8_t *fc, uint32_t nfc,
 	return 0;
 }
 
+/* The actions that rewrite a frame a NIC TX entry matches (fw_fte_rewrite). */
+#define FW_FTE_TX_REWRITE                                                      \
+	(MLX5_FLOW_CONTEXT_ACTION_MOD_HDR | MLX5_FLOW_CONTEXT_ACTION_VLAN_POP | \
+	 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |                                  \
+	 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT)
+
 /*
  * What an entry may do: exactly one of forward, drop and allow (NIC TX:
  * on to the wire; NIC RX: leave steering as on a miss), plus count; a NIC
@@ -496,15 +502,11 @@ static int fw_fte_action_check(struct fw_cmd *c, const struct fw_ft *ft,
 	const uint32_t fate = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
 			      MLX5_FLOW_CONTEXT_ACTION_DROP |
 			      MLX5_FLOW_CONTEXT_ACTION_ALLOW;
-	const uint32_t rewrite = MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
-				 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT;
 	uint32_t ok = fate | MLX5_FLOW_CONTEXT_ACTION_COUNT;
 	uint32_t f = action & fate;
 
 	if (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX)
-		ok |= rewrite;
+		ok |= FW_FTE_TX_REWRITE;
 	else
 		ok |= MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
 		      MLX5_FLOW_CONTEXT_ACTION_DECAP;
@@ -700,6 +702,18 @@ static bool fw_fte_match(const struct fw_fte *e, const uint8_t *hdr)
 	return true;
 }
 
+/* A frame of @len bytes matched @e: its hit and flow counters count it. */
+static void fw_fte_hit(struct fw_fte *e, uint32_t len)
+{
+	uint32_t i;
+
+	e->hits++;
+	for (i = 0; i < e->nfc; i++) {
+		e->fc[i]->packets++;
+		e->fc[i]->octets += len;
+	}
+}
+
 /* The table's first entry (in flow index order) whose group criteria match
  * @hdr, or NULL: a miss. */
 static struct fw_fte *fw_ft_first_match(const struct fw_ft *ft,
@@ -735,11 +749,7 @@ void fw_flow_steer(struct fw *fw, const uint8_t hdr[FW_MATCH_BYTES],
 			}
 			break;	/* a miss with nowhere to go */
 		}
-		e->hits++;
-		for (i = 0; i < e->nfc; i++) {
-			e->fc[i]->packets++;
-			e->fc[i]->octets += len;
-		}
+		fw_fte_hit(e, len);
 		out->flow_tag = e->flow_tag;
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP)
 			out->pop_vlan = true;
@@ -832,28 +842,22 @@ bool fw_flow_steer_tx(struct fw *fw, uint8_t *f, uint32_t *len, uint32_t cap,
 			     ft->miss : NULL;
 			continue;
 		}
-		e->hits++;
-		for (i = 0; i < e->nfc; i++) {
-			e->fc[i]->packets++;
-			e->fc[i]->octets += *len;
-		}
+		fw_fte_hit(e, *len);
 		if (e->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
 			fw->eth.tx_dropped++;
 			return false;
 		}
-		if (e->action & (MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
-				 MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
-				 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT)) {
-			if (!fw_fte_rewrite(e, f, len, cap)) {
-				fw->eth.tx_dropped++;	/* too big to wrap */
-				return false;
-			}
-			classify(f, *len, hdr);	/* deeper tables see the result */
+		if ((e->action & FW_FTE_TX_REWRITE) &&
+		    !fw_fte_rewrite(e, f, len, cap)) {
+			fw->eth.tx_dropped++;	/* too big to wrap */
+			return false;
 		}
 		for (i = 0; i < e->ndest; i++)
 			if (e->dest[i].ft)
 				next = e->dest[i].ft;
+		/* Deeper tables match the frame as rewritten. */
+		if (next && (e->action & FW_FTE_TX_REWRITE))
+			classify(f, *len, hdr);
 		ft = next;	/* ALLOW, or nowhere deeper: on to the wire */
 	}
 	return true;
