@@ -303,6 +303,9 @@ void eng_cq_arm(struct eng *e, struct fw_cq *cq, uint32_t arm_word)
 		return;
 	}
 	ec->arm = cmd == 1 ? ENG_ARM_SOLICITED : ENG_ARM_NEXT;
+	/* Whoever armed will wait for an event rather than poll: the inbox
+	 * thread leaves polled mode (every way of arming comes here). */
+	eng_fabric_armed(e);
 	if (ec->arm == ENG_ARM_NEXT && ((ec->pi - ci) & 0xffffff) != 0 &&
 	    ((ec->pi - ci) & 0xffffff) <= (1u << cq->log_size)) {
 		ec->arm = ENG_ARM_NONE;

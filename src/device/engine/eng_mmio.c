@@ -161,7 +161,6 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 			return;
 		}
 		eng_cq_arm(e, cq, arm);
-		eng_fabric_armed(e);
 		return;
 	}
 	if (reg == 0x40 || reg == 0x48) {

@@ -1066,9 +1066,8 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	} else if (!read || qp->st != MLX5_QPC_ST_RC) {
 		return false;
 	}
-	mk = eng_kcache_hit(e, &q->lkey, lkey, qp->pd, need, va, bc);
-	if (!mk && eng_key_check_cached(e, &q->lkey, lkey, qp->pd, need, va,
-					bc, &mk, NULL, 0))
+	if (eng_key_check_cached(e, &q->lkey, lkey, qp->pd, need, va, bc, &mk,
+				 NULL, 0))
 		return false;
 	/* signature / crypto keys transform their data: the general path */
 	if (eng_xform(mk))
