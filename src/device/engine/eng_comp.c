@@ -183,6 +183,7 @@ void eng_comp_batch_end(struct eng *e)
 	while ((ec = e->comp_open)) {
 		e->comp_open = ec->comp_next;
 		ec->comp_next = NULL;
+		ec->comp_listed = false;
 		comp_flush(e, ec);
 	}
 }
@@ -210,9 +211,10 @@ static bool comp_add(struct eng *e, struct eng_cq *ec, const uint8_t *cqe)
 		comp_flush(e, ec);
 	if (!ec->comp_n) {
 		memcpy(ec->comp_title, cqe, 64);
-		if (!ec->comp_next && e->comp_open != ec) {
+		if (!ec->comp_listed) {
 			ec->comp_next = e->comp_open;
 			e->comp_open = ec;
+			ec->comp_listed = true;
 		}
 	}
 	m = ec->comp_mini[ec->comp_n++];

@@ -146,6 +146,7 @@ struct eng_cq {
 	uint8_t comp_title[64];
 	uint8_t comp_mini[ENG_COMP_MAX][8];
 	struct eng_cq *comp_next;	/* on eng.comp_open */
+	bool comp_listed;	/* on e->comp_open (a list tail's comp_next is NULL too) */
 };
 
 struct eng_eq {
