@@ -114,13 +114,22 @@ struct mlx5dv_dr_rule {
 	struct mlx5dv_dr_action *act[];
 };
 
-static const char *const dr_action_names[] = {
-	[DR_ACT_DEST] = "destination TIR", [DR_ACT_TABLE] = "destination table",
-	[DR_ACT_DROP] = "drop", [DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
-	[DR_ACT_MODIFY] = "modify header", [DR_ACT_PUSH_VLAN] = "push VLAN",
-	[DR_ACT_POP_VLAN] = "pop VLAN", [DR_ACT_DEFAULT_MISS] = "default miss",
-	[DR_ACT_ENCAP] = "encap (L2 to L2 tunnel)",
-	[DR_ACT_DECAP] = "decap (L2 tunnel to L2)",
+/* Each action kind's name in messages and its word in dumps, in one table
+ * so that a new kind cannot have one and miss the other. */
+static const struct {
+	const char *name, *dump;
+} dr_act_kind[DR_ACT_KINDS] = {
+	[DR_ACT_DEST] = { "destination TIR", "tir" },
+	[DR_ACT_TABLE] = { "destination table", "table" },
+	[DR_ACT_DROP] = { "drop", "drop" },
+	[DR_ACT_TAG] = { "tag", "tag" },
+	[DR_ACT_COUNTER] = { "counter", "counter" },
+	[DR_ACT_MODIFY] = { "modify header", "modify_header" },
+	[DR_ACT_PUSH_VLAN] = { "push VLAN", "push_vlan" },
+	[DR_ACT_POP_VLAN] = { "pop VLAN", "pop_vlan" },
+	[DR_ACT_DEFAULT_MISS] = { "default miss", "default_miss" },
+	[DR_ACT_ENCAP] = { "encap (L2 to L2 tunnel)", "encap" },
+	[DR_ACT_DECAP] = { "decap (L2 tunnel to L2)", "decap" },
 };
 
 /* Sets errno, logs why (SOFTMLX5_DEBUG) and gives NULL. */
@@ -513,18 +522,18 @@ static int dr_actions_parse(const struct mlx5dv_dr_matcher *m, size_t n,
 		for (j = 0; j < i; j++)
 			if (actions[j]->type == a->type)
 				return DR_FAIL_INT(EINVAL, "two %s actions",
-						   dr_action_names[a->type]);
+						   dr_act_kind[a->type].name);
 		if (!tx && dr_action_tx_only(a->type))
 			return DR_FAIL_INT(EOPNOTSUPP, "%s action in a NIC RX rule: "
 					   "the device rewrites received frames "
 					   "only by popping VLAN tags",
-					   dr_action_names[a->type]);
+					   dr_act_kind[a->type].name);
 		if (tx && (a->type == DR_ACT_DEST || a->type == DR_ACT_TAG))
 			return DR_FAIL_INT(EINVAL, "%s action in a NIC TX rule",
-					   dr_action_names[a->type]);
+					   dr_act_kind[a->type].name);
 		if (a->dmn && a->dmn != dmn)
 			return DR_FAIL_INT(EINVAL, "%s action of another domain",
-					   dr_action_names[a->type]);
+					   dr_act_kind[a->type].name);
 		switch (a->type) {
 		case DR_ACT_DEST:
 			r->dest_type = MLX5_FLOW_DESTINATION_TYPE_TIR;
@@ -938,7 +947,7 @@ SMX_EXPORT int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 		return DR_FAIL_INT(EINVAL, "no action");
 	if (__atomic_load_n(&a->refs, __ATOMIC_ACQUIRE))
 		return DR_FAIL_INT(EBUSY, "%s action still used by %u rules",
-				   dr_action_names[a->type], a->refs);
+				   dr_act_kind[a->type].name, a->refs);
 	if (a->type == DR_ACT_MODIFY) {
 		ret = mlx5_steer_mh_free(a->dmn->mdev, a->uid, a->id);
 		if (ret)
@@ -1006,15 +1015,8 @@ static void dr_dump_rule(FILE *f, const struct mlx5dv_dr_rule *r)
 	fputs(",actions=", f);
 	for (i = 0; i < r->nact; i++) {
 		const struct mlx5dv_dr_action *a = r->act[i];
-		static const char *const kind[] = {
-			[DR_ACT_DEST] = "tir", [DR_ACT_TABLE] = "table", [DR_ACT_DROP] = "drop",
-			[DR_ACT_TAG] = "tag", [DR_ACT_COUNTER] = "counter",
-			[DR_ACT_MODIFY] = "modify_header", [DR_ACT_PUSH_VLAN] = "push_vlan",
-			[DR_ACT_POP_VLAN] = "pop_vlan", [DR_ACT_DEFAULT_MISS] = "default_miss",
-			[DR_ACT_ENCAP] = "encap", [DR_ACT_DECAP] = "decap",
-		};
 
-		fprintf(f, "%s%s", i ? ";" : "", kind[a->type]);
+		fprintf(f, "%s%s", i ? ";" : "", dr_act_kind[a->type].dump);
 		if (a->type == DR_ACT_TABLE)
 			fprintf(f, ":%p", (const void *)a->tbl);
 		else if (a->type != DR_ACT_DROP && a->type != DR_ACT_POP_VLAN &&
