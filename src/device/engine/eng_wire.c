@@ -187,29 +187,24 @@ void eng_wire_start(struct eng *e)
 	}
 	e->wire_buf = malloc(ENG_WIRE_MAX_FRAME + 1);
 	e->wire_q = calloc(ENG_WIRE_BACKLOG, sizeof(*e->wire_q));
-	if (!e->wire_buf || !e->wire_q) {
-		free(e->wire_buf);
-		free(e->wire_q);
-		e->wire_buf = NULL;
-		e->wire_q = NULL;
-		close(fd);
-		unlink(path);
-		return;
-	}
+	if (!e->wire_buf || !e->wire_q)
+		goto fail;
 	e->wire_fd = fd;
 	if (pthread_create(&e->wire_thr, NULL, eng_wire_thread, e)) {
 		smx_err("wire: cannot start the cable thread; the port has no cable");
-		close(fd);
-		unlink(path);
-		free(e->wire_buf);
-		free(e->wire_q);
-		e->wire_buf = NULL;
-		e->wire_q = NULL;
-		e->wire_fd = -1;
-		return;
+		goto fail;
 	}
 	e->wire_started = true;
 	smx_dbg("wire: port cabled at %s", path);
+	return;
+fail:
+	close(fd);
+	unlink(path);
+	free(e->wire_buf);
+	free(e->wire_q);
+	e->wire_buf = NULL;
+	e->wire_q = NULL;
+	e->wire_fd = -1;
 }
 
 void eng_wire_stop(struct eng *e)
