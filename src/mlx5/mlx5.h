@@ -257,6 +257,7 @@ struct mlx5_mr {
 	bool implicit;		/* implicit ODP: a uid-0 mkey over all memory */
 	uint32_t mkey;
 	bool imported;
+	uint64_t direct;	/* smx_direct_back() handle, 0: none */
 };
 
 struct mlx5_dm {

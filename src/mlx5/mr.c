@@ -192,7 +192,7 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		 * processes' engines for direct placement (fabric/direct.h). */
 		if (access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			      IBV_ACCESS_REMOTE_ATOMIC))
-			smx_direct_back(addr, length);
+			mr->direct = smx_direct_back(addr, length);
 		ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access,
 				     &key);
 	}
@@ -215,6 +215,7 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	}
 	return &mr->ibv_mr;
 err:
+	smx_direct_release(mr->direct);
 	free(mr);
 	errno = ret;
 	return NULL;
@@ -272,8 +273,19 @@ int mlx5_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	ret = mlx5_umr_rereg(ctx, ibmr->lkey, &r);
 	if (ret)
 		return ret;
+	/* The UMR made every peer record of the key stale: the old pages
+	 * can go back to private memory, the new ones be shared. */
+	if (r.nmtt) {
+		smx_direct_release(mr->direct);
+		mr->direct = 0;
+	}
 	if (r.set_access)
 		mr->access = access;
+	if (!mr->direct &&
+	    (mr->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC)))
+		mr->direct = r.nmtt ? smx_direct_back(addr, length) :
+			     smx_direct_back(ibmr->addr, ibmr->length);
 	if (r.nmtt)
 		mr->iova = iova;
 	/* The handle importers resolve follows the MR. */
@@ -304,6 +316,9 @@ int mlx5_dereg_mr(struct ibv_mr *ibmr)
 	if (ret)
 		return ret;
 	mlx5_handle_del(ctx->uctx, ibmr->handle);
+	/* The key is gone (no peer record of it is usable any more): the
+	 * pages become the application's private memory again. */
+	smx_direct_release(mr->direct);
 	free(mr);
 	return 0;
 }

@@ -10,3 +10,7 @@ target_include_directories(test_raw_qp PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # The same binary with the port cabled to a socket (the `wire` knob).
 add_test(NAME test_raw_qp_wire COMMAND test_raw_qp wire)
 set_tests_properties(test_raw_qp_wire PROPERTIES LABELS unit TIMEOUT 120)
+# Registered memory stays the application's: no store lost while re-backing,
+# fork() semantics, nothing left after deregistration or close (direct.c).
+smx_unit_test(test_regmem unit/test_regmem.c LIBS ibverbs pthread)
+target_include_directories(test_regmem PRIVATE ${CMAKE_CURRENT_LIST_DIR})

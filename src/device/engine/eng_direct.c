@@ -71,17 +71,30 @@ struct eng_dent {
 	struct smx_drec r;
 };
 
+/* Before fork() switches registered memory back for a moment (direct.c):
+ * every record a peer holds of it becomes stale. */
+static void eng_direct_suspend(void *arg)
+{
+	eng_direct_bump(arg);
+}
+
 void eng_direct_start(struct eng *e)
 {
 	const char *v = getenv("SOFTMLX5_DIRECT");
 
 	e->direct = !(v && !strcmp(v, "0"));
-	smx_direct_enable(e->direct);
+	smx_direct_enable(e->direct, eng_direct_suspend, e);
 }
 
 void eng_direct_fini(struct eng *e)
 {
 	uint32_t i;
+
+	/* The device closes: no record of ours stays usable, and no region
+	 * outlives it (memfds closed, pages private again). */
+	eng_direct_bump(e);
+	smx_direct_enable(false, NULL, NULL);
+	smx_direct_release_all();
 
 	for (i = 0; i < sizeof(e->dmap) / sizeof(e->dmap[0]); i++)
 		if (e->dmap[i].base)
@@ -156,7 +169,7 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	struct fw_qp *qp = fw_qp_lookup(e->fw, dqpn);
 	struct fw_mkey *mk = fw_mkey_lookup(e->fw, rkey);
 	const struct fw_pd *pd;
-	uint64_t psz, base, last, i, host;
+	uint64_t psz, base, last, i, host, gen;
 
 	memset(d, 0, sizeof(*d));
 	if (!e->direct || !qp || !mk || mk->free)
@@ -183,6 +196,11 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 		if (mk->mtt[i] != mk->mtt[0] + i * psz)
 			return;
 	host = mk->mtt[0] + (mk->start - base);
+	/* The generation is read before the region is looked up: fork()
+	 * moves it without fw->lock (direct.c) and then holds the region
+	 * table until the memory is shared again, so a record never claims
+	 * a generation newer than the memory it describes. */
+	gen = smx_shm_dgen(e->shm, e->slot);
 	if (!smx_direct_find(host, mk->len, &d->fd, &d->ino, &d->rva, &d->rlen))
 		return;
 	(void)op;
@@ -195,9 +213,8 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	d->dqpn = dqpn;
 	d->rkey = rkey;
 	d->pid = (int32_t)getpid();
-	/* Under fw->lock: no bump can come between the checks above and
-	 * this read (bumps follow changes, made under fw->lock). */
-	d->gen = smx_shm_dgen(e->shm, e->slot);
+	/* Under fw->lock, so every other bump follows the checks above. */
+	d->gen = gen;
 	d->start = mk->start;
 	d->len = mk->len;
 	d->host = host;
