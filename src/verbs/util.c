@@ -272,7 +272,10 @@ SMX_EXPORT void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 /* ---- fork support ----
  * The device reads registered memory through the owning process's mappings,
  * never through pinned physical pages, so a child's copy-on-write cannot
- * leave the device looking at stale pages: fork support is not needed. */
+ * leave the device looking at stale pages; memory shared with peers for
+ * direct placement is made private again around fork() (fabric/direct.c),
+ * so the child's view is the ordinary copy-on-write one: as on a kernel
+ * with copy-on-fork for pinned pages, nothing is needed from the program. */
 
 SMX_EXPORT int ibv_fork_init(void)
 {
