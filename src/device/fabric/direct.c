@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "device/fabric/direct.h"
@@ -78,6 +79,36 @@ void smx_direct_enable(bool on, void (*suspend)(void *), void *arg)
 bool smx_direct_enabled(void)
 {
 	return __atomic_load_n(&direct_on, __ATOMIC_ACQUIRE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mapping calls, made as raw system calls: memory hooks that watch    */
+/* libc's mmap family (UCX's UCM, for one) must not take our switches,  */
+/* which leave the application's view as it was, for its own unmaps.   */
+/* ------------------------------------------------------------------ */
+
+static void *vm_map(size_t n, int prot, int flags, int fd)
+{
+	long r = syscall(SYS_mmap, NULL, n, prot, flags, fd, 0L);
+
+	return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
+}
+
+static void vm_unmap(void *p, size_t n)
+{
+	syscall(SYS_munmap, p, n);
+}
+
+static bool vm_protect(void *p, size_t n, int prot)
+{
+	return syscall(SYS_mprotect, p, n, prot) == 0;
+}
+
+/* @from's pages replace [to, to + n) in one step. */
+static bool vm_move(void *from, size_t n, uint64_t to)
+{
+	return syscall(SYS_mremap, from, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       (void *)(uintptr_t)to) != -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -273,10 +304,9 @@ static void pages_copy(void *dst, const void *src, size_t n)
 static bool pages_move(void *tmp, uint64_t lo, size_t n, int prot)
 {
 	pages_copy(tmp, (const void *)(uintptr_t)lo, n);
-	if (prot != (PROT_READ | PROT_WRITE) && mprotect(tmp, n, prot))
+	if (prot != (PROT_READ | PROT_WRITE) && !vm_protect(tmp, n, prot))
 		return false;
-	return mremap(tmp, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
-		      (void *)(uintptr_t)lo) != MAP_FAILED;
+	return vm_move(tmp, n, lo);
 }
 
 struct piece {
@@ -335,15 +365,15 @@ static bool region_unback(uint64_t va, uint64_t len, uint64_t ino)
 				continue;
 			n = p->hi - p->lo;
 			if (!(p->prot & PROT_READ) &&
-			    mprotect((void *)(uintptr_t)p->lo, n,
-				     p->prot | PROT_READ))
+			    !vm_protect((void *)(uintptr_t)p->lo, n,
+					p->prot | PROT_READ))
 				return false;
-			tmp = mmap(NULL, n, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			tmp = vm_map(n, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1);
 			if (tmp == MAP_FAILED)
 				return false;
 			if (!pages_move(tmp, p->lo, n, p->prot)) {
-				munmap(tmp, n);
+				vm_unmap(tmp, n);
 				return false;
 			}
 		}
@@ -360,11 +390,11 @@ static bool region_back(uint64_t va, uint64_t len, int fd)
 
 	if (direct_cover(va, va + len, &ino) != COVER_ANON)
 		return false;
-	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	tmp = vm_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
 	if (tmp == MAP_FAILED)
 		return false;
 	if (!pages_move(tmp, va, len, PROT_READ | PROT_WRITE)) {
-		munmap(tmp, len);
+		vm_unmap(tmp, len);
 		return false;
 	}
 	return true;
@@ -480,7 +510,6 @@ uint64_t smx_direct_back(void *addr, size_t len)
 	uint64_t lo, hi, n, ino = 0, h = 0;
 	struct region *r;
 	struct stat st;
-	void *tmp;
 	int fd, err;
 
 	if (!smx_direct_enabled() || !addr || !len || pg <= 0)
@@ -520,12 +549,6 @@ uint64_t smx_direct_back(void *addr, size_t len)
 		close(fd);
 		goto out;
 	}
-	tmp = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (tmp == MAP_FAILED) {
-		close(fd);
-		goto out;
-	}
-	munmap(tmp, n);
 	if (smx_freeze()) {
 		smx_dbg("direct: [0x%llx,+0x%llx) not re-backed: the process's "
 			"threads cannot be parked; it keeps the inbox",
