@@ -34,10 +34,13 @@
 
 #include <infiniband/verbs.h>
 
+#include "peer_test_util.h"
 #include "smx_test.h"
 
 #define NPAIR 9
 #define BUFSZ 65536
+#define ACC_QP (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+		IBV_ACCESS_REMOTE_ATOMIC)
 
 enum { MR_RW, MR_WO, MR_PD2, MR_DEREG, MR_FILE, NMR };
 
@@ -83,61 +86,6 @@ static void side_open(struct side *s)
 		s->qp[i] = ibv_create_qp(s->pd, &a);
 		if (!s->qp[i])
 			exit(2);
-	}
-}
-
-static int qp_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 3;
-	a.rnr_retry = 3;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static void xwrite(int fd, const void *p, size_t n)
-{
-	if (write(fd, p, n) != (ssize_t)n)
-		exit(2);
-}
-
-static void xread(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-
-		if (r <= 0)
-			exit(2);
-		got += (size_t)r;
 	}
 }
 
@@ -248,7 +196,7 @@ static int target(int in, int out)
 	xwrite(out, &me, sizeof(me));
 	xread(in, &peer, sizeof(peer));
 	for (i = 0; i < NPAIR; i++)
-		CHECK(qp_connect(s.qp[i], peer.qpn[i], &peer.gid) == 0);
+		CHECK(qp_connect_peer(s.qp[i], peer.qpn[i], &peer.gid, ACC_QP) == 0);
 	xwrite(out, &me, 1);
 	for (;;) {
 		struct order o;
@@ -376,51 +324,6 @@ static uint64_t lval(uint32_t off)
 	return v;	/* host order (atomic_req_8B_endianness_mode 1) */
 }
 
-/* SIGSTOP, then waits until every thread of @pid is stopped (delivery is
- * asynchronous: the inbox thread could otherwise still serve a request). */
-static bool stop(int pid)
-{
-	char path[64], buf[512];
-	int tries;
-
-	if (kill(pid, SIGSTOP))
-		return false;
-	for (tries = 0; tries < 1000; tries++) {
-		DIR *d;
-		struct dirent *de;
-		bool all = true;
-
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
-		d = opendir(path);
-		if (!d)
-			return false;
-		while ((de = readdir(d)) && all) {
-			FILE *f;
-			char *c;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(buf, sizeof(buf), "/proc/%d/task/%s/stat", pid,
-				 de->d_name);
-			f = fopen(buf, "r");
-			if (!f || !fgets(buf, sizeof(buf), f)) {
-				if (f)
-					fclose(f);
-				continue;
-			}
-			fclose(f);
-			c = strrchr(buf, ')');
-			if (!c || c[1] != ' ' || (c[2] != 'T' && c[2] != 't'))
-				all = false;
-		}
-		closedir(d);
-		if (all)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
 static uint8_t peek(int mr, uint32_t off, uint32_t len)
 {
 	struct order o = { ORD_PEEK, mr, off, len };
@@ -452,7 +355,7 @@ static int requester(int in, int out)
 	xread(in, &t, sizeof(t));
 	xwrite(out, &me, sizeof(me));
 	for (i = 0; i < NPAIR; i++)
-		CHECK(qp_connect(rs.qp[i], t.qpn[i], &rs.gid) == 0);
+		CHECK(qp_connect_peer(rs.qp[i], t.qpn[i], &rs.gid, ACC_QP) == 0);
 	xread(in, &c, 1);
 
 	/* Pair 0: learn, then place data while the target is stopped. */

@@ -37,6 +37,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "peer_test_util.h"
 #include "smx_test.h"
 
 #define PG 4096u
@@ -66,25 +67,6 @@ struct order {
 
 static int to_p, from_p;	/* T's ends of the pipes */
 
-static void xwrite(int fd, const void *p, size_t n)
-{
-	if (write(fd, p, n) != (ssize_t)n)
-		exit(2);
-}
-
-static void xread(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-
-		if (r <= 0)
-			exit(2);
-		got += (size_t)r;
-	}
-}
-
 static void side_open(struct side *s)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
@@ -113,41 +95,6 @@ static void side_close(struct side *s)
 	ibv_destroy_cq(s->cq);
 	ibv_dealloc_pd(s->pd);
 	ibv_close_device(s->ctx);
-}
-
-static int qp_connect(struct ibv_qp *qp, const struct hello *h)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = h->qpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = h->gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 3;
-	a.rnr_retry = 3;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* ------------------------------------------------------------------ */
@@ -236,43 +183,6 @@ static long long shmem_kib(void)
 /* P: the peer                                                        */
 /* ------------------------------------------------------------------ */
 
-/* SIGSTOP @pid and wait until all its threads are stopped. */
-static bool stop(pid_t pid)
-{
-	char path[64];
-	int tries;
-
-	if (kill(pid, SIGSTOP))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	for (tries = 0; tries < 2000; tries++) {
-		DIR *d = opendir(path);
-		struct dirent *de;
-		bool all = true;
-
-		while (d && (de = readdir(d)) && all) {
-			char p[400], buf[512], *c;
-			FILE *f;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(p, sizeof(p), "%s/%s/stat", path, de->d_name);
-			f = fopen(p, "r");
-			if (f && fgets(buf, sizeof(buf), f) &&
-			    (c = strrchr(buf, ')')) && c[2] != 'T' && c[2] != 't')
-				all = false;
-			if (f)
-				fclose(f);
-		}
-		if (d)
-			closedir(d);
-		if (all)
-			return true;
-		usleep(500);
-	}
-	return false;
-}
-
 static int peer_write(struct side *s, uint8_t *lbuf, struct ibv_mr *lmr,
 		      const struct order *o)
 {
@@ -311,7 +221,7 @@ static int peer(int in, int out, pid_t t)
 	me.gid = s.gid;
 	xwrite(out, &me, sizeof(me));
 	xread(in, &them, sizeof(them));
-	if (qp_connect(s.qp, &them))
+	if (qp_connect_peer(s.qp, them.qpn, &them.gid, IBV_ACCESS_REMOTE_WRITE))
 		return 2;
 	xwrite(out, &me, 1);
 	for (;;) {
@@ -670,7 +580,7 @@ int main(void)
 	me.gid = s.gid;
 	xread(from_p, &them, sizeof(them));
 	xwrite(to_p, &me, sizeof(me));
-	CHECK(qp_connect(s.qp, &them) == 0);
+	CHECK(qp_connect_peer(s.qp, them.qpn, &them.gid, IBV_ACCESS_REMOTE_WRITE) == 0);
 	xread(from_p, &me, 1);
 
 	case_no_lost_store(&s, false);
