@@ -17,7 +17,10 @@
  *          repeat k at va + k * stride. Each inner key is looked up and
  *          checked (exists, same PD, local rights, bounds) at access time,
  *          piece by piece, and again when the piece is translated.
- * KSM mkeys are refused with ENG_KEY_MODE for now.
+ *   KSM    an indirect mkey of fixed-size entities: byte off of its range
+ *          (off = va - start_addr) is in entry off >> log_entity_size,
+ *          {reserved, mkey, va}, at va + (off % entity size) of that entry's
+ *          key; inner keys are checked like KLM ones.
  * Nothing outside a checked [va, va + len) is ever touched: copies walk the
  * checked lists and translate at most one run of pages at a time (pages
  * whose MTT entries are consecutive host pages, inside the checked range).
@@ -80,6 +83,19 @@ static bool eng_ind_piece(const struct fw_mkey *mk, uint64_t off, uint32_t *key,
 {
 	uint32_t i;
 
+	if (mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM) {
+		uint64_t in = off & ((1ull << mk->page_shift) - 1);
+		const struct mlx5_wqe_umr_klm_seg *k;
+
+		if ((off >> mk->page_shift) >= mk->nklm)
+			return false;
+		/* KSM entries are KLMs whose byte count is unused. */
+		k = (const void *)(mk->klm + (off >> mk->page_shift) * 16u);
+		*key = be32toh(k->mkey);
+		*addr = be64toh(k->address) + in;
+		*n = (1ull << mk->page_shift) - in;
+		return true;
+	}
 	if (mk->rblock) {
 		const struct mlx5_wqe_umr_repeat_block_seg *h = (const void *)mk->klm;
 		uint64_t bc = be32toh(h->byte_count), rep, o;
@@ -121,7 +137,8 @@ static bool eng_ind_piece(const struct fw_mkey *mk, uint64_t off, uint32_t *key,
 
 static bool eng_ind_mkey(const struct fw_mkey *mk)
 {
-	return mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound &&
+	return ((mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS && !mk->bound) ||
+		mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM) &&
 	       mk->nklm && mk->klm;
 }
 
@@ -288,6 +305,19 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 				 mk->bound ? "with more than one entry is not "
 				 "translated yet" : "has no layout");
 		return ENG_KEY_MODE;
+	case MLX5_MKC_ACCESS_MODE_KSM:
+		if (eng_ind_mkey(mk)) {
+			int rc = eng_ind_check(e, mk, key, need, va, len, why,
+					       whylen, depth);
+
+			if (rc)
+				return rc;
+			break;
+		}
+		if (why)
+			snprintf(why, whylen, "key 0x%x: KSM mkey has no layout",
+				 key);
+		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
 		if (len && !mk->umem && !eng_mtt_covers(mk, va, len)) {
 			uint64_t pb = mk->start & ~((1ull << mk->page_shift) - 1);
@@ -382,6 +412,8 @@ static uint8_t *eng_mkey_host_at(const struct fw_mkey *mk, uint64_t va,
 				 uint64_t *contig, unsigned int depth)
 {
 	switch (mk->access_mode) {
+	case MLX5_MKC_ACCESS_MODE_KSM:
+		return eng_ind_host(mk, va, contig, depth);
 	case MLX5_MKC_ACCESS_MODE_KLMS: {
 		if (!mk->bound)
 			return eng_ind_host(mk, va, contig, depth);

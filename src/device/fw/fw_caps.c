@@ -28,6 +28,8 @@ static void fw_caps_general(const struct fw *fw, void *cap)
 	CAP_SET(cmd_hca_cap, max_indirection, 4);
 	CAP_SET(cmd_hca_cap, log_max_mrw_sz, 64);
 	CAP_SET(cmd_hca_cap, log_max_klm_list_size, 16);
+	/* KSM mkeys (fixed-size entities), translated by eng_mkey.c. */
+	CAP_SET(cmd_hca_cap, fixed_buffer_size, 1);
 	CAP_SET(cmd_hca_cap, log_max_ra_req_dc, 4);
 	CAP_SET(cmd_hca_cap, log_max_ra_res_dc, 4);
 	CAP_SET(cmd_hca_cap, log_max_ra_req_qp, 4);

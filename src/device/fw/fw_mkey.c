@@ -178,10 +178,11 @@ int fw_mkey_create(struct fw_cmd *c)
 				mode == MLX5_MKC_ACCESS_MODE_KSM ? "KSM" : "KLM");
 			goto err;
 		}
+		/* UCX's atomic and indirect keys use 2 GiB entities. */
 		if (mode == MLX5_MKC_ACCESS_MODE_KSM &&
-		    (mk->page_shift < 12 || mk->page_shift > 30)) {
+		    (mk->page_shift < 12 || mk->page_shift > 31)) {
 			FW_FAIL(c, BAD_PARAM_ERR,
-				"KSM entity size 2^%u outside 2^12..2^30",
+				"KSM entity size 2^%u outside 2^12..2^31",
 				mk->page_shift);
 			goto err;
 		}
