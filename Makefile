@@ -11,7 +11,9 @@
 #   make clean   remove build trees
 #
 # Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: the list in
-# tests/conformance/run_pyverbs.sh), PYVERBS_MIN_PASS, SOFTMLX5_SKIP_DEPS=1.
+# tests/conformance/run_pyverbs.sh), PYVERBS_MIN_PASS,
+# PYVERBS_TEST_TIMEOUT (seconds before a test counts as hung),
+# PYVERBS_TIMEOUT (the whole pyverbs run), SOFTMLX5_SKIP_DEPS=1.
 
 BUILD        := build
 ASAN_BUILD   := build-asan
@@ -20,6 +22,7 @@ CMAKE        ?= cmake
 CTEST        ?= ctest
 PYVERBS_MODULES  ?=
 PYVERBS_MIN_PASS ?= 200
+PYVERBS_TEST_TIMEOUT ?= 60
 PYVERBS_TIMEOUT  ?= 900
 
 SOFTMLX5 := $(BUILD)/bin/softmlx5
@@ -67,9 +70,9 @@ check: deps
 	tests/abi/compare_exports.sh $(BUILD)/lib
 	$(call banner,"ibv_devinfo -v on the software device")
 	tests/conformance/check_devinfo.sh $(SOFTMLX5)
-	$(call banner,"pyverbs conformance (rdma-core 44 test suite)")
+	$(call banner,"pyverbs conformance (rdma-core 44 test suite, per-test watchdog)")
 	tests/conformance/run_pyverbs.sh --build $(BUILD) --min-pass $(PYVERBS_MIN_PASS) \
-		--timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
+		--test-timeout $(PYVERBS_TEST_TIMEOUT) --timeout $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
 	$(call banner,"crypto: test_mlx5_crypto in both DEK import modes")
 	tests/conformance/run_crypto.sh --build $(BUILD) --min-pass 7
 	$(call banner,"two processes: pingpong + perftest pairs; idle CPU; kill one side")
