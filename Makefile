@@ -2,7 +2,8 @@
 #
 #   make build   configure + build into build/ (-O2 -g, asserts kept)
 #   make check   deps, build, unit tests, ASan+UBSan unit tests, ABI check,
-#                ibv_devinfo on the device, pyverbs conformance, crypto
+#                ibv_devinfo on the device, rdma-core's whole pyverbs suite
+#                under a per-test watchdog (run_pyverbs.sh), crypto
 #                conformance in both DEK modes (run_crypto.sh), two-process
 #                pingpong/perftest pairs (tests/conformance/run_pingpong.sh)
 #   make demo    deps, build, show an unmodified program on the device
@@ -10,8 +11,8 @@
 #                baselines (bench/run.sh, bench/baseline.c)
 #   make clean   remove build trees
 #
-# Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: the list in
-# tests/conformance/run_pyverbs.sh), PYVERBS_MIN_PASS,
+# Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: every test
+# module Debian's python3-pyverbs ships), PYVERBS_MIN_PASS,
 # PYVERBS_TEST_TIMEOUT (seconds before a test counts as hung),
 # PYVERBS_TIMEOUT (the whole pyverbs run), SOFTMLX5_SKIP_DEPS=1.
 
@@ -42,7 +43,7 @@ banner = @printf '\n==== %s\n' $(1)
 all: build
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
