@@ -15,6 +15,7 @@ per-test limit and checks the results and the report. Needs no RDMA library.
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -254,6 +255,21 @@ def alive(pid):
         return False
 
 
+def reap_orphan(pid_file):
+    """The hang tests' descendant: whether it was alive (then killed, so a
+    failing run leaves nothing behind); None without a pid file."""
+    try:
+        with open(pid_file) as f:
+            pid = int(f.read())
+        os.unlink(pid_file)
+    except (OSError, ValueError):
+        return None
+    if not alive(pid):
+        return False
+    os.kill(pid, signal.SIGKILL)
+    return True
+
+
 def watchdog(suite, names, test_timeout=LIMIT, timeout=300, env=None):
     log = os.path.join(suite, '..', 'run.log')
     results = os.path.join(suite, '..', 'results.jsonl')
@@ -358,13 +374,10 @@ def main():
         check('killed 2 processes' in (hang.get('detail') or ''),
               'the test process and its descendant are killed: %r' %
               hang.get('detail'))
-        try:
-            with open(pid_file) as f:
-                orphan = int(f.read())
-        except (OSError, ValueError):
-            orphan = None
-        check(orphan is not None and not alive(orphan),
-              'the descendant in its own session is gone (pid %r)' % orphan)
+        orphan = reap_orphan(pid_file)
+        check(orphan is False,
+              'the descendant in its own session is gone (alive: %r)' %
+              orphan)
         check(outcome('test_hang.HangTest.test_c_after') == 'pass',
               'the run goes on after a hang')
         check(outcome('test_imphang.<import>') == 'hang',
@@ -461,6 +474,9 @@ def main():
                                                 'notrun'],
               'out of time: the rest is not run: %r' % tests)
         check(wall < 20, 'out of time is bounded: %.1f s' % wall)
+        orphan = reap_orphan(pid_file)
+        check(orphan is False,
+              'out of time: the descendant is gone too (alive: %r)' % orphan)
 
         # -- a process that fails on its way out
         proc, tests, run, log, wall = watchdog(dirs['exit'], ['test_exit'])
