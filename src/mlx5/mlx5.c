@@ -264,7 +264,8 @@ static struct verbs_context *context_create(struct ibv_device *ibdev, int cmd_fd
 err_uar:
 	context_free_uar(ctx);
 err_uctx:
-	ucontext_put(ctx->uctx);
+	if (!u)		/* an importer's reference is its caller's to drop */
+		ucontext_put(ctx->uctx);
 err_ctx:
 	ctx->ibv_ctx.context.cmd_fd = -1;	/* the caller still owns it */
 	verbs_uninit_context(&ctx->ibv_ctx);
