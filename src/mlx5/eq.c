@@ -3,7 +3,8 @@
  * Completion event queues. On real hardware the kernel creates one EQ per
  * completion vector when the device comes up and every CQ names one (c_eqn);
  * our provider plays the kernel, so the device (struct mlx5_device) owns them,
- * created with uid 0 on first use and shared by all contexts of the process.
+ * created with uid 0 on first use and shared by all contexts of the process,
+ * until the last of them closes (mlx5.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -242,4 +243,48 @@ int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn)
 		ret = EINVAL;
 	pthread_mutex_unlock(&eq_lock);
 	return ret;
+}
+
+void mlx5_eq_destroy(struct mlx5_device *mdev)
+{
+	int i;
+
+	pthread_mutex_lock(&eq_lock);
+	for (i = 0; i < MLX5_MAX_COMP_EQS + 1; i++) {
+		uint32_t in[DEVX_ST_SZ_DW(destroy_eq_in)] = {};
+		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+		struct mlx5_eq *eq = &mdev->eqs[i];
+
+		if (!eq->buf.addr)
+			continue;
+		smx_dev_irq_unregister(mdev->hca, eq->vector);
+		DEVX_SET(destroy_eq_in, in, opcode, MLX5_CMD_OP_DESTROY_EQ);
+		DEVX_SET(destroy_eq_in, in, eq_number, eq->eqn);
+		if (mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out)))
+			smx_dbg("eq: EQ %u outlives the last close (CQs left open)",
+				eq->eqn);
+	}
+	if (mdev->eq_uar_valid) {
+		uint32_t in[DEVX_ST_SZ_DW(dealloc_uar_in)] = {};
+		uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+		DEVX_SET(dealloc_uar_in, in, opcode, MLX5_CMD_OP_DEALLOC_UAR);
+		DEVX_SET(dealloc_uar_in, in, uar, mdev->eq_uar);
+		mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out));
+		mdev->eq_uar_valid = false;
+	}
+	mdev->num_eqs = 0;
+	pthread_mutex_unlock(&eq_lock);
+}
+
+void mlx5_eq_free_rings(struct mlx5_device *mdev)
+{
+	int i;
+
+	pthread_mutex_lock(&eq_lock);
+	for (i = 0; i < MLX5_MAX_COMP_EQS + 1; i++) {
+		mlx5_buf_free(&mdev->eqs[i].buf);
+		memset(&mdev->eqs[i], 0, sizeof(mdev->eqs[i]));
+	}
+	pthread_mutex_unlock(&eq_lock);
 }

@@ -5,7 +5,8 @@
  * Opening a context does what the kernel does for a new uverbs file on real
  * mlx5 hardware: CREATE_UCTX for a DEVX user id, ALLOC_UAR for the doorbell
  * page, ALLOC_TRANSPORT_DOMAIN, and QUERY_HCA_CAP for the capabilities every
- * later verb is checked against.
+ * later verb is checked against. The first context also brings the device
+ * instance up; the last one's end takes it down (mdev_get / mdev_put).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,21 +29,20 @@ static const struct verbs_device_ops mlx5_dev_ops;
 
 /* ---- device ---- */
 
+/* The list entry: names and GUID from the configuration, no instance. */
 static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 {
-	const struct smx_config *cfg;
 	struct mlx5_device *mdev;
+	struct smx_config cfg;
 
+	if (smx_config_load(&cfg)) {
+		smx_err("the software HCA's configuration is not usable");
+		return NULL;
+	}
 	mdev = calloc(1, sizeof(*mdev));
 	if (!mdev)
 		return NULL;
-	mdev->hca = smx_dev_open();
-	if (!mdev->hca) {
-		smx_err("cannot bring up the software HCA");
-		free(mdev);
-		return NULL;
-	}
-	cfg = smx_dev_config(mdev->hca);
+	pthread_mutex_init(&mdev->lock, NULL);
 	mlx5_table_init(&mdev->qps);
 	mlx5_table_init(&mdev->srqs);
 	mlx5_table_init(&mdev->cqs);
@@ -52,14 +52,14 @@ static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 	mdev->vdev.device.node_type = IBV_NODE_CA;
 	mdev->vdev.device.transport_type = IBV_TRANSPORT_IB;
 	snprintf(mdev->vdev.device.name, sizeof(mdev->vdev.device.name), "%s",
-		 cfg->dev_name);
+		 cfg.dev_name);
 	snprintf(mdev->vdev.device.dev_name, sizeof(mdev->vdev.device.dev_name),
 		 "uverbs0");
 	snprintf(mdev->vdev.device.dev_path, sizeof(mdev->vdev.device.dev_path),
 		 "/sys/class/infiniband_verbs/uverbs0");
 	snprintf(mdev->vdev.device.ibdev_path, sizeof(mdev->vdev.device.ibdev_path),
-		 "/sys/class/infiniband/%s", cfg->dev_name);
-	mdev->vdev.node_guid = htobe64(cfg->node_guid);
+		 "/sys/class/infiniband/%s", cfg.dev_name);
+	mdev->vdev.node_guid = htobe64(cfg.node_guid);
 	return &mdev->vdev;
 }
 
@@ -67,10 +67,71 @@ static void mlx5_device_uninit(struct verbs_device *vdev)
 {
 	struct mlx5_device *mdev = SMX_CONTAINER_OF(vdev, struct mlx5_device, vdev);
 
-	mlx5_pp_table_free(mdev);
-	mlx5_steer_free(mdev);
-	smx_dev_close(mdev->hca);
+	/* A user context left (a DEK holds one) still needs it. */
+	if (mdev->users)
+		return;
+	pthread_mutex_destroy(&mdev->steer_lock);
+	pthread_mutex_destroy(&mdev->lock);
 	free(mdev);
+}
+
+/*
+ * The device instance (BAR, firmware, shared-memory slot, engine threads)
+ * is open exactly while user contexts exist: the first opens it, the last
+ * one's end closes it, so that after the last ibv_close_device nothing of
+ * the device stays in the process, as with the kernel's driver. A later
+ * open gets a new instance (new slot, new numbers).
+ */
+static struct smx_dev *mdev_get(struct mlx5_device *mdev)
+{
+	struct smx_dev *hca;
+
+	pthread_mutex_lock(&mdev->lock);
+	if (!mdev->users) {
+		mdev->hca = smx_dev_open();
+		if (mdev->hca)
+			mdev->gen++;
+	}
+	hca = mdev->hca;
+	if (hca)
+		mdev->users++;
+	pthread_mutex_unlock(&mdev->lock);
+	if (!hca) {
+		smx_err("cannot bring up the software HCA");
+		errno = ENODEV;
+	}
+	return hca;
+}
+
+/* The last user gone: what the provider made on the instance goes first
+ * (UMR QP before the EQs, its CQ is on one), then the instance. */
+static void mdev_release(struct mlx5_device *mdev)
+{
+	mlx5_umr_free(mdev);
+	pthread_mutex_lock(&mdev->steer_lock);
+	mlx5_steer_free(mdev);
+	pthread_mutex_unlock(&mdev->steer_lock);
+	mlx5_pp_table_free(mdev);
+	mlx5_eq_destroy(mdev);
+	smx_dev_close(mdev->hca);
+	mdev->hca = NULL;
+	mlx5_eq_free_rings(mdev);
+	/* Objects the application left open are its leak; their numbers
+	 * must not find them once a new instance reuses them. */
+	mlx5_table_clear(&mdev->qps);
+	mlx5_table_clear(&mdev->srqs);
+	mlx5_table_clear(&mdev->cqs);
+	mlx5_table_clear(&mdev->mkeys);
+	mlx5_table_clear(&mdev->uidx);
+	mlx5_xrcd_forget();
+}
+
+static void mdev_put(struct mlx5_device *mdev)
+{
+	pthread_mutex_lock(&mdev->lock);
+	if (!--mdev->users)
+		mdev_release(mdev);
+	pthread_mutex_unlock(&mdev->lock);
 }
 
 /* ---- ucontext: CREATE_UCTX / DESTROY_UCTX, shared by importers ---- */
@@ -101,7 +162,8 @@ static void ucontext_destroy_uid(struct smx_dev *hca, uint16_t uid)
 	mlx5_cmd_exec_hca(hca, 0, in, sizeof(in), out, sizeof(out));
 }
 
-static struct mlx5_ucontext *ucontext_new(struct smx_dev *hca, int cmd_fd)
+/* A new user context; it holds the device instance open (mdev_get). */
+static struct mlx5_ucontext *ucontext_new(struct mlx5_device *mdev, int cmd_fd)
 {
 	struct mlx5_ucontext *u;
 	struct stat st;
@@ -113,14 +175,24 @@ static struct mlx5_ucontext *ucontext_new(struct smx_dev *hca, int cmd_fd)
 		errno = ENOMEM;
 		return NULL;
 	}
-	u->hca = hca;
+	u->mdev = mdev;
+	u->hca = mdev_get(mdev);
+	if (!u->hca) {
+		free(u);
+		return NULL;
+	}
 	u->cmd_dev = st.st_dev;
 	u->cmd_ino = st.st_ino;
 	atomic_store(&u->refcount, 1);
 	pthread_mutex_init(&u->lock, NULL);
-	errno = ucontext_create_uid(hca, &u->uid);
+	errno = ucontext_create_uid(u->hca, &u->uid);
 	if (errno) {
+		int err = errno;
+
+		pthread_mutex_destroy(&u->lock);
+		mdev_put(mdev);
 		free(u);
+		errno = err;
 		return NULL;
 	}
 	pthread_mutex_lock(&uctx_lock);
@@ -152,9 +224,13 @@ static void ucontext_put(struct mlx5_ucontext *u)
 {
 	struct mlx5_ucontext **pp;
 
-	if (atomic_fetch_sub(&u->refcount, 1) != 1)
-		return;
+	/* The last reference drops under the list lock: ucontext_find()
+	 * cannot take a new one on a user context on its way out. */
 	pthread_mutex_lock(&uctx_lock);
+	if (atomic_fetch_sub(&u->refcount, 1) != 1) {
+		pthread_mutex_unlock(&uctx_lock);
+		return;
+	}
 	for (pp = &uctx_list; *pp; pp = &(*pp)->next)
 		if (*pp == u) {
 			*pp = u->next;
@@ -162,6 +238,7 @@ static void ucontext_put(struct mlx5_ucontext *u)
 		}
 	pthread_mutex_unlock(&uctx_lock);
 	ucontext_destroy_uid(u->hca, u->uid);
+	mdev_put(u->mdev);
 	free(u->handles);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
@@ -239,14 +316,15 @@ static struct verbs_context *context_create(struct ibv_device *ibdev, int cmd_fd
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, 0);
 	if (!ctx)
 		return NULL;
-	ctx->hca = mdev->hca;
 	ctx->dv_flags = dv_flags;
 	pthread_mutex_init(&ctx->lock, NULL);
-	ctx->uctx = u ? u : ucontext_new(mdev->hca, cmd_fd);
+	/* A new user context opens the device instance if none is open. */
+	ctx->uctx = u ? u : ucontext_new(mdev, cmd_fd);
 	if (!ctx->uctx) {
 		ret = errno ? errno : ENOMEM;
 		goto err_ctx;
 	}
+	ctx->hca = ctx->uctx->hca;
 	ret = mlx5_context_caps_load(ctx);
 	if (ret)
 		goto err_uctx;
@@ -264,7 +342,8 @@ static struct verbs_context *context_create(struct ibv_device *ibdev, int cmd_fd
 err_uar:
 	context_free_uar(ctx);
 err_uctx:
-	ucontext_put(ctx->uctx);
+	if (!u)		/* an importer's reference is its caller's to drop */
+		ucontext_put(ctx->uctx);
 err_ctx:
 	ctx->ibv_ctx.context.cmd_fd = -1;	/* the caller still owns it */
 	verbs_uninit_context(&ctx->ibv_ctx);
@@ -340,7 +419,7 @@ static void mlx5_free_context(struct ibv_context *ibctx)
 
 	context_free_td(ctx);
 	context_free_uar(ctx);
-	ucontext_put(ctx->uctx);
+	ucontext_put(ctx->uctx);	/* the last one closes the instance */
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }

@@ -73,6 +73,8 @@ void mlx5_table_init(struct mlx5_table *t);
 int mlx5_table_insert(struct mlx5_table *t, uint32_t num, void *obj);
 void mlx5_table_remove(struct mlx5_table *t, uint32_t num);
 void *mlx5_table_find(struct mlx5_table *t, uint32_t num);
+/* Forgets every entry; the objects are not the table's to free. */
+void mlx5_table_clear(struct mlx5_table *t);
 
 struct mlx5_eq {
 	struct mlx5_buf buf;
@@ -103,13 +105,19 @@ struct mlx5_umr_rereg {
 
 struct mlx5_device {
 	struct verbs_device vdev;
-	struct smx_dev *hca;
+	/* The device instance exists only while user contexts do, as on
+	 * hardware nothing of the device stays in a process after its last
+	 * close (mlx5.c): opened by the first, closed with the last, and
+	 * everything below that refers to it goes with it. */
+	pthread_mutex_t lock;
+	unsigned int users;		/* struct mlx5_ucontext alive */
+	uint64_t gen;			/* instances opened so far */
+	struct smx_dev *hca;		/* NULL while no user context exists */
 	/* completion EQs by vector, then the async EQ at [MLX5_MAX_COMP_EQS] */
 	struct mlx5_eq eqs[MLX5_MAX_COMP_EQS + 1];
 	int num_eqs;
 	uint32_t eq_uar;		/* UAR page of the EQs (uid 0) */
 	bool eq_uar_valid;
-	void *eq_uar_map;
 	struct mlx5_table qps;		/* qpn -> struct mlx5_qp */
 	struct mlx5_table srqs;		/* srqn -> struct mlx5_srq */
 	struct mlx5_table cqs;		/* cqn -> struct mlx5_cq (completion events) */
@@ -161,6 +169,7 @@ struct mlx5_ucontext {
 	atomic_int refcount;
 	dev_t cmd_dev;
 	ino_t cmd_ino;
+	struct mlx5_device *mdev;	/* holds its instance open */
 	struct smx_dev *hca;
 	uint16_t uid;		/* DEVX user id from CREATE_UCTX */
 	pthread_mutex_t lock;
@@ -507,7 +516,8 @@ void mlx5_ucontext_put(struct mlx5_ucontext *u);
 void mlx5_crypto_caps_load(struct mlx5_context *ctx);
 void mlx5_crypto_context_free(struct mlx5_context *ctx);
 
-/* pp.c: the packet-pacing entry table of a device */
+/* pp.c: the packet-pacing entry table of a device; freed (entries still
+ * held cleared in the device) at the last close */
 void mlx5_pp_table_free(struct mlx5_device *mdev);
 
 /* cmd.c: PRM command execution, status -> errno */
@@ -587,6 +597,11 @@ void mlx5_steer_free(struct mlx5_device *mdev);
 /* eq.c */
 int mlx5_comp_eqn(struct mlx5_context *ctx, int vector, uint32_t *eqn);
 void mlx5_eq_rearm(struct mlx5_context *ctx);
+/* Last close: the EQs and their UAR are destroyed while the instance is
+ * open; their rings are freed once it is closed (a CQ left open keeps
+ * its EQ in the device, which may write it until then). */
+void mlx5_eq_destroy(struct mlx5_device *mdev);
+void mlx5_eq_free_rings(struct mlx5_device *mdev);
 
 /* buf.c */
 int mlx5_buf_alloc(struct mlx5_buf *buf, size_t len);
@@ -599,8 +614,10 @@ void mlx5_buf_fill_pas(const struct mlx5_buf *buf, __be64 *pas);
 __be32 *mlx5_dbrec_alloc(void);
 void mlx5_dbrec_free(__be32 *db);
 
-/* umr.c: in-place re-registration through the UMR QP */
+/* umr.c: in-place re-registration through the UMR QP; the QP goes at the
+ * last close (before the EQs: its CQ is on one) */
 int mlx5_umr_rereg(struct mlx5_context *ctx, uint32_t key, const struct mlx5_umr_rereg *r);
+void mlx5_umr_free(struct mlx5_device *mdev);
 
 /* handle.c: per-ucontext object handles for ibv_import_* */
 int mlx5_handle_add(struct mlx5_ucontext *u, const struct mlx5_handle *h,
@@ -684,6 +701,8 @@ int mlx5_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 struct ibv_xrcd *mlx5_open_xrcd(struct ibv_context *context,
 				struct ibv_xrcd_init_attr *attr);
 int mlx5_close_xrcd(struct ibv_xrcd *xrcd);
+/* Last close: domains bound to files were the closed instance's. */
+void mlx5_xrcd_forget(void);
 uint32_t mlx5_xrcdn(struct ibv_xrcd *xrcd);
 
 struct ibv_qp *mlx5_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

@@ -34,6 +34,7 @@ struct mlx5_rl_table {
 struct mlx5_pp {
 	struct mlx5dv_pp dv;
 	struct mlx5_device *mdev;
+	uint64_t gen;		/* the device instance it was made on */
 };
 
 static pthread_mutex_t rl_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -167,6 +168,7 @@ SMX_EXPORT struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *context,
 	pthread_mutex_unlock(&t->lock);
 	pp->dv.index = (uint16_t)idx;
 	pp->mdev = mdev;
+	pp->gen = mdev->gen;	/* stable: our context holds the instance */
 	return &pp->dv;
 }
 
@@ -179,24 +181,37 @@ SMX_EXPORT void mlx5dv_pp_free(struct mlx5dv_pp *dv_pp)
 	if (!dv_pp)
 		return;
 	pp = SMX_CONTAINER_OF(dv_pp, struct mlx5_pp, dv);
-	t = pp->mdev->rl;
-	pthread_mutex_lock(&t->lock);
-	e = &t->e[dv_pp->index];
-	if (e->refcount && !--e->refcount) {
-		/* Last user: clear the device entry (rate 0). */
-		if (pp_hw_set(pp->mdev->hca, dv_pp->index, NULL))
-			smx_dbg("mlx5dv_pp_free: clearing entry %u failed",
-				dv_pp->index);
-		memset(e, 0, sizeof(*e));
+	/* No context is named: the instance it was made on may be closed
+	 * (its table went with it), even replaced by a newer one. */
+	pthread_mutex_lock(&pp->mdev->lock);
+	t = pp->gen == pp->mdev->gen ? pp->mdev->rl : NULL;
+	if (t) {
+		pthread_mutex_lock(&t->lock);
+		e = &t->e[dv_pp->index];
+		if (e->refcount && !--e->refcount) {
+			/* Last user: clear the device entry (rate 0). */
+			if (pp_hw_set(pp->mdev->hca, dv_pp->index, NULL))
+				smx_dbg("mlx5dv_pp_free: clearing entry %u failed",
+					dv_pp->index);
+			memset(e, 0, sizeof(*e));
+		}
+		pthread_mutex_unlock(&t->lock);
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&pp->mdev->lock);
 	free(pp);
 }
 
 void mlx5_pp_table_free(struct mlx5_device *mdev)
 {
+	uint32_t i;
+
 	if (!mdev->rl)
 		return;
+	/* Entries the application never freed: rate 0, as the kernel's
+	 * clean-up of a closed file does. */
+	for (i = 1; i <= mdev->rl->size; i++)
+		if (mdev->rl->e[i].refcount)
+			pp_hw_set(mdev->hca, (uint16_t)i, NULL);
 	pthread_mutex_destroy(&mdev->rl->lock);
 	free(mdev->rl->e);
 	free(mdev->rl);

@@ -135,6 +135,21 @@ int mlx5_close_xrcd(struct ibv_xrcd *ibxrcd)
 	return 0;
 }
 
+/* A file-bound domain left open names an XRCD of an instance now closed:
+ * the file must not find it again, as it would not after the kernel's
+ * clean-up. The struct is the application's leak; it is not freed here. */
+void mlx5_xrcd_forget(void)
+{
+	struct mlx5_xrcd *x;
+
+	pthread_mutex_lock(&xrcd_lock);
+	while ((x = xrcd_list)) {
+		xrcd_list = x->next;
+		x->next = NULL;
+	}
+	pthread_mutex_unlock(&xrcd_lock);
+}
+
 static int srq_sizes(struct mlx5_context *ctx, struct mlx5_srq *srq,
 		     struct ibv_srq_attr *attr)
 {

@@ -59,3 +59,17 @@ void *mlx5_table_find(struct mlx5_table *t, uint32_t num)
 	pthread_rwlock_unlock(&t->lock);
 	return obj;
 }
+
+void mlx5_table_clear(struct mlx5_table *t)
+{
+	struct mlx5_table_ent *e;
+	unsigned int b;
+
+	pthread_rwlock_wrlock(&t->lock);
+	for (b = 0; b < MLX5_TABLE_BUCKETS; b++)
+		while ((e = t->bucket[b])) {
+			t->bucket[b] = e->next;
+			free(e);
+		}
+	pthread_rwlock_unlock(&t->lock);
+}

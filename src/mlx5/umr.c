@@ -34,7 +34,7 @@ static int umr_modify(struct mlx5_device *mdev, uint16_t op, uint32_t qpn)
 }
 
 /* Creates the UMR PD, CQ and REG_UMR QP (all uid 0) and brings it to RTS. */
-static int umr_setup(struct mlx5_context *ctx, struct mlx5_umr *u)
+static int umr_make(struct mlx5_context *ctx, struct mlx5_umr *u)
 {
 	struct mlx5_device *mdev = to_mdev(ctx->ibv_ctx.context.device);
 	uint32_t pin[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
@@ -108,6 +108,57 @@ static int umr_setup(struct mlx5_context *ctx, struct mlx5_umr *u)
 	if (!ret)
 		u->ready = true;
 	return ret;
+}
+
+/* Destroys what umr_make() made, all of it or as far as it got (the
+ * device never numbers a PD, CQ or QP 0). The rings are written only while
+ * a UMR is posted, under umr_lock: free to go once the QP is. */
+static void umr_destroy(struct mlx5_device *mdev, struct mlx5_umr *u)
+{
+	/* one 0x80-byte mailbox fits the three commands */
+	uint32_t in[DEVX_ST_SZ_DW(destroy_qp_in)] = {};
+	uint32_t out[DEVX_ST_SZ_DW(mbox_out)] = {};
+
+	if (u->qpn) {
+		DEVX_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
+		DEVX_SET(destroy_qp_in, in, qpn, u->qpn);
+		mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out));
+	}
+	if (u->cqn) {
+		memset(in, 0, sizeof(in));
+		DEVX_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+		DEVX_SET(destroy_cq_in, in, cqn, u->cqn);
+		mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out));
+	}
+	if (u->pdn) {
+		memset(in, 0, sizeof(in));
+		DEVX_SET(dealloc_pd_in, in, opcode, MLX5_CMD_OP_DEALLOC_PD);
+		DEVX_SET(dealloc_pd_in, in, pd, u->pdn);
+		mlx5_cmd_exec_hca(mdev->hca, 0, in, sizeof(in), out, sizeof(out));
+	}
+	mlx5_buf_free(&u->cqbuf);
+	mlx5_buf_free(&u->sqbuf);
+	mlx5_dbrec_free(u->cqdb);
+	mlx5_dbrec_free(u->qpdb);
+	memset(u, 0, sizeof(*u));
+}
+
+/* umr_make(), leaving nothing behind when it fails (a later call tries
+ * again from scratch). */
+static int umr_setup(struct mlx5_context *ctx, struct mlx5_umr *u)
+{
+	int ret = umr_make(ctx, u);
+
+	if (ret)
+		umr_destroy(to_mdev(ctx->ibv_ctx.context.device), u);
+	return ret;
+}
+
+void mlx5_umr_free(struct mlx5_device *mdev)
+{
+	pthread_mutex_lock(&umr_lock);
+	umr_destroy(mdev, &mdev->umr);
+	pthread_mutex_unlock(&umr_lock);
 }
 
 /* Posts one UMR WQE and waits for its completion: 0, or EIO with the
