@@ -19,9 +19,16 @@
  *     most 2 s for a live one that never leaves;
  *   - a table lock held by a live process: attach gives up after 2 s; once
  *     that process is killed, the lock is recovered.
+ *
+ * "test_shm tmpfs" (its own ctest entry): the segment on a 64 KiB tmpfs
+ * (mounted in a private mount namespace; skipped, exit 77, where that is
+ * not allowed) cannot be allocated: attach fails with one line, leaves no
+ * file, and the device runs alone.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,14 +36,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "device/device.h"
 #include "device/fabric/shm.h"
 #include "device/fabric/shm_layout.h"
+#include "prm/prm.h"
 #include "smx_test.h"
 
 static char path[128];
@@ -391,11 +401,90 @@ static void test_old_layout(void)
 		munmap(h, SMX_SHM_SIZE);
 }
 
-int main(void)
+/* ---- "tmpfs": a segment that does not fit -------------------------- */
+
+static int lines_with(const char *file, const char *what)
+{
+	char line[1024];
+	FILE *f = fopen(file, "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* In a private mount namespace (nothing outlives the test); 77: skip. */
+static int tmpfs_case(void)
+{
+	char dir[] = "/tmp/softmlx5-test-shm-XXXXXX", log[160];
+	uint32_t nop[4] = { htobe32(MLX5_CMD_OP_NOP << 16) }, out[4] = { 0 };
+	struct smx_dev *dev;
+	struct stat st;
+	int saved, fd;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		printf("SKIP: no private mount namespace here (%s): needs "
+		       "root (CAP_SYS_ADMIN)\n", strerror(errno));
+		return 77;
+	}
+	if (!mkdtemp(dir))
+		return 2;
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k")) {
+		printf("SKIP: cannot mount a tmpfs on %s: %s\n", dir,
+		       strerror(errno));
+		rmdir(dir);
+		return 77;
+	}
+	snprintf(path, sizeof(path), "%s/segment", dir);
+	snprintf(log, sizeof(log), "/tmp/softmlx5-test-shm-%d.log",
+		 (int)getpid());
+	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	fd = open(log, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	saved = dup(2);
+	if (fd < 0 || saved < 0)
+		return 2;
+	fflush(stderr);
+	dup2(fd, 2);
+	/* Without allocating up front this was a SIGBUS at the first slot
+	 * beyond 64 KiB. */
+	CHECK(smx_shm_attach() == NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	CHECK_EQ(lines_with(log, "softmlx5"), 1);
+	CHECK_EQ(lines_with(log, "alone on the device"), 1);
+	CHECK_EQ(lines_with(log, strerror(ENOSPC)), 1);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);	/* nothing left */
+	/* The device comes up alone (slot 0) and answers commands. */
+	dup2(fd, 2);
+	dev = smx_dev_open();
+	dup2(saved, 2);
+	CHECK(dev != NULL);
+	if (dev) {
+		CHECK_EQ(smx_dev_cmd(dev, nop, sizeof(nop), out, sizeof(out)), 0);
+		CHECK_EQ(out[0], 0);	/* status OK */
+		smx_dev_close(dev);
+	}
+	CHECK_EQ(lines_with(log, "alone on the device"), 2);
+	close(fd);
+	close(saved);
+	unlink(log);
+	if (umount(dir))
+		CHECK(0);
+	rmdir(dir);
+	return smx_test_done();
+}
+
+int main(int argc, char **argv)
 {
 	struct stat st;
 
 	unsetenv("SOFTMLX5_DEBUG");
+	if (argc > 1 && !strcmp(argv[1], "tmpfs"))
+		return tmpfs_case();
 	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-shm-%d",
 		 (int)getpid());
 	if (access("/dev/shm", W_OK))

@@ -3,9 +3,10 @@
  * The per-user shared segment: process table and inboxes (shm.h).
  *
  * Creation is race-safe: the first process creates the file with O_EXCL,
- * sizes it, initialises the header and publishes a magic word last; the
- * others open the existing file, check owner and mode (0600, ours), and
- * wait for the magic. A segment whose creator died before
+ * allocates all of it (a full tmpfs fails here, not with a SIGBUS at the
+ * first touch of a page), initialises the header and publishes a magic word
+ * last; the others open the existing file, check owner and mode (0600,
+ * ours), and wait for the magic. A segment whose creator died before
  * publishing it, or of another layout version, is replaced.
  *
  * Liveness of a slot's holder: in our pid namespace, its pid exists with
@@ -238,13 +239,21 @@ static int shm_create(const char *path, size_t size, struct smx_shm_hdr **hp)
 {
 	pthread_mutexattr_t ma;
 	struct smx_shm_hdr *h;
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
+	int r, fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+			 O_NOFOLLOW, 0600);
 
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)size) != 0)
+	/* Every page now, not at first touch: a full tmpfs is an error here
+	 * instead of a SIGBUS later (in us or in a peer). The size shows
+	 * only once all pages are there, so no waiter maps a hole. */
+	do
+		r = posix_fallocate(fd, 0, (off_t)size);
+	while (r == EINTR);
+	if (r) {
+		errno = r;
 		goto fail;
+	}
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED)
 		goto fail;
@@ -300,7 +309,7 @@ static int shm_open_existing(const char *path, size_t size,
 		errno = EPERM;
 		return -1;
 	}
-	/* The creator may still be between open and ftruncate. */
+	/* The creator may still be allocating the file. */
 	while ((size_t)st.st_size < size && shm_now() - t0 < SHM_CREATOR_WAIT_NS) {
 		usleep(1000);
 		if (fstat(fd, &st) != 0)
@@ -429,8 +438,9 @@ struct smx_shm *smx_shm_attach(void)
 	}
 	fd = shm_open_segment(path, &h);
 	if (fd < 0) {
-		smx_err("shm: cannot use %s (%s); this process is alone on the "
-			"device", path, strerror(errno));
+		smx_err("shm: cannot use %s (%s; the segment takes %zu bytes); "
+			"this process is alone on the device", path,
+			strerror(errno), SMX_SHM_SIZE);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));

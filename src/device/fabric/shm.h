@@ -119,10 +119,10 @@ struct smx_cell {
 struct smx_shm;
 
 /*
- * Attaches this process to the segment (creating it race-safely if needed)
- * and claims a slot, reclaiming slots of processes that are gone. Returns
- * NULL when the segment cannot be used (no place, all slots busy, not ours:
- * logged); the device
+ * Attaches this process to the segment (creating it race-safely if needed,
+ * all of its pages allocated up front) and claims a slot, reclaiming slots
+ * of processes that are gone. Returns NULL when the segment cannot be used
+ * (no place, out of space, all slots busy, not ours: logged); the device
  * then runs this process alone, slot 0. The segment: $SOFTMLX5_SHM_PATH
  * ("off": none), else /dev/shm/softmlx5-<uid>, else
  * $XDG_RUNTIME_DIR/softmlx5-shm.
