@@ -3,12 +3,22 @@
  * The process's instance of the software HCA: configuration, the BAR (UAR
  * pages followed by device memory) and the firmware that executes PRM
  * commands. Opened on first use, shared and reference counted.
+ *
+ * FORK. An instance belongs to the process that created it. A fork child
+ * inherits a copy of it without its threads, with locks possibly held and
+ * with the parent's slot in the shared segment: the child must never run
+ * it. Every entry point refuses an inherited instance (commands fail with
+ * EIO, doorbells are dropped, nothing reaches the engine or the segment;
+ * one debug line), closing it forgets it, and the child's first open
+ * abandons it -- nothing of it is freed, joined or detached -- and builds
+ * the child's own (its slot, threads and numbers).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "device/device.h"
 #include "device/engine/engine.h"
@@ -28,6 +38,9 @@ struct smx_irq {
 };
 
 struct smx_dev {
+	pid_t pid;		/* the process that created it */
+	bool refused;		/* an inherited instance said so once */
+	struct smx_dev *orphan;	/* older abandoned instances */
 	unsigned int refs;
 	pthread_mutex_t irq_lock;
 	struct smx_irq irq[SMX_NR_VECTORS];
@@ -43,6 +56,64 @@ struct smx_dev {
 
 static pthread_mutex_t smx_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct smx_dev *smx_dev_instance;
+/* Instances inherited across fork and abandoned: kept (inherited contexts
+ * still point to them), never run. */
+static struct smx_dev *smx_dev_orphans;
+/* getpid() without a system call on the doorbell path: set at the first
+ * open and again in every fork child (pthread_atfork). */
+static pid_t smx_dev_self;
+static pthread_once_t smx_dev_once = PTHREAD_ONCE_INIT;
+
+static void smx_dev_fork_prepare(void)
+{
+	pthread_mutex_lock(&smx_dev_lock);	/* no open or close mid-way */
+}
+
+static void smx_dev_fork_parent(void)
+{
+	pthread_mutex_unlock(&smx_dev_lock);
+}
+
+static void smx_dev_fork_child(void)
+{
+	__atomic_store_n(&smx_dev_self, getpid(), __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&smx_dev_lock);
+}
+
+static void smx_dev_fork_init(void)
+{
+	__atomic_store_n(&smx_dev_self, getpid(), __ATOMIC_RELAXED);
+	pthread_atfork(smx_dev_fork_prepare, smx_dev_fork_parent,
+		       smx_dev_fork_child);
+}
+
+/*
+ * Was @dev created by another process (we are its fork child)? Then it is
+ * not ours to run: says so once (with SOFTMLX5_DEBUG) naming @what.
+ */
+static bool smx_dev_inherited(struct smx_dev *dev, const char *what)
+{
+	if (dev->pid == __atomic_load_n(&smx_dev_self, __ATOMIC_RELAXED))
+		return false;
+	if (!__atomic_exchange_n(&dev->refused, true, __ATOMIC_RELAXED))
+		smx_dbg("device: %s refused: this instance belongs to pid %d "
+			"and was inherited across fork (commands fail with EIO; "
+			"open the device again for one of this process's own)",
+			what, (int)dev->pid);
+	return true;
+}
+
+/* In a fork child: the parent's instance is left as it is, never run. */
+static void smx_dev_abandon_locked(void)
+{
+	struct smx_dev *dev = smx_dev_instance;
+
+	smx_dbg("device: pid %d inherited the instance of pid %d across fork; "
+		"opening its own", (int)getpid(), (int)dev->pid);
+	dev->orphan = smx_dev_orphans;
+	smx_dev_orphans = dev;
+	smx_dev_instance = NULL;
+}
 
 static void smx_dev_free(struct smx_dev *dev)
 {
@@ -63,6 +134,7 @@ static struct smx_dev *smx_dev_new(void)
 
 	if (!dev)
 		return NULL;
+	dev->pid = getpid();
 	pthread_mutex_init(&dev->irq_lock, NULL);
 	if (smx_config_load(&dev->cfg)) {
 		pthread_mutex_destroy(&dev->irq_lock);
@@ -109,7 +181,10 @@ struct smx_dev *smx_dev_open(void)
 {
 	struct smx_dev *dev;
 
+	pthread_once(&smx_dev_once, smx_dev_fork_init);
 	pthread_mutex_lock(&smx_dev_lock);
+	if (smx_dev_instance && smx_dev_instance->pid != getpid())
+		smx_dev_abandon_locked();
 	if (!smx_dev_instance)
 		smx_dev_instance = smx_dev_new();
 	dev = smx_dev_instance;
@@ -121,8 +196,8 @@ struct smx_dev *smx_dev_open(void)
 
 void smx_dev_close(struct smx_dev *dev)
 {
-	if (!dev)
-		return;
+	if (!dev || smx_dev_inherited(dev, "close"))
+		return;	/* the parent's: its threads and slot are not ours */
 	pthread_mutex_lock(&smx_dev_lock);
 	if (dev == smx_dev_instance && --dev->refs == 0) {
 		smx_dev_instance = NULL;
@@ -141,13 +216,16 @@ int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
 {
 	if (!dev || !in || !out || inlen < 16 || outlen < 16)
 		return -EINVAL;
+	if (smx_dev_inherited(dev, "command"))
+		return -EIO;
 	fw_exec(dev->fw, in, inlen, out, outlen);
 	return 0;
 }
 
 void *smx_dev_bar(struct smx_dev *dev, uint64_t offset, size_t len)
 {
-	if (!dev || offset > dev->bar_size || len > dev->bar_size - offset)
+	if (!dev || offset > dev->bar_size || len > dev->bar_size - offset ||
+	    smx_dev_inherited(dev, "BAR mapping"))
 		return NULL;
 	return dev->bar + offset;
 }
@@ -172,7 +250,8 @@ struct fw *smx_dev_fw(struct smx_dev *dev)
  */
 void smx_dev_mmio_write64(struct smx_dev *dev, uint64_t offset, uint64_t value)
 {
-	if (!dev || (offset & 7) || offset > dev->bar_size - 8)
+	if (!dev || (offset & 7) || offset > dev->bar_size - 8 ||
+	    smx_dev_inherited(dev, "doorbell"))
 		return;
 	__atomic_store_n((uint64_t *)(dev->bar + offset), value,
 			 __ATOMIC_RELEASE);
@@ -184,7 +263,8 @@ void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
 			size_t len)
 {
 	if (!dev || !buf || !len || (offset & 3) || (len & 3) ||
-	    offset > dev->bar_size || len > dev->bar_size - offset)
+	    offset > dev->bar_size || len > dev->bar_size - offset ||
+	    smx_dev_inherited(dev, "doorbell"))
 		return;
 	memcpy(dev->bar + offset, buf, len);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -194,7 +274,8 @@ void smx_dev_mmio_write(struct smx_dev *dev, uint64_t offset, const void *buf,
 
 bool smx_dev_progress(struct smx_dev *dev)
 {
-	return dev && eng_fabric_progress(dev->eng);
+	return dev && !smx_dev_inherited(dev, "progress") &&
+	       eng_fabric_progress(dev->eng);
 }
 
 int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
@@ -204,6 +285,8 @@ int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
 
 	if (!dev || !fn || vector >= SMX_NR_VECTORS)
 		return -EINVAL;
+	if (smx_dev_inherited(dev, "interrupt registration"))
+		return -EIO;
 	pthread_mutex_lock(&dev->irq_lock);
 	if (dev->irq[vector].fn)
 		ret = -EBUSY;
@@ -215,8 +298,9 @@ int smx_dev_irq_register(struct smx_dev *dev, uint32_t vector, smx_irq_fn fn,
 
 void smx_dev_irq_unregister(struct smx_dev *dev, uint32_t vector)
 {
-	if (!dev || vector >= SMX_NR_VECTORS)
-		return;
+	if (!dev || vector >= SMX_NR_VECTORS ||
+	    smx_dev_inherited(dev, "interrupt release"))
+		return;	/* its lock may have been held at fork */
 	pthread_mutex_lock(&dev->irq_lock);
 	dev->irq[vector].fn = NULL;
 	dev->irq[vector].arg = NULL;

@@ -17,7 +17,13 @@
 
 struct smx_dev;
 
-/* The process's instance of the device (created on first use, refcounted). */
+/*
+ * The process's instance of the device (created on first use, refcounted).
+ * An instance belongs to the process that created it: in a fork child the
+ * inherited one refuses every use (commands -EIO, doorbells dropped, no
+ * BAR, no progress), smx_dev_close() forgets it, and smx_dev_open() gives
+ * the child an instance of its own.
+ */
 struct smx_dev *smx_dev_open(void);
 void smx_dev_close(struct smx_dev *dev);
 
@@ -29,7 +35,8 @@ const struct smx_config *smx_dev_config(const struct smx_dev *dev);
  * @out/@outlen the output mailbox. Returns 0 when the firmware produced an
  * answer -- which may be a failure: status (byte 0) and syndrome (dword 1) of
  * the output -- or -EINVAL when the mailboxes cannot carry a command at all
- * (shorter than the 16-byte in / out headers, NULL).
+ * (shorter than the 16-byte in / out headers, NULL), -EIO when @dev is not
+ * this process's (inherited across fork).
  */
 int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
 		size_t outlen);

@@ -268,7 +268,7 @@ static const struct create_desc *create_find(const void *in)
 	/* Two creates are only creates in one form. */
 	if (op == DX_OP_SET_FLOW_TABLE_ENTRY && mbox_op_mod(in) != 0)
 		return NULL;
-	if (op == DX_OP_CREATE_PSV && (dw_get(in, 3, 32) >> 28) != 1) /* num_psv */
+	if (op == DX_OP_CREATE_PSV && (dw_get(in, 2, 32) >> 28) != 1) /* num_psv */
 		return NULL;
 	if (op == MLX5_CMD_OP_CREATE_UMEM)
 		return NULL;	/* only through mlx5dv_devx_umem_reg() */

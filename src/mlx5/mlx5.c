@@ -202,8 +202,9 @@ static struct mlx5_ucontext *ucontext_new(struct mlx5_device *mdev, int cmd_fd)
 	return u;
 }
 
-/* The ucontext behind a (dup of a) cmd_fd, with a reference, or NULL. */
-static struct mlx5_ucontext *ucontext_find(int cmd_fd)
+/* The ucontext behind a (dup of a) cmd_fd on @hca, with a reference, or
+ * NULL. (A fork child's inherited ones live on the parent's instance.) */
+static struct mlx5_ucontext *ucontext_find(struct smx_dev *hca, int cmd_fd)
 {
 	struct mlx5_ucontext *u;
 	struct stat st;
@@ -212,7 +213,8 @@ static struct mlx5_ucontext *ucontext_find(int cmd_fd)
 		return NULL;
 	pthread_mutex_lock(&uctx_lock);
 	for (u = uctx_list; u; u = u->next)
-		if (u->cmd_dev == st.st_dev && u->cmd_ino == st.st_ino) {
+		if (u->hca == hca && u->cmd_dev == st.st_dev &&
+		    u->cmd_ino == st.st_ino) {
 			atomic_fetch_add(&u->refcount, 1);
 			break;
 		}
@@ -367,7 +369,7 @@ static struct verbs_context *mlx5_context_alloc(struct ibv_device *ibdev,
 static struct verbs_context *mlx5_context_import(struct ibv_device *ibdev,
 						 int cmd_fd)
 {
-	struct mlx5_ucontext *u = ucontext_find(cmd_fd);
+	struct mlx5_ucontext *u = ucontext_find(to_mdev(ibdev)->hca, cmd_fd);
 	struct verbs_context *vctx;
 
 	if (!u) {

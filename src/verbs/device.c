@@ -27,6 +27,12 @@ static const struct verbs_device_ops *drivers[MAX_DRIVERS];
 static unsigned int num_drivers;
 static struct verbs_device *devices[MAX_DEVICES];
 static unsigned int num_devices;
+static pid_t devices_pid;	/* the process that found devices[] */
+/* A fork child's devices found by its parent (or theirs): they stand for
+ * the parent's device instance. Kept for the contexts inherited with them,
+ * never opened again. */
+static struct verbs_device *inherited[2 * MAX_DEVICES];
+static unsigned int num_inherited;
 static bool provider_loaded;
 
 SMX_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
@@ -77,10 +83,29 @@ static void load_provider_locked(void)
 		smx_err("cannot load the softmlx5 provider libmlx5.so.1: %s", dlerror());
 }
 
+/* In a fork child: the parent's devices are set aside, so the scan finds
+ * this process's own (the provider opens its own device instance). */
+static void devices_forget_inherited_locked(void)
+{
+	pid_t self = getpid();
+	unsigned int i;
+
+	if (devices_pid == self)
+		return;
+	for (i = 0; i < num_devices; i++) {
+		if (num_inherited < sizeof(inherited) / sizeof(inherited[0]))
+			inherited[num_inherited++] = devices[i];
+		devices[i] = NULL;
+	}
+	num_devices = 0;
+	devices_pid = self;
+}
+
 static void scan_devices_locked(void)
 {
 	unsigned int i, j;
 
+	devices_forget_inherited_locked();
 	load_provider_locked();
 	for (i = 0; i < num_drivers; i++) {
 		const struct verbs_device_ops *ops = drivers[i];
@@ -160,6 +185,27 @@ SMX_EXPORT int ibv_get_device_index(struct ibv_device *device)
 	return (int)SMX_CONTAINER_OF(device, struct verbs_device, device)->index;
 }
 
+/* The device to open for @vdev: itself, or in a fork child, for one the
+ * parent found, this process's own device of the same driver. */
+static struct verbs_device *device_own(struct verbs_device *vdev)
+{
+	struct verbs_device *own = vdev;
+	unsigned int i, j;
+
+	pthread_mutex_lock(&dev_lock);
+	scan_devices_locked();
+	for (i = 0; i < num_inherited; i++) {
+		if (inherited[i] != vdev)
+			continue;
+		for (j = 0; j < num_devices; j++)
+			if (devices[j]->ops == vdev->ops)
+				own = devices[j];
+		break;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	return own;
+}
+
 /* The uverbs command file: a memfd, so it can be dup'ed, passed, mmap()ed
  * (VAR pages) and recognised again by inode in ibv_import_device(). */
 static int cmd_fd_open(void)
@@ -183,10 +229,11 @@ SMX_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	vdev = device_own(vdev);
 	cmd_fd = cmd_fd_open();
 	if (cmd_fd < 0)
 		return NULL;
-	vctx = vdev->ops->alloc_context(device, cmd_fd, private_data);
+	vctx = vdev->ops->alloc_context(&vdev->device, cmd_fd, private_data);
 	if (!vctx) {
 		int err = errno ? errno : ENOMEM;
 

@@ -393,7 +393,7 @@ static void test_objects(struct ibv_context *ctx)
 static void test_hostile(struct ibv_context *ctx, struct ibv_context *plain)
 {
 	uint32_t in[DEVX_ST_SZ_DW(alloc_pd_in)] = {};
-	uint8_t out[64];
+	uint8_t out[64] __attribute__((aligned(8)));	/* DEVX_GET reads dwords */
 	void *p;
 
 	DEVX_SET(alloc_pd_in, in, opcode, MLX5_CMD_OP_ALLOC_PD);
@@ -421,11 +421,38 @@ static void test_hostile(struct ibv_context *ctx, struct ibv_context *plain)
 	DEVX_SET(general_obj_in_cmd_hdr, in, vhca_tunnel_id, 1);
 	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, sizeof(out)) == NULL);
 	CHECK_EQ(errno, EINVAL);
-	/* a short output mailbox: the device answers BAD_OUTP_LEN */
+	/* Output mailboxes: ALLOC_PD's whole 16-byte answer is enough; one
+	 * shorter than the header never reaches the device; CREATE_PSV
+	 * answers 32 bytes, so 16 are too few: BAD_OUTP_LEN, no object. */
 	DEVX_SET(general_obj_in_cmd_hdr, in, vhca_tunnel_id, 0);
+	p = mlx5dv_devx_obj_create(ctx, in, sizeof(in), out,
+				   DEVX_ST_SZ_BYTES(alloc_pd_out));
+	CHECK(p != NULL);
 	errno = 0;
-	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 16) != NULL ||
-	      errno == EREMOTEIO);
+	CHECK(mlx5dv_devx_obj_create(ctx, in, sizeof(in), out, 8) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	if (p) {
+		uint32_t pin[DEVX_ST_SZ_DW(create_psv_in)] = {};
+		uint32_t pdn = DEVX_GET(alloc_pd_out, out, pd);
+		void *psv;
+
+		DEVX_SET(create_psv_in, pin, opcode, MLX5_CMD_OP_CREATE_PSV);
+		DEVX_SET(create_psv_in, pin, num_psv, 1);
+		DEVX_SET(create_psv_in, pin, pd, pdn);
+		CHECK_EQ(DEVX_ST_SZ_BYTES(create_psv_out), 32);
+		memset(out, 0xee, sizeof(out));
+		errno = 0;
+		CHECK(mlx5dv_devx_obj_create(ctx, pin, sizeof(pin), out, 16) == NULL);
+		CHECK_EQ(errno, EREMOTEIO);
+		CHECK_EQ(status_of(out), MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);
+		CHECK_EQ(out[16], 0xee);	/* nothing past outlen */
+		psv = mlx5dv_devx_obj_create(ctx, pin, sizeof(pin), out,
+					     DEVX_ST_SZ_BYTES(create_psv_out));
+		CHECK(psv != NULL);
+		if (psv)
+			CHECK_EQ(mlx5dv_devx_obj_destroy(psv), 0);
+		CHECK_EQ(mlx5dv_devx_obj_destroy(p), 0);
+	}
 
 	/* umems of memory that is not there, or with bad rights */
 	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

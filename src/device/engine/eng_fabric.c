@@ -437,6 +437,14 @@ static void fab_rx_request(struct eng *e, struct smx_cell *c)
 	struct smx_drec dr;
 	bool inline_read = false;
 
+	/* The sender's pid goes to process_vm_*(): it must be the process
+	 * attached in the slot it names, in our pid namespace. */
+	if (!smx_shm_peer(e->shm, m->src_slot, m->src_pid)) {
+		smx_dbg("engine: request from slot %u pid %d dropped: not the "
+			"process attached there in our pid namespace",
+			m->src_slot, (int)m->src_pid);
+		return;
+	}
 	memcpy(p.sgid, m->sgid, 16);
 	memcpy(p.dgid, m->dgid, 16);
 	if (m->data_len > SMX_SHM_INLINE ||

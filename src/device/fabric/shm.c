@@ -3,10 +3,16 @@
  * The per-user shared segment: process table and inboxes (shm.h).
  *
  * Creation is race-safe: the first process creates the file with O_EXCL,
- * sizes it, initialises the header and publishes a magic word last; the
- * others open the existing file, check owner and mode (0600, ours), and wait
- * for the magic. A segment whose creator died before publishing it, or of an
- * incompatible layout, is replaced.
+ * allocates all of it (a full tmpfs fails here, not with a SIGBUS at the
+ * first touch of a page), initialises the header and publishes a magic word
+ * last; the others open the existing file, check owner and mode (0600,
+ * ours), and wait for the magic. A segment whose creator died before
+ * publishing it, or of another layout version, is replaced.
+ *
+ * Liveness of a slot's holder: in our pid namespace, its pid exists with
+ * the start time it recorded; in another (a container sharing /dev/shm),
+ * its pid is never looked up -- it is alive while it holds its slot's
+ * record lock. Nothing waits on another process without a bound.
  */
 
 #include <errno.h>
@@ -27,57 +33,32 @@
 #include <unistd.h>
 
 #include "device/fabric/shm.h"
+#include "device/fabric/shm_layout.h"
 #include "util/log.h"
 
-#define SMX_SHM_MAGIC 0x31304d5035584d53ull	/* "SMX5PM01" */
-#define SMX_SHM_VERSION 1u
+/* A give-up that changes behaviour: said once per process, always. */
+#define shm_err_once(...)                                                      \
+	do {                                                                   \
+		static int once_;                                              \
+		if (!__atomic_exchange_n(&once_, 1, __ATOMIC_RELAXED))         \
+			smx_err(__VA_ARGS__);                                  \
+	} while (0)
 
-enum { SLOT_FREE = 0, SLOT_ALIVE = 1 };
-
-/* smx_slot.sleeping. Processes of the first layout write 0 / 1 only, and
- * wake on anything but 0: SLEEP_POLLED costs them a needless wake-up. */
-enum {
-	SLEEP_NO = 0,
-	SLEEP_WAKE = 1,		/* parked: producers ring the bell */
-	SLEEP_POLLED = 2,	/* parked, the owner's threads poll the inbox
-				 * and the park is short: no bell needed */
-};
-
-struct smx_slot {
-	/* Process table entry (changed under the header mutex). */
-	uint32_t state;
-	int32_t pid;
-	uint64_t start_time;	/* /proc/<pid>/stat field 22 */
-	uint64_t gen;		/* claims of this slot so far */
-	/* Direct placement (eng_direct.c), in what was padding (processes
-	 * of the first layout leave it alone): the owner's key generation,
-	 * and pid << 32 | slot + 1 of the memory the owner is accessing. */
-	uint64_t dgen;
-	uint64_t dbusy;
-	/* Inbox: producers advance tail, the owner advances head. */
-	uint64_t tail __attribute__((aligned(64)));
-	uint64_t head __attribute__((aligned(64)));
-	uint32_t bell __attribute__((aligned(64)));	/* futex word */
-	uint32_t sleeping;	/* SLEEP_*: the owner's inbox thread */
-	struct smx_cell cell[SMX_SHM_CELLS];
-};
-
-struct smx_shm_hdr {
-	uint64_t magic;		/* written last at creation */
-	uint32_t version;
-	uint32_t nslots;
-	uint32_t ncells;
-	uint32_t inline_max;
-	uint64_t size;
-	pthread_mutex_t lock;	/* robust, process-shared */
-	struct smx_slot slot[SMX_SHM_SLOTS] __attribute__((aligned(64)));
-};
+#define SHM_LOCK_WAIT_S 2		/* the table mutex, held for microseconds */
+#define SHM_STR_(x) #x
+#define SHM_STR(x) SHM_STR_(x)
+#define SHM_CREATOR_WAIT_NS 2000000000ull	/* a creator finishing the file */
+#define SHM_DBUSY_WAIT_NS 2000000000ull	/* a reader inside one direct copy */
+#define SHM_LIVE_CHECK_NS 1000000ull	/* liveness re-checks while waiting */
 
 struct smx_shm {
 	struct smx_shm_hdr *h;
 	size_t size;
+	int fd;			/* kept open: our slot's lock lives on it */
 	uint32_t slot;
 	int32_t pid;		/* getpid() at attach (dbusy tag) */
+	uint64_t gen;		/* the slot's claim count when we took it */
+	uint64_t pidns;		/* our pid namespace (smx_slot.pidns) */
 	char path[256];
 };
 
@@ -89,8 +70,7 @@ static uint64_t shm_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Field 22 of /proc/<pid>/stat (start time in clock ticks); 0 if unknown. */
-static uint64_t shm_start_time(int32_t pid)
+uint64_t smx_shm_start_time(int32_t pid)
 {
 	char path[64], buf[1024];
 	unsigned long long v = 0;
@@ -107,29 +87,56 @@ static uint64_t shm_start_time(int32_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
-	if (!p)
+	/* "pid (comm) state ...": comm may hold spaces and parentheses, so
+	 * count from the last ')'; field 3 (state) follows it and a space. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
 		return 0;
-	/* After ") " comes field 3 (state); field 22 is 19 fields later. */
-	p++;
-	for (field = 2; field < 21 && *p; p++)
-		if (*p == ' ')
-			field++;
+	p += 2;
+	for (field = 3; field < 22; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return 0;
+		p++;
+	}
 	if (sscanf(p, "%llu", &v) != 1)
 		return 0;
 	return v;
 }
 
-static void shm_lock(struct smx_shm_hdr *h)
+/* Inode of /proc/self/ns/pid; 0 when there is no /proc to ask. */
+static uint64_t shm_pidns(void)
 {
-	int r = pthread_mutex_lock(&h->lock);
+	struct stat st;
 
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* The table mutex, waited for SHM_LOCK_WAIT_S at most: its holder may be
+ * stopped. False: not taken, and @then (what we do instead) said once. */
+static bool shm_lock(struct smx_shm_hdr *h, const char *then)
+{
+	struct timespec until;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SHM_LOCK_WAIT_S;
+	r = pthread_mutex_timedlock(&h->lock, &until);
 	if (r == EOWNERDEAD) {
 		/* The holder died; the table is only slot fields written
 		 * one at a time, so it is consistent enough to go on. */
 		smx_dbg("shm: a process died holding the table lock; recovered");
 		pthread_mutex_consistent(&h->lock);
+		r = 0;
 	}
+	if (r) {
+		shm_err_once("shm: cannot take the process table lock (%s); %s",
+			     r == ETIMEDOUT ? "held by another process for "
+			     "over " SHM_STR(SHM_LOCK_WAIT_S) " s" : strerror(r),
+			     then);
+		return false;
+	}
+	return true;
 }
 
 static void shm_unlock(struct smx_shm_hdr *h)
@@ -137,20 +144,60 @@ static void shm_unlock(struct smx_shm_hdr *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
-static bool slot_alive(const struct smx_slot *sl, int32_t *pidp)
+/*
+ * Slot locks: a holder keeps a write lock on byte @i of the file while
+ * attached. The kernel drops it when the process dies, whatever its pid
+ * namespace, so it is how a holder from another namespace is known to be
+ * alive. (Record locks belong to the process, are not inherited by fork,
+ * and go when it closes any descriptor of the file: there is one.)
+ */
+static bool shm_slot_lock(int fd, uint32_t i)
 {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = (off_t)i, .l_len = 1 };
+
+	return fcntl(fd, F_SETLK, &fl) == 0;
+}
+
+/* Does another process hold slot @i's lock? (Our own locks never show.) */
+static bool shm_slot_locked(int fd, uint32_t i)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = (off_t)i, .l_len = 1 };
+
+	if (fcntl(fd, F_GETLK, &fl) != 0)
+		return true;	/* cannot tell: do not take it away */
+	return fl.l_type != F_UNLCK;
+}
+
+/* Is the holder of slot @i in our pid namespace (its pid means a process
+ * here)? */
+static bool slot_our_ns(const struct smx_shm *s, const struct smx_slot *sl)
+{
+	return __atomic_load_n(&sl->pidns, __ATOMIC_ACQUIRE) == s->pidns;
+}
+
+/*
+ * Is slot @i claimed by a live process? In our namespace: the pid exists
+ * and has the start time recorded (a reused pid has another). In another
+ * namespace the pid is not ours to look up: the slot's lock says.
+ */
+static bool slot_held(const struct smx_shm *s, uint32_t i, int32_t *pidp)
+{
+	const struct smx_slot *sl = &s->h->slot[i];
 	int32_t pid = __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE);
 	uint64_t st;
 
 	if (pidp)
 		*pidp = pid;
-	if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ALIVE ||
+	if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SMX_SLOT_ALIVE ||
 	    pid <= 0)
 		return false;
+	if (!slot_our_ns(s, sl))
+		return shm_slot_locked(s->fd, i);
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return false;
-	st = shm_start_time(pid);
-	/* A pid reused by another process has another start time. */
+	st = smx_shm_start_time(pid);
 	return !st || st == sl->start_time;
 }
 
@@ -192,13 +239,21 @@ static int shm_create(const char *path, size_t size, struct smx_shm_hdr **hp)
 {
 	pthread_mutexattr_t ma;
 	struct smx_shm_hdr *h;
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
+	int r, fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+			 O_NOFOLLOW, 0600);
 
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)size) != 0)
+	/* Every page now, not at first touch: a full tmpfs is an error here
+	 * instead of a SIGBUS later (in us or in a peer). The size shows
+	 * only once all pages are there, so no waiter maps a hole. */
+	do
+		r = posix_fallocate(fd, 0, (off_t)size);
+	while (r == EINTR);
+	if (r) {
+		errno = r;
 		goto fail;
+	}
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED)
 		goto fail;
@@ -254,8 +309,8 @@ static int shm_open_existing(const char *path, size_t size,
 		errno = EPERM;
 		return -1;
 	}
-	/* The creator may still be between open and ftruncate. */
-	while ((size_t)st.st_size < size && shm_now() - t0 < 2000000000ull) {
+	/* The creator may still be allocating the file. */
+	while ((size_t)st.st_size < size && shm_now() - t0 < SHM_CREATOR_WAIT_NS) {
 		usleep(1000);
 		if (fstat(fd, &st) != 0)
 			break;
@@ -271,7 +326,7 @@ static int shm_open_existing(const char *path, size_t size,
 		return -1;
 	}
 	while (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SMX_SHM_MAGIC &&
-	       shm_now() - t0 < 2000000000ull)
+	       shm_now() - t0 < SHM_CREATOR_WAIT_NS)
 		usleep(1000);
 	if (h->magic != SMX_SHM_MAGIC || h->version != SMX_SHM_VERSION ||
 	    h->nslots != SMX_SHM_SLOTS || h->ncells != SMX_SHM_CELLS ||
@@ -285,95 +340,131 @@ static int shm_open_existing(const char *path, size_t size,
 	return fd;
 }
 
+/* Opens the segment at @path, creating it or replacing a stale one; fd
+ * or -1 (errno). */
+static int shm_open_segment(const char *path, struct smx_shm_hdr **hp)
+{
+	int fd = -1, tries;
+
+	for (tries = 0; tries < 3 && fd < 0; tries++) {
+		bool stale = false;
+
+		fd = shm_create(path, SMX_SHM_SIZE, hp);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		fd = shm_open_existing(path, SMX_SHM_SIZE, hp, &stale);
+		if (fd < 0 && stale) {
+			smx_dbg("shm: %s is stale or of another layout; "
+				"replacing it", path);
+			unlink(path);
+		} else if (fd < 0) {
+			break;
+		}
+	}
+	return fd;
+}
+
+/* Takes free slot @i for this process (table mutex held). */
+static void shm_take(struct smx_shm *s, uint32_t i)
+{
+	struct smx_slot *sl = &s->h->slot[i];
+
+	slot_reset_ring(sl);
+	/* Records about the previous holder's keys die with it. */
+	__atomic_fetch_add(&sl->dgen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sl->dbusy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl->pidns, s->pidns, __ATOMIC_RELEASE);
+	sl->start_time = smx_shm_start_time(s->pid);
+	s->gen = ++sl->gen;
+	__atomic_store_n(&sl->pid, s->pid, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl->state, SMX_SLOT_ALIVE, __ATOMIC_RELEASE);
+	s->slot = i;
+}
+
+/*
+ * Claims a slot: slots whose holder is gone are reclaimed, then the first
+ * free one whose lock we get is ours (a process leaving its slot frees it
+ * before it drops the lock). False when none is left or the table lock
+ * cannot be had; the reason is logged.
+ */
+static bool shm_claim(struct smx_shm *s)
+{
+	struct smx_shm_hdr *h = s->h;
+	uint32_t i, pick = UINT32_MAX;
+
+	if (!shm_lock(h, "this process is alone on the device"))
+		return false;
+	for (i = 0; i < SMX_SHM_SLOTS; i++) {
+		struct smx_slot *sl = &h->slot[i];
+		int32_t pid;
+
+		if (sl->state == SMX_SLOT_ALIVE && !slot_held(s, i, &pid)) {
+			smx_dbg("shm: slot %u reclaimed: %s (pid %d)", i,
+				slot_our_ns(s, sl) ? "its process is gone, or "
+				"its pid has another start time now" :
+				"its process, of another pid namespace, no "
+				"longer holds the slot's lock", (int)pid);
+			__atomic_store_n(&sl->state, SMX_SLOT_FREE,
+					 __ATOMIC_RELEASE);
+			sl->pid = 0;
+		}
+		if (sl->state == SMX_SLOT_FREE && pick == UINT32_MAX &&
+		    shm_slot_lock(s->fd, i))
+			pick = i;
+	}
+	if (pick != UINT32_MAX)
+		shm_take(s, pick);
+	shm_unlock(h);
+	if (pick == UINT32_MAX)
+		smx_err("shm: all %u process slots of %s are in use; this "
+			"process is alone on the device", SMX_SHM_SLOTS, s->path);
+	return pick != UINT32_MAX;
+}
+
 struct smx_shm *smx_shm_attach(void)
 {
-	size_t size = (sizeof(struct smx_shm_hdr) + 4095) & ~(size_t)4095;
 	struct smx_shm_hdr *h = NULL;
 	struct smx_shm *s;
 	char path[256];
-	int fd = -1, tries;
-	uint32_t i, pick = UINT32_MAX;
+	int fd;
 	const char *env = getenv("SOFTMLX5_SHM_PATH");
 
 	if (env && (!strcmp(env, "off") || !strcmp(env, "none")))
 		return NULL;
 	if (!shm_default_path(path, sizeof(path))) {
 		smx_err("shm: no place for the shared segment (/dev/shm, "
-			 "$XDG_RUNTIME_DIR); this process is alone on the device");
+			"$XDG_RUNTIME_DIR); this process is alone on the device");
 		return NULL;
 	}
-	for (tries = 0; tries < 3 && fd < 0; tries++) {
-		bool stale = false;
-
-		fd = shm_create(path, size, &h);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-		fd = shm_open_existing(path, size, &h, &stale);
-		if (fd < 0 && stale) {
-			smx_dbg("shm: %s is stale or of another layout; "
-				 "replacing it", path);
-			unlink(path);
-		} else if (fd < 0) {
-			break;
-		}
-	}
+	fd = shm_open_segment(path, &h);
 	if (fd < 0) {
-		smx_err("shm: cannot use %s (%s); this process is alone on the "
-			 "device", path, strerror(errno));
-		return NULL;
-	}
-	close(fd);	/* the mapping stays */
-
-	shm_lock(h);
-	for (i = 0; i < SMX_SHM_SLOTS; i++) {
-		struct smx_slot *sl = &h->slot[i];
-
-		if (sl->state == SLOT_ALIVE && !slot_alive(sl, NULL)) {
-			smx_dbg("shm: reclaiming slot %u of dead pid %d", i,
-				sl->pid);
-			__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
-			sl->pid = 0;
-		}
-		if (sl->state == SLOT_FREE && pick == UINT32_MAX)
-			pick = i;
-	}
-	if (pick != UINT32_MAX) {
-		struct smx_slot *sl = &h->slot[pick];
-
-		slot_reset_ring(sl);
-		/* Records about the previous holder's keys die with it. */
-		__atomic_fetch_add(&sl->dgen, 1, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&sl->dbusy, 0, __ATOMIC_RELEASE);
-		sl->start_time = shm_start_time(getpid());
-		sl->gen++;
-		__atomic_store_n(&sl->pid, (int32_t)getpid(), __ATOMIC_RELEASE);
-		__atomic_store_n(&sl->state, SLOT_ALIVE, __ATOMIC_RELEASE);
-	}
-	shm_unlock(h);
-	if (pick == UINT32_MAX) {
-		smx_err("shm: all %u process slots of %s are in use; this "
-			 "process is alone on the device", SMX_SHM_SLOTS, path);
-		munmap(h, size);
+		smx_err("shm: cannot use %s (%s; the segment takes %zu bytes); "
+			"this process is alone on the device", path,
+			strerror(errno), SMX_SHM_SIZE);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		shm_lock(h);
-		h->slot[pick].state = SLOT_FREE;
-		h->slot[pick].pid = 0;
-		shm_unlock(h);
-		munmap(h, size);
+		munmap(h, SMX_SHM_SIZE);
+		close(fd);
 		return NULL;
 	}
 	s->h = h;
-	s->size = size;
-	s->slot = pick;
+	s->size = SMX_SHM_SIZE;
+	s->fd = fd;
 	s->pid = (int32_t)getpid();
+	s->pidns = shm_pidns();
 	snprintf(s->path, sizeof(s->path), "%s", path);
+	if (!shm_claim(s)) {
+		munmap(h, s->size);
+		close(fd);
+		free(s);
+		return NULL;
+	}
 	/* Peers move bulk data with process_vm_readv/writev: where Yama
 	 * restricts ptrace, allow it (same user only, as always). */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-	smx_dbg("shm: %s slot %u (pid %d)", path, pick, (int)getpid());
+	smx_dbg("shm: %s slot %u (pid %d)", path, s->slot, (int)s->pid);
 	return s;
 }
 
@@ -384,13 +475,20 @@ void smx_shm_detach(struct smx_shm *s)
 	if (!s)
 		return;
 	sl = &s->h->slot[s->slot];
-	smx_shm_dbump(s);
-	shm_lock(s->h);
-	if (sl->pid == (int32_t)getpid()) {
-		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
-		sl->pid = 0;
+	/* A fork child's copy of the parent's attachment is not its own:
+	 * the slot, its generation and its readers stay the parent's. */
+	if (s->pid == (int32_t)getpid()) {
+		smx_shm_dbump(s);
+		if (shm_lock(s->h, "the slot is left to be reclaimed")) {
+			if (sl->pid == s->pid && sl->gen == s->gen) {
+				__atomic_store_n(&sl->state, SMX_SLOT_FREE,
+						 __ATOMIC_RELEASE);
+				sl->pid = 0;
+			}
+			shm_unlock(s->h);
+		}
 	}
-	shm_unlock(s->h);
+	close(s->fd);	/* drops the slot's lock, once the slot is free */
 	munmap(s->h, s->size);
 	free(s);
 }
@@ -419,7 +517,24 @@ bool smx_shm_alive(struct smx_shm *s, uint32_t slot, int32_t *pid)
 {
 	if (!s || slot >= SMX_SHM_SLOTS)
 		return false;
-	return slot_alive(&s->h->slot[slot], pid);
+	if (!slot_our_ns(s, &s->h->slot[slot])) {
+		if (pid)
+			*pid = 0;	/* not a pid of ours: never used */
+		return false;
+	}
+	return slot_held(s, slot, pid);
+}
+
+bool smx_shm_peer(struct smx_shm *s, uint32_t slot, int32_t pid)
+{
+	const struct smx_slot *sl;
+
+	if (!s || slot >= SMX_SHM_SLOTS || pid <= 0)
+		return false;
+	sl = &s->h->slot[slot];
+	return __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SMX_SLOT_ALIVE &&
+	       __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE) == pid &&
+	       slot_our_ns(s, sl);
 }
 
 static long shm_futex(uint32_t *w, int op, uint32_t val,
@@ -440,7 +555,10 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 	if (!s || slot >= SMX_SHM_SLOTS)
 		return NULL;
 	sl = &s->h->slot[slot];
-	if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ALIVE)
+	/* A process of another pid namespace cannot read our memory by pid
+	 * (nor we its): it is not a peer, and nothing is sent to it. */
+	if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SMX_SLOT_ALIVE ||
+	    !slot_our_ns(s, sl))
 		return NULL;
 	pos = __atomic_load_n(&sl->tail, __ATOMIC_RELAXED);
 	for (;;) {
@@ -511,7 +629,7 @@ static void shm_ring(struct smx_slot *sl, bool always)
 	 * sleeping and wake it -- unless it said its threads poll. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	z = __atomic_load_n(&sl->sleeping, __ATOMIC_RELAXED);
-	if (z == SLEEP_WAKE || (always && z != SLEEP_NO)) {
+	if (z == SMX_SLEEP_WAKE || (always && z != SMX_SLEEP_NO)) {
 		__atomic_fetch_add(&sl->bell, 1, __ATOMIC_RELEASE);
 		shm_futex(&sl->bell, FUTEX_WAKE, INT_MAX, NULL);
 	}
@@ -556,25 +674,25 @@ void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled)
 		.tv_nsec = (long)(timeout_ns % 1000000000ull),
 	};
 
-	__atomic_store_n(&sl->sleeping, polled ? SLEEP_POLLED : SLEEP_WAKE,
+	__atomic_store_n(&sl->sleeping, polled ? SMX_SLEEP_POLLED : SMX_SLEEP_WAKE,
 			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!smx_shm_peek(s))
 		shm_futex(&sl->bell, FUTEX_WAIT, v, &ts);
-	__atomic_store_n(&sl->sleeping, SLEEP_NO, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->sleeping, SMX_SLEEP_NO, __ATOMIC_RELAXED);
 }
 
 bool smx_shm_unpoll(struct smx_shm *s)
 {
 	struct smx_slot *sl;
-	uint32_t z = SLEEP_POLLED;
+	uint32_t z = SMX_SLEEP_POLLED;
 
 	if (!s)
 		return false;
 	sl = &s->h->slot[s->slot];
 	/* From here producers wake the parked thread; cells published
 	 * before are seen by our peek after the exchange's fence. */
-	__atomic_compare_exchange_n(&sl->sleeping, &z, SLEEP_WAKE, false,
+	__atomic_compare_exchange_n(&sl->sleeping, &z, SMX_SLEEP_WAKE, false,
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return smx_shm_peek(s) != NULL;
 }
@@ -624,41 +742,65 @@ void smx_shm_dend(struct smx_shm *s)
 	__atomic_store_n(&s->h->slot[s->slot].dbusy, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Waits until the process in slot @i has left the direct access to our
+ * memory it began under the old generation (dbusy names our slot, @mine).
+ * Not for ever: a reader that died (its slot free, taken by another pid,
+ * or its pid gone), or that belongs to another pid namespace (it cannot
+ * hold a record of ours), is not waited for, and a live one at most
+ * SHM_DBUSY_WAIT_NS -- a copy that takes longer is one stopped mid-way.
+ */
+static void shm_wait_reader(struct smx_shm *s, uint32_t i, uint32_t mine)
+{
+	const struct smx_slot *sl = &s->h->slot[i];
+	uint64_t t0 = 0, checked = 0, now, b;
+	unsigned int spins = 0;
+
+	while (((b = __atomic_load_n(&sl->dbusy, __ATOMIC_ACQUIRE)) &
+		0xffffffffu) == mine) {
+		if (++spins < 1024) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+			continue;
+		}
+		now = shm_now();
+		if (!t0)
+			t0 = checked = now;
+		if (now - checked >= SHM_LIVE_CHECK_NS) {
+			checked = now;
+			if ((int32_t)(b >> 32) !=
+			    __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE) ||
+			    !slot_our_ns(s, sl) || !slot_held(s, i, NULL))
+				return;
+		}
+		if (now - t0 > SHM_DBUSY_WAIT_NS) {
+			shm_err_once("shm: slot %u (pid %d) stayed inside a "
+				     "direct access to slot %u's memory for "
+				     "%llu ms; not waiting for it any longer",
+				     i, (int)(b >> 32), mine - 1,
+				     SHM_DBUSY_WAIT_NS / 1000000ull);
+			return;
+		}
+		if (now - t0 < SHM_LIVE_CHECK_NS) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 100000 };
+
+			nanosleep(&ts, NULL);	/* a long copy: do not spin */
+		}
+	}
+}
+
 void smx_shm_dbump(struct smx_shm *s)
 {
-	uint32_t mine, i;
+	uint32_t i;
 
 	if (!s)
 		return;
-	mine = s->slot + 1;
 	__atomic_fetch_add(&s->h->slot[s->slot].dgen, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (i = 0; i < SMX_SHM_SLOTS; i++) {
-		struct smx_slot *sl = &s->h->slot[i];
-		uint64_t t0 = 0, b;
-		unsigned int spins = 0;
-
-		if (i == s->slot)
-			continue;
-		/* A reader that saw the old generation finishes its copy;
-		 * one that died meanwhile (its slot free, or another pid
-		 * there now) is not waited for. */
-		while (((b = __atomic_load_n(&sl->dbusy, __ATOMIC_ACQUIRE)) &
-			0xffffffffu) == mine) {
-			if (++spins < 1024) {
-#if defined(__x86_64__) || defined(__i386__)
-				__builtin_ia32_pause();
-#endif
-				continue;
-			}
-			if (!t0)
-				t0 = shm_now();
-			else if (shm_now() - t0 > 1000000ull &&
-				 ((int32_t)(b >> 32) !=
-				  __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE) ||
-				  !slot_alive(sl, NULL)))
-				break;
-			sched_yield();
-		}
-	}
+	for (i = 0; i < SMX_SHM_SLOTS; i++)
+		if (i != s->slot)
+			shm_wait_reader(s, i, s->slot + 1);
 }

@@ -119,13 +119,16 @@ struct smx_cell {
 struct smx_shm;
 
 /*
- * Attaches this process to the segment (creating it race-safely if needed)
- * and claims a slot, reclaiming slots of dead processes. Returns NULL when
- * the segment cannot be used (the device then runs this process alone, slot
- * 0). @path NULL: the default ($SOFTMLX5_SHM_PATH, else
- * $XDG_RUNTIME_DIR/softmlx5-shm, else /dev/shm/softmlx5-<uid>).
+ * Attaches this process to the segment (creating it race-safely if needed,
+ * all of its pages allocated up front) and claims a slot, reclaiming slots
+ * of processes that are gone. Returns NULL when the segment cannot be used
+ * (no place, out of space, all slots busy, not ours: logged); the device
+ * then runs this process alone, slot 0. The segment: $SOFTMLX5_SHM_PATH
+ * ("off": none), else /dev/shm/softmlx5-<uid>, else
+ * $XDG_RUNTIME_DIR/softmlx5-shm.
  */
 struct smx_shm *smx_shm_attach(void);
+/* Frees the slot; in a fork child (@s is the parent's) only forgets @s. */
 void smx_shm_detach(struct smx_shm *s);
 
 uint32_t smx_shm_slot(const struct smx_shm *s);
@@ -134,8 +137,20 @@ const char *smx_shm_path(const struct smx_shm *s);
 /* The slot owning object number @qpn, or -1 (reserved numbers). */
 int smx_shm_qpn_slot(uint32_t qpn);
 
-/* Is the process in @slot alive (pid exists, same start time)? *pid set. */
+/*
+ * Is the process in @slot a live peer: in our pid namespace, its pid there
+ * and with the start time it attached with? *pid set (0 for a process of
+ * another namespace, which is never a peer).
+ */
 bool smx_shm_alive(struct smx_shm *s, uint32_t slot, int32_t *pid);
+
+/* Is @pid the process attached in @slot, in our pid namespace? (Checks a
+ * sender's pid before using it for cross-memory copies; no system call.) */
+bool smx_shm_peer(struct smx_shm *s, uint32_t slot, int32_t pid);
+
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks after boot; 0
+ * when unknown. */
+uint64_t smx_shm_start_time(int32_t pid);
 
 /*
  * Producer side: reserves the next cell of @slot's inbox, waiting at most
