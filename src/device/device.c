@@ -87,6 +87,11 @@ static void smx_dev_fork_init(void)
 		       smx_dev_fork_child);
 }
 
+bool smx_dev_owned(const struct smx_dev *dev)
+{
+	return dev && dev->pid == __atomic_load_n(&smx_dev_self, __ATOMIC_RELAXED);
+}
+
 /*
  * Was @dev created by another process (we are its fork child)? Then it is
  * not ours to run: says so once (with SOFTMLX5_DEBUG) naming @what.

@@ -26,6 +26,8 @@ struct smx_dev;
  */
 struct smx_dev *smx_dev_open(void);
 void smx_dev_close(struct smx_dev *dev);
+/* Is @dev this process's own (not inherited across fork)? */
+bool smx_dev_owned(const struct smx_dev *dev);
 
 const struct smx_config *smx_dev_config(const struct smx_dev *dev);
 

@@ -107,6 +107,13 @@ static struct smx_dev *mdev_get(struct mlx5_device *mdev)
  * (UMR QP before the EQs, its CQ is on one), then the instance. */
 static void mdev_release(struct mlx5_device *mdev)
 {
+	/* In a fork child the instance and all made on it are the parent's;
+	 * their rings are not even here (MADV_DONTFORK): just let go. */
+	if (!smx_dev_owned(mdev->hca)) {
+		smx_dev_close(mdev->hca);
+		mdev->hca = NULL;
+		return;
+	}
 	mlx5_umr_free(mdev);
 	pthread_mutex_lock(&mdev->steer_lock);
 	mlx5_steer_free(mdev);
