@@ -18,18 +18,23 @@
  * error (status FX_DPA_MEMORY_FAULT, flexio_err_status_get() and the error
  * fd say so) and one line names the thread, the entry point and the
  * address -- as a DPA exception stops a DPA process and leaves the host
- * application running. Faults anywhere else go to the handler that was
+ * application running. The hart arms a recovery point of util/fault.h (the
+ * engine's guard against unmapped registered memory uses the same handler)
+ * around each activation; faults anywhere else go to the handler that was
  * there before (by default: the program dies, as it would without us).
- * ASan builds leave SIGSEGV to ASan.
+ * ASan builds leave DPA faults to ASan: recovering would switch stacks
+ * behind its fiber annotations.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
 #include "flexio/host/fx_priv.h"
+#include "util/fault.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -48,6 +53,7 @@ struct fx_hart {
 	struct fx_thread *qhead, *qtail;
 	ucontext_t sched;
 	void *altstack;			/* where a fault handler runs */
+	struct smx_fault_point fault;	/* armed while an activation runs */
 	const void *sched_stack;	/* ASan: the hart's own stack */
 	size_t sched_stack_size;
 	bool stop;
@@ -59,53 +65,23 @@ static struct fx_hart *harts;
 static unsigned int nharts, rt_refs, rr_next;
 
 __thread struct fx_thread *fx_cur;
-static __thread struct fx_hart *cur_hart;
 
 /* ---- DPA memory faults -------------------------------------------------------- */
 #define FX_ALTSTACK_SIZE (64 * 1024)
 
-static struct sigaction fx_old_segv, fx_old_bus;
-static bool fx_fault_armed;
-
-static void fx_fault_handler(int sig, siginfo_t *si, void *uctx)
+/* A fault while the hart's point is armed: in the activation fx_cur runs. */
+static void fx_fault_recover(struct smx_fault_point *fp, int sig, void *addr)
 {
+	struct fx_hart *h = (struct fx_hart *)(void *)((char *)fp -
+						       offsetof(struct fx_hart, fault));
 	struct fx_thread *t = fx_cur;
-	struct fx_hart *h = cur_hart;
 
-	(void)uctx;
-	if (!t || !h || t->hart != h || t->fault_sig) {
-		/* not DPA code: back to what the program had; the faulting
-		 * instruction runs again under it */
-		sigaction(sig, sig == SIGSEGV ? &fx_old_segv : &fx_old_bus, NULL);
-		return;
-	}
 	t->fault_sig = sig;
-	t->fault_addr = si->si_addr;
+	t->fault_addr = addr;
 	t->outcome = FX_END_ERROR;
 	/* resumes run_one() right after its switch to the thread, with the
 	 * hart's signal mask (SIGSEGV unblocked again) */
 	setcontext(&h->sched);
-}
-
-/* Runtime lock held. */
-static void fx_fault_arm(bool on)
-{
-	struct sigaction sa;
-
-	if (FX_ASAN || on == fx_fault_armed)
-		return;
-	if (on) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = fx_fault_handler;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGSEGV, &sa, &fx_old_segv);
-		sigaction(SIGBUS, &sa, &fx_old_bus);
-	} else {
-		sigaction(SIGSEGV, &fx_old_segv, NULL);
-		sigaction(SIGBUS, &fx_old_bus, NULL);
-	}
-	fx_fault_armed = on;
 }
 
 /* After an activation that faulted: the process stops, one line says why. */
@@ -229,7 +205,13 @@ static void run_one(struct fx_hart *h, struct fx_thread *t)
 	t->resume = false;
 	t->activations++;
 	fx_cur = t;
+	if (!FX_ASAN) {
+		h->fault.recover = fx_fault_recover;
+		smx_fault_push(&h->fault);
+	}
 	switch_to_thread(h, t);
+	if (!FX_ASAN)
+		smx_fault_pop(&h->fault);
 	fx_cur = NULL;
 	if (t->fault_sig)
 		fx_fault_report(t);
@@ -239,7 +221,6 @@ static void *hart_main(void *arg)
 {
 	struct fx_hart *h = arg;
 
-	cur_hart = h;
 	if (!FX_ASAN) {
 		stack_t ss = { .ss_sp = malloc(FX_ALTSTACK_SIZE), .ss_size = FX_ALTSTACK_SIZE };
 
@@ -313,7 +294,8 @@ int fx_rt_get(void)
 			harts = NULL;
 			rt_refs = 0;
 		} else {
-			fx_fault_arm(true);
+			if (!FX_ASAN)
+				smx_fault_init();
 			ret = 0;
 		}
 	}
@@ -346,7 +328,6 @@ void fx_rt_put(void)
 	}
 	pthread_mutex_lock(&rt_lock);
 	if (!rt_refs) {
-		fx_fault_arm(false);
 		harts = NULL;
 		nharts = 0;
 		free(hs);
