@@ -7,6 +7,9 @@ target_include_directories(test_direct PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # A process forking with the device open (docs/multiprocess.md, "Fork").
 smx_unit_test(test_fork unit/test_fork.c LIBS ibverbs)
 target_include_directories(test_fork PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# Registered memory the application unmapped: access errors, no crash.
+smx_unit_test(test_guard unit/test_guard.c LIBS ibverbs)
+target_include_directories(test_guard PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # Raw packet QPs and ibv_create_flow (src/mlx5/raw.c, flow.c).
 smx_unit_test(test_raw_qp unit/test_raw_qp.c LIBS ibverbs mlx5)
 target_include_directories(test_raw_qp PRIVATE ${CMAKE_CURRENT_LIST_DIR})

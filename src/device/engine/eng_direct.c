@@ -48,6 +48,7 @@
 
 #include "device/engine/eng_loc.h"
 #include "device/fabric/direct.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 #define ENG_DCACHE 64u
@@ -378,6 +379,11 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		d->valid = false;	/* stale: ask again */
 		return false;
 	}
+	/* The peer's side needs no fault guard: its memfd is ours to map,
+	 * sized at registration and never truncated, so every page of the
+	 * key's range is there (the target unmapping its own view of it does
+	 * not take it away from us). Our side -- the WQE's lists -- is the
+	 * application's memory: eng_sgl_copy() guards it. */
 	if (p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD) {
 		*atomic_orig = eng_atomic8(p, (uint64_t *)(void *)at);
 		smx_shm_dend(e->shm);
@@ -400,10 +406,12 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 
 bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
-		     uint8_t *local)
+		     uint8_t *local, bool app)
 {
 	struct eng_dent *d;
-	uint8_t *at;
+	uint8_t *at, *dst;
+	const uint8_t *src;
+	bool ok = true;
 
 	if (op != ENG_PKT_WRITE && op != ENG_PKT_READ)
 		return false;
@@ -414,11 +422,15 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		d->valid = false;	/* stale: ask again */
 		return false;
 	}
-	/* memmove: a PA-mode lkey may name our own mapping of the target. */
-	if (op == ENG_PKT_WRITE)
-		memmove(at, local, len);
+	/* memmove: a PA-mode lkey may name our own mapping of the target.
+	 * Only @local can fault (eng_direct_exec() says why); inline data
+	 * (the fast lane's 8-byte WRITE) skips the guard's ~6 ns. */
+	dst = op == ENG_PKT_WRITE ? at : local;
+	src = op == ENG_PKT_WRITE ? local : at;
+	if (app)
+		ok = smx_fault_memmove(dst, src, len);
 	else
-		memmove(local, at, len);
+		memmove(dst, src, len);
 	smx_shm_dend(e->shm);
-	return true;
+	return ok;
 }

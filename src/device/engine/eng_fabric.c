@@ -220,11 +220,14 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	struct smx_cell *c;
 	struct smx_msg *m;
 	bool want = eng_direct_want(e, slot, p);
+	char f[96];
 
 	/* Describe by reference what does not fit inline (the requester's
 	 * memory stays valid: the WQE completes only after the response).
 	 * READ data that would leave no room for the direct record asked
-	 * for goes by reference too. */
+	 * for goes by reference too. The peer's cross-memory copy would
+	 * fail on a page unmapped here and blame its own memory: probed
+	 * first, such a page is this requester's local protection error. */
 	if (p->payload && p->len > SMX_SHM_INLINE) {
 		n = eng_sgl_iov(p->payload, 0, p->len, iov, SMX_SHM_MAX_IOV,
 				true, &covered);
@@ -233,6 +236,11 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 				 "described in %u ranges", p->len,
 				 SMX_SHM_MAX_IOV);
 			return -EINVAL;
+		}
+		if (!eng_sgl_probe(p->payload, p->len, false)) {
+			snprintf(why, whylen, "%u-byte gather list: %s", p->len,
+				 eng_fault_why(f, sizeof(f)));
+			return -EFAULT;
 		}
 		pay_iov = true;
 	} else if (p->op == ENG_PKT_READ && p->rdata &&
@@ -245,6 +253,11 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 				 "be described in %u ranges", p->len,
 				 SMX_SHM_MAX_IOV);
 			return -EINVAL;
+		}
+		if (!eng_sgl_probe(p->rdata, p->len, true)) {
+			snprintf(why, whylen, "%u-byte READ scatter list: %s",
+				 p->len, eng_fault_why(f, sizeof(f)));
+			return -EFAULT;
 		}
 		rd_iov = true;
 	}
@@ -309,7 +322,15 @@ int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		struct eng_sge s = { c->data, NULL, 0, p->len };
 		struct eng_sgl l = { &s, 1, p->len };
 
-		eng_sgl_copy(&l, 0, p->payload, 0, p->len);
+		if (eng_sgl_copy(&l, 0, p->payload, 0, p->len) != p->len) {
+			/* A reserved cell must be published: as kind 0,
+			 * which the owner skips. */
+			snprintf(why, whylen, "%u-byte gather list: %s", p->len,
+				 eng_fault_why(f, sizeof(f)));
+			m->kind = 0;
+			smx_shm_publish_quiet(e->shm, slot, c, pos);
+			return -EFAULT;
+		}
 		m->pay = SMX_PAY_INLINE;
 		m->data_len = p->len;
 	}

@@ -629,9 +629,19 @@ int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
 /* Host address of @va in @mk, and how many bytes are contiguous there. */
 uint8_t *eng_mkey_host(const struct fw_mkey *mk, uint64_t va,
 		       uint64_t *contig);
-/* Copies @len bytes from @src at @soff to @dst at @doff; returns bytes. */
+/* Copies @len bytes from @src at @soff to @dst at @doff; returns bytes
+ * copied: fewer when a piece cannot be translated or a page of memory a
+ * key names is not mapped (eng_fault_why() says which). */
 uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 		      const struct eng_sgl *src, uint64_t soff, uint64_t len);
+/* Are the first @len bytes of @l translatable, and the memory keys name
+ * there mapped readable (@write: writable)? For a requester's own list
+ * before another side copies it (a fault there would be blamed on that
+ * side): one guarded access per page. */
+bool eng_sgl_probe(const struct eng_sgl *l, uint64_t len, bool write);
+/* Why a copy or probe just failed, for an error's log line: the page that
+ * faulted, or that a piece could not be translated. Returns @buf. */
+const char *eng_fault_why(char *buf, size_t len);
 /* Host iovecs for [off, off + len) of @l, contiguous chunks merged; at most
  * @max. Returns the count and sets *covered (< len when @max ran out or a
  * chunk cannot be translated); -1 when @no_host and a host chunk is met. */
@@ -659,10 +669,12 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
 bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		     uint64_t *atomic_orig);
 /* The same for an RDMA WRITE (ENG_PKT_WRITE, no immediate) or READ of @len
- * bytes whose local side is the checked, contiguous host range @local. */
+ * bytes whose local side is the checked, contiguous host range @local:
+ * memory an lkey names when @app (copied through the fault guard; false
+ * if it faulted), else our own (inline data). */
 bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
-		     uint8_t *local);
+		     uint8_t *local, bool app);
 
 /* eng_fabric.c */
 /* Hands @p to the device that owns @p->dqpn; fills the response. */
@@ -675,7 +687,8 @@ bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
 int eng_fabric_peer(struct eng *e, uint32_t dqpn);
 /* Sends @p of a WQE of @q to process @slot, waiting at most @wait_ns for room
  * in its inbox: 0 sent (the response will come), -EAGAIN not sent, -EINVAL
- * cannot be described (@why set). The wake-up is left to eng_fabric_ring(). */
+ * cannot be described, -EFAULT a page of the WQE's own lists is not mapped
+ * (@why set). The wake-up is left to eng_fabric_ring(). */
 int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		    uint32_t slot, uint64_t wait_ns, char *why, size_t whylen);
 /* Wakes every process published to since the last call (one futex wake per

@@ -24,12 +24,18 @@
  * Nothing outside a checked [va, va + len) is ever touched: copies walk the
  * checked lists and translate at most one run of pages at a time (pages
  * whose MTT entries are consecutive host pages, inside the checked range).
+ * Memory a key names is the application's, which may unmap it while it is
+ * registered (hardware pins it; we cannot): every copy touching it goes
+ * through the fault guard (util/fault.h), so an unmapped page is a failed
+ * copy -- the callers' access errors -- never a crash.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "device/engine/eng_loc.h"
+#include "util/fault.h"
 
 /*
  * PA-mode keys (implicit ODP) cover the whole address space, so an address
@@ -503,6 +509,20 @@ static uint8_t *eng_cursor_chunk(struct eng_cursor *c, uint64_t *n)
 	return eng_sge_at(&c->l->sge[c->i], c->off, n);
 }
 
+/* One translated piece. Through the guard when either side is memory a key
+ * names; our own buffers (inline data, scratch, cells, a peer's memfd
+ * mapped here, which is never truncated) are copied plainly. */
+static inline bool eng_piece_copy(uint8_t *dp, const struct eng_sge *ds,
+				  const uint8_t *sp, const struct eng_sge *ss,
+				  uint64_t n)
+{
+	if (ds->host && ss->host) {
+		memmove(dp, sp, n);
+		return true;
+	}
+	return smx_fault_memmove(dp, sp, n);
+}
+
 uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 		      const struct eng_sgl *src, uint64_t soff, uint64_t len)
 {
@@ -518,10 +538,9 @@ uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 		uint8_t *dp = eng_sge_at(&dst->sge[0], doff, &dn);
 		uint8_t *sp = eng_sge_at(&src->sge[0], soff, &sn);
 
-		if (dp && sp && dn >= len && sn >= len) {
-			memmove(dp, sp, len);
-			return len;
-		}
+		if (dp && sp && dn >= len && sn >= len)
+			return eng_piece_copy(dp, &dst->sge[0], sp, &src->sge[0],
+					      len) ? len : 0;
 	}
 	eng_cursor_seek(&d, dst, doff);
 	eng_cursor_seek(&s, src, soff);
@@ -537,12 +556,49 @@ uint64_t eng_sgl_copy(const struct eng_sgl *dst, uint64_t doff,
 			n = dn;
 		if (sn < n)
 			n = sn;
-		memmove(dp, sp, n);
+		if (!eng_piece_copy(dp, &d.l->sge[d.i], sp, &s.l->sge[s.i], n))
+			break;
 		d.off += n;
 		s.off += n;
 		done += n;
 	}
 	return done;
+}
+
+const char *eng_fault_why(char *buf, size_t len)
+{
+	void *addr;
+	int sig;
+
+	if (smx_fault_take(&sig, &addr))
+		snprintf(buf, len, "access to %p faulted (%s: page not "
+			 "mapped, or not with that access)", addr,
+			 sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+	else
+		snprintf(buf, len, "a piece could not be translated");
+	return buf;
+}
+
+bool eng_sgl_probe(const struct eng_sgl *l, uint64_t len, bool write)
+{
+	struct eng_cursor c;
+	uint64_t done = 0;
+
+	eng_cursor_seek(&c, l, 0);
+	while (done < len) {
+		uint64_t n;
+		uint8_t *p = eng_cursor_chunk(&c, &n);
+
+		if (!p)
+			return false;
+		if (n > len - done)
+			n = len - done;
+		if (!c.l->sge[c.i].host && !smx_fault_probe(p, n, write))
+			return false;
+		c.off += n;
+		done += n;
+	}
+	return true;
 }
 
 uint8_t *eng_sgl_ptr8(const struct eng_sgl *l, uint64_t off)

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 enum resp_state {
@@ -515,9 +516,11 @@ static void resp_sig_report(struct resp_ctx *c, const struct fw_mkey *mk,
 }
 
 /* The staged receive entries through signature keys: the wire bytes the
- * message (ending at byte @end of the scatter list) filled go through. */
-static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
+ * message (ending at byte @end of the scatter list) filled go through.
+ * false (c->why) when an entry's memory could not be written. */
+static bool resp_sig_commit(struct resp_ctx *c, uint64_t end)
 {
+	bool ok = true;
 	uint32_t i;
 
 	for (i = 0; i < c->nsig; i++) {
@@ -529,12 +532,15 @@ static void resp_sig_commit(struct resp_ctx *c, uint64_t end)
 			got = rs->wlen;
 		if (!got)
 			continue;
-		if (eng_sig_write(rs->mk, rs->va, got, rs->buf, &se))
-			smx_dbg("engine: qp 0x%x: key 0x%x: %s", c->qp->obj.id,
-				rs->mk->obj.id << 8 | rs->mk->variant, se.why);
+		if (eng_sig_write(rs->mk, rs->va, got, rs->buf, &se) && ok) {
+			snprintf(c->why, sizeof(c->why), "signature key 0x%x: %s",
+				 rs->mk->obj.id << 8 | rs->mk->variant, se.why);
+			ok = false;
+		}
 		if (se.set)
 			resp_sig_report(c, rs->mk, &se);
 	}
+	return ok;
 }
 
 /* RDMA WRITE into / READ out of a signature key: through a buffer in the
@@ -576,8 +582,13 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 					 (int)p->rrdata->pid);
 				st = RESP_ERR_ACCESS;
 			}
-		} else if (p->rdata) {
-			eng_sgl_copy(p->rdata, 0, &hl, 0, p->len);
+		} else if (p->rdata &&
+			   eng_sgl_copy(p->rdata, 0, &hl, 0, p->len) != p->len) {
+			char f[96];
+
+			snprintf(c->why, sizeof(c->why), "READ data could not be "
+				 "placed: %s", eng_fault_why(f, sizeof(f)));
+			st = RESP_ERR_ACCESS;
 		}
 	}
 	if (se.set)
@@ -608,6 +619,41 @@ uint64_t eng_atomic8(const struct eng_pkt *p, uint64_t *m)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return cur;
 	}
+}
+
+struct resp_atomic {
+	const struct eng_pkt *p;
+	uint64_t *m;
+	uint64_t orig;
+};
+
+static void resp_atomic_fn(void *arg)
+{
+	struct resp_atomic *a = arg;
+
+	a->orig = eng_atomic8(a->p, a->m);
+}
+
+/* A copy into / out of the rkey's memory that failed: the log line. */
+static enum resp_state resp_rkey_fault(struct resp_ctx *c, const char *what)
+{
+	const struct eng_pkt *p = c->p;
+	char f[96];
+
+	snprintf(c->why, sizeof(c->why), "%s rkey 0x%x [0x%llx,+0x%x): %s", what,
+		 p->rkey, (unsigned long long)p->raddr, p->len,
+		 eng_fault_why(f, sizeof(f)));
+	return RESP_ERR_ACCESS;
+}
+
+/* The same for the receive WQE's scatter list. */
+static enum resp_state resp_recv_fault(struct resp_ctx *c)
+{
+	char f[96];
+
+	snprintf(c->why, sizeof(c->why), "%u-byte message into the receive "
+		 "WQE: %s", c->p->len, eng_fault_why(f, sizeof(f)));
+	return RESP_ERR_RECV_PROT;
 }
 
 static enum resp_state resp_execute(struct resp_ctx *c)
@@ -643,7 +689,8 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 			resp_build_grh(grh, p,
 				       fw_config(c->e->fw)->link_layer ==
 				       SMX_LINK_ETH);
-			eng_sgl_copy(&l, 0, &g, 0, 40);
+			if (eng_sgl_copy(&l, 0, &g, 0, 40) != 40)
+				return resp_recv_fault(c);
 			at = 40;
 		}
 		if (p->len && p->rpay &&
@@ -653,10 +700,11 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 				 (int)p->rpay->pid);
 			return RESP_ERR_RECV_PROT;
 		}
-		if (p->len && !p->rpay)
-			eng_sgl_copy(&l, at, p->payload, 0, p->len);
-		if (c->nsig)
-			resp_sig_commit(c, at + p->len);
+		if (p->len && !p->rpay &&
+		    eng_sgl_copy(&l, at, p->payload, 0, p->len) != p->len)
+			return resp_recv_fault(c);
+		if (c->nsig && !resp_sig_commit(c, at + p->len))
+			return RESP_ERR_RECV_PROT;
 		return RESP_COMPLETE;
 	}
 	case ENG_PKT_WRITE:
@@ -676,8 +724,9 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 						 (int)p->rpay->pid);
 					return RESP_ERR_ACCESS;
 				}
-			} else {
-				eng_sgl_copy(&remote, 0, p->payload, 0, p->len);
+			} else if (eng_sgl_copy(&remote, 0, p->payload, 0,
+						p->len) != p->len) {
+				return resp_rkey_fault(c, "WRITE into");
 			}
 		}
 		return RESP_COMPLETE;
@@ -697,22 +746,28 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 						 "pid %d", (int)p->rrdata->pid);
 					return RESP_ERR_ACCESS;
 				}
-			} else if (p->rdata) {
-				eng_sgl_copy(p->rdata, 0, &remote, 0, p->len);
+			} else if (p->rdata &&
+				   eng_sgl_copy(p->rdata, 0, &remote, 0,
+						p->len) != p->len) {
+				return resp_rkey_fault(c, "READ from");
 			}
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_CMP_SWAP:
 	case ENG_PKT_FETCH_ADD: {
 		uint64_t contig;
-		uint64_t *m = (uint64_t *)eng_mkey_host(c->mk, p->raddr, &contig);
+		struct resp_atomic a = {
+			p, (uint64_t *)eng_mkey_host(c->mk, p->raddr, &contig), 0
+		};
 
-		if (!m || contig < 8 || ((uintptr_t)m & 7)) {
+		if (!a.m || contig < 8 || ((uintptr_t)a.m & 7)) {
 			snprintf(c->why, sizeof(c->why), "atomic target 0x%llx "
 				 "cannot be mapped", (unsigned long long)p->raddr);
 			return RESP_ERR_ACCESS;
 		}
-		c->r->atomic_orig = eng_atomic8(p, m);
+		if (!smx_fault_run(resp_atomic_fn, &a))
+			return resp_rkey_fault(c, "atomic on");
+		c->r->atomic_orig = a.orig;
 		return RESP_COMPLETE;
 	}
 	default:

@@ -702,8 +702,10 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 	}
 	src.len = dst.len = l[0];
 	if (eng_sgl_copy(&dst, 0, &src, 0, l[0]) != l[0]) {
-		SQ_FAIL(err, LOCAL_PROT_ERR, 2, "src", "DMA of %llu bytes hit "
-			"unmapped memory", (unsigned long long)l[0]);
+		char f[96];
+
+		SQ_FAIL(err, LOCAL_PROT_ERR, 2, "src", "DMA of %llu bytes: %s",
+			(unsigned long long)l[0], eng_fault_why(f, sizeof(f)));
 		return err->syndrome;
 	}
 	*len = l[0];
@@ -992,6 +994,42 @@ static void eng_sq_sig_drained(struct eng *e, struct eng_qp *q)
 static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi,
 				    uint16_t at, struct sq_wqe *wp);
 
+/* READ data or an atomic's original value (@len bytes at @src) into the
+ * WQE's scatter list: false (@err, LOCAL_PROT_ERR) when the application
+ * unmapped a page of it. */
+static bool eng_sq_land(struct sq_wqe *w, const uint8_t *src, uint32_t len,
+			struct sq_err *err)
+{
+	struct eng_sge s = { (uint8_t *)src, NULL, 0, len };
+	struct eng_sgl one = { &s, 1, len };
+	char f[96];
+
+	if (eng_sgl_copy(&w->data, 0, &one, 0, len) == len)
+		return true;
+	SQ_FAIL(err, LOCAL_PROT_ERR, 0, "data", "%s result of %u bytes into "
+		"the scatter list: %s", w->d->name, len,
+		eng_fault_why(f, sizeof(f)));
+	return false;
+}
+
+/* Before a responder copies the WQE's own gather (SEND, WRITE) or scatter
+ * (READ) list directly, in this process: a fault there is a local
+ * protection error here, not the responder's access error. */
+static bool eng_sq_probe(struct sq_wqe *w, struct sq_err *err)
+{
+	bool rd = w->pkt.op == ENG_PKT_READ;
+	char f[96];
+
+	if ((!w->pkt.payload && !rd) || !w->pkt.len ||
+	    w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD ||
+	    eng_sgl_probe(&w->data, w->pkt.len, rd))
+		return true;
+	SQ_FAIL(err, LOCAL_PROT_ERR, 0, "data", "%s of %u bytes: %s list: %s",
+		w->d->name, w->pkt.len, rd ? "scatter" : "gather",
+		eng_fault_why(f, sizeof(f)));
+	return false;
+}
+
 /*
  * The common one-sided case, executed without the general decode: the WQE
  * at sq_ci is an RDMA WRITE (RC, UC) or READ (RC) of one WQEBB --
@@ -1002,7 +1040,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
  * placement takes it. The checks are the general path's own (the lkey
  * through q->lkey, eng_direct_rdma() as eng_direct_exec()); anything else,
  * including every failure, returns false with nothing changed but caches,
- * and the general path takes the WQE (and reports what is wrong with it).
+ * and the general path takes the WQE (and reports what is wrong with it;
+ * a local page that faulted may have left part of a WRITE placed).
  * The WQEBB is read once into a private copy, as the general path copies
  * the WQE before decoding it; inline data is placed from that copy.
  */
@@ -1023,7 +1062,7 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	uint8_t opcode;
 	struct fw_mkey *mk;
 	uint8_t *local;
-	bool read;
+	bool read, app = true;	/* @local is memory an lkey names */
 
 	if (!q->route_ok || q->route_gen != e->gen || !q->routed ||
 	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
@@ -1052,6 +1091,7 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 		    (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC))
 			return false;
 		local = w.inl + 4;
+		app = false;
 		goto place;
 	}
 	if (ds != 3 || !bc)
@@ -1081,7 +1121,8 @@ place:
 	if (!eng_direct_rdma(e, (uint32_t)q->peer,
 			     opcode == MLX5_OPCODE_RDMA_READ ? ENG_PKT_READ :
 			     ENG_PKT_WRITE, (uint8_t)qp->st, q->dqpn,
-			     be32toh(w.ra.rkey), be64toh(w.ra.raddr), bc, local))
+			     be32toh(w.ra.rkey), be64toh(w.ra.raddr), bc, local,
+			     app))
 		return false;
 	if (((w.ctrl.fm_ce_se >> 2) & 3) >= 2)
 		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
@@ -1198,14 +1239,11 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
 	    !q->have_resp && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
 	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
+		/* the original value, in host order */
 		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
-		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len) {
-			uint64_t v = r.atomic_orig;	/* host order */
-			struct eng_sge s = { (uint8_t *)&v, NULL, 0, 8 };
-			struct eng_sgl one = { &s, 1, 8 };
-
-			eng_sgl_copy(&w->data, 0, &one, 0, 8);
-		}
+		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len &&
+		    !eng_sq_land(w, (const uint8_t *)&r.atomic_orig, 8, &err))
+			goto fail;
 		goto done;
 	}
 
@@ -1239,11 +1277,10 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		r.atomic_orig = q->resp.atomic_orig;
 		q->have_resp = false;
 		if (r.ack == ENG_ACK_OK && w->pkt.op == ENG_PKT_READ &&
-		    q->resp_data && w->pkt.len <= SMX_SHM_INLINE) {
-			struct eng_sge s = { q->rbuf, NULL, 0, w->pkt.len };
-			struct eng_sgl one = { &s, 1, w->pkt.len };
-
-			eng_sgl_copy(&w->data, 0, &one, 0, w->pkt.len);
+		    q->resp_data && w->pkt.len <= SMX_SHM_INLINE &&
+		    !eng_sq_land(w, q->rbuf, w->pkt.len, &err)) {
+			q->resp_data = false;
+			goto fail;
 		}
 		q->resp_data = false;
 	} else if (routed && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0) {
@@ -1259,8 +1296,10 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, err.why,
 				 sizeof(err.why));
 
-		if (rc == -EINVAL) {
-			err.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		if (rc == -EINVAL || rc == -EFAULT) {
+			err.syndrome = rc == -EFAULT ?
+				       MLX5_CQE_SYNDROME_LOCAL_PROT_ERR :
+				       MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 			err.segname = "data";
 			goto fail;
 		}
@@ -1281,6 +1320,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		memset(&r, 0, sizeof(r));
 		r.ack = ENG_ACK_DROPPED;
 	} else if (routed) {
+		if (!eng_sq_probe(w, &err))
+			goto fail;
 		eng_fabric_xmit(e, &w->pkt, &r);
 	} else {
 		memset(&r, 0, sizeof(r));
@@ -1327,14 +1368,11 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 			"remote operational error", w->pkt.dqpn);
 		goto fail;
 	}
-	if (w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD) {
-		uint64_t v = r.atomic_orig;	/* host order */
-		struct eng_sge s = { (uint8_t *)&v, NULL, 0, 8 };
-		struct eng_sgl one = { &s, 1, 8 };
-
-		if (w->data.len)
-			eng_sgl_copy(&w->data, 0, &one, 0, 8);
-	}
+	/* the original value, in host order */
+	if ((w->pkt.op == ENG_PKT_CMP_SWAP || w->pkt.op == ENG_PKT_FETCH_ADD) &&
+	    w->data.len && !eng_sq_land(w, (const uint8_t *)&r.atomic_orig, 8,
+					&err))
+		goto fail;
 done:
 	byte_cnt = w->pkt.op == ENG_PKT_CMP_SWAP ||
 		   w->pkt.op == ENG_PKT_FETCH_ADD ? 8 : w->pkt.len;

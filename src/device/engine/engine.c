@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 
 #include "device/engine/eng_loc.h"
+#include "util/fault.h"
 #include "util/log.h"
 
 uint64_t eng_now(void)
@@ -513,6 +514,8 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 
 	if (!e)
 		return NULL;
+	/* What memory keys name may be unmapped under us (eng_mkey.c). */
+	smx_fault_init();
 	memset(e, 0, sizeof(*e));
 	e->dev = dev;
 	e->fw = fw;
