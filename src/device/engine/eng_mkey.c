@@ -37,41 +37,6 @@
 #include "device/engine/eng_loc.h"
 #include "util/fault.h"
 
-/*
- * PA-mode keys (implicit ODP) cover the whole address space, so an address
- * may be unmapped or read-only: like an ODP page fault that cannot be
- * resolved, that is an access error, never a device crash. The mappings of
- * the process are consulted for [va, va + len).
- */
-static bool eng_pa_mapped(uint64_t va, uint64_t len, bool write)
-{
-	char line[512];
-	uint64_t at = va, end = va + len;
-	FILE *f;
-
-	if (!len)
-		return true;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return false;
-	while (at < end && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perm[5];
-
-		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perm) != 3)
-			continue;
-		if (at < lo)
-			break;	/* a hole: maps are sorted */
-		if (at >= hi)
-			continue;
-		if (perm[0] != 'r' || (write && perm[1] != 'w'))
-			break;
-		at = hi;
-	}
-	fclose(f);
-	return at >= end;
-}
-
 static const char *const eng_acc_name[] = {
 	"local read", "local write", "remote read", "remote write", "atomic",
 };
@@ -282,16 +247,9 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	}
 	switch (mk->access_mode) {
 	case MLX5_MKC_ACCESS_MODE_PA:
-		if (!eng_pa_mapped(va, len, need & (ENG_ACC_LW | ENG_ACC_RW | ENG_ACC_A))) {
-			if (why)
-				snprintf(why, whylen, "key 0x%x: [0x%llx,+0x%llx) is not "
-					 "mapped %s in the process", key,
-					 (unsigned long long)va, (unsigned long long)len,
-					 need & (ENG_ACC_LW | ENG_ACC_RW | ENG_ACC_A) ?
-					 "writable" : "readable");
-			return ENG_KEY_BOUNDS;
-		}
-		break;
+		/* Implicit ODP: the whole address space, so an address may be
+		 * unmapped or read-only -- found at the access, by the fault
+		 * guard, like an ODP page fault that cannot be resolved. */
 	case MLX5_MKC_ACCESS_MODE_MEMIC:
 		break;
 	case MLX5_MKC_ACCESS_MODE_KLMS:
