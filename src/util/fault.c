@@ -36,12 +36,12 @@ static void fault_chain(int sig, siginfo_t *si, void *uc)
 	const struct sigaction *o = sig == SIGBUS ? &old_bus : &old_segv;
 	struct sigaction dfl;
 
-	if (o->sa_flags & SA_SIGINFO) {
-		o->sa_sigaction(sig, si, uc);
-		return;
-	}
+	/* SIG_DFL / SIG_IGN read the same through either member */
 	if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
-		o->sa_handler(sig);
+		if (o->sa_flags & SA_SIGINFO)
+			o->sa_sigaction(sig, si, uc);
+		else
+			o->sa_handler(sig);
 		return;
 	}
 	/* The default action: a fault happens again when we return, a
