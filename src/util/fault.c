@@ -113,7 +113,19 @@ bool smx_fault_memmove(void *dst, const void *src, size_t n)
 	if (__builtin_setjmp(j.env))
 		return false;	/* the handler disarmed j */
 	smx_fault_push(&j.fp);
-	memmove(dst, src, n);
+	if (n - 8 <= 8) {
+		/* 8 to 16 bytes (the fast lane's 8-byte READ) without a
+		 * call into libc, which cost ~2 ns in situ; both words are
+		 * loaded before either is stored, as memmove() */
+		uint64_t a, b;
+
+		memcpy(&a, src, 8);
+		memcpy(&b, (const uint8_t *)src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy((uint8_t *)dst + n - 8, &b, 8);
+	} else {
+		memmove(dst, src, n);
+	}
 	smx_fault_pop(&j.fp);
 	return true;
 }

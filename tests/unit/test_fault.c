@@ -125,7 +125,7 @@ static void measure(void)
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
-	uint8_t *hole, buf[16] = { 0 }, *ro;
+	uint8_t *hole, buf[16] = { 0 }, big[64], *ro;
 	pthread_t th;
 	void *ret;
 	void *addr;
@@ -171,6 +171,15 @@ int main(int argc, char **argv)
 	CHECK((uint8_t *)addr >= hole + 4096 && (uint8_t *)addr < hole + 4106);
 	CHECK(!smx_fault_take(&sig, &addr));	/* taken */
 	CHECK(!smx_fault_memmove(hole + 4096, buf, 8));
+	CHECK(smx_fault_memmove(big, hole + 4032, 64));	/* through libc */
+	CHECK_EQ(big[63], 0x5a);
+	CHECK(!smx_fault_memmove(big, hole + 4064, 64));
+	CHECK(smx_fault_memmove(buf, hole + 4091, 5));
+	CHECK(!smx_fault_memmove(buf, hole + 4092, 5));
+	for (sig = 0; sig < 16; sig++)
+		hole[sig] = (uint8_t)sig;
+	CHECK(smx_fault_memmove(hole + 8, hole, 16));	/* overlapping */
+	CHECK(hole[8] == 0 && hole[15] == 7 && hole[16] == 8 && hole[23] == 15);
 	CHECK(!smx_fault_run(fault_in, hole + 4100));
 	CHECK(!smx_fault_run(fault_in, (void *)0xdead000000000000ull)); /* GP */
 	CHECK(smx_fault_probe(ro, 4096, false));
