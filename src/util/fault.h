@@ -14,7 +14,7 @@
  * us (then a fault in a guarded access kills the process, as before).
  *
  * Cost (docs/multiprocess.md): one __builtin_setjmp and two thread-local
- * stores per guarded access (~1 ns on the 2-vCPU VM), no system call.
+ * stores per guarded access (~2 ns on the 2-vCPU VM), no system call.
  */
 #ifndef SMX_UTIL_FAULT_H
 #define SMX_UTIL_FAULT_H

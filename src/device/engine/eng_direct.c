@@ -380,10 +380,11 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		return false;
 	}
 	/* The peer's side needs no fault guard: its memfd is ours to map,
-	 * sized at registration and never truncated, so every page of the
-	 * key's range is there (the target unmapping its own view of it does
-	 * not take it away from us). Our side -- the WQE's lists -- is the
-	 * application's memory: eng_sgl_copy() guards it. */
+	 * allocated whole at registration (fabric/direct.c) and never
+	 * truncated, so every page of the key's range is there (the target
+	 * unmapping its own view of it does not take it away from us). Our
+	 * side -- the WQE's lists -- is the application's memory:
+	 * eng_sgl_copy() guards it. */
 	if (p->op == ENG_PKT_CMP_SWAP || p->op == ENG_PKT_FETCH_ADD) {
 		*atomic_orig = eng_atomic8(p, (uint64_t *)(void *)at);
 		smx_shm_dend(e->shm);
@@ -424,7 +425,7 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 	}
 	/* memmove: a PA-mode lkey may name our own mapping of the target.
 	 * Only @local can fault (eng_direct_exec() says why); inline data
-	 * (the fast lane's 8-byte WRITE) skips the guard's ~6 ns. */
+	 * (the fast lane's 8-byte WRITE) skips the guard's ~2 ns. */
 	dst = op == ENG_PKT_WRITE ? at : local;
 	src = op == ENG_PKT_WRITE ? local : at;
 	if (app)
