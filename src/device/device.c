@@ -22,6 +22,7 @@
 
 #include "device/device.h"
 #include "device/engine/engine.h"
+#include "device/fabric/direct.h"
 #include "device/fabric/shm.h"
 #include "device/fw/fw.h"
 #include "util/log.h"
@@ -64,19 +65,45 @@ static struct smx_dev *smx_dev_orphans;
 static pid_t smx_dev_self;
 static pthread_once_t smx_dev_once = PTHREAD_ONCE_INIT;
 
+/* Every instance this process holds, the orphans included (a child may
+ * still run commands on its copies of them). */
+static void smx_dev_fw_all(void (*fn)(struct fw *))
+{
+	struct smx_dev *d;
+
+	if (smx_dev_instance && smx_dev_instance->fw)
+		fn(smx_dev_instance->fw);
+	for (d = smx_dev_orphans; d; d = d->orphan)
+		if (d->fw)
+			fn(d->fw);
+}
+
+/*
+ * fork(): no open or close mid-way, no firmware command or engine pass
+ * mid-way (the child's copy of an instance is consistent and its lock
+ * free), then registered memory is made private for the fork
+ * (fabric/direct.c). The order -- firmware locks before the region lock --
+ * is the one the engine takes them in.
+ */
 static void smx_dev_fork_prepare(void)
 {
-	pthread_mutex_lock(&smx_dev_lock);	/* no open or close mid-way */
+	pthread_mutex_lock(&smx_dev_lock);
+	smx_dev_fw_all(fw_lock);
+	smx_direct_fork_prepare();
 }
 
 static void smx_dev_fork_parent(void)
 {
+	smx_direct_fork_parent();
+	smx_dev_fw_all(fw_unlock);
 	pthread_mutex_unlock(&smx_dev_lock);
 }
 
 static void smx_dev_fork_child(void)
 {
 	__atomic_store_n(&smx_dev_self, getpid(), __ATOMIC_RELAXED);
+	smx_direct_fork_child();
+	smx_dev_fw_all(fw_unlock);
 	pthread_mutex_unlock(&smx_dev_lock);
 }
 
@@ -102,8 +129,9 @@ static bool smx_dev_inherited(struct smx_dev *dev, const char *what)
 		return false;
 	if (!__atomic_exchange_n(&dev->refused, true, __ATOMIC_RELAXED))
 		smx_dbg("device: %s refused: this instance belongs to pid %d "
-			"and was inherited across fork (commands fail with EIO; "
-			"open the device again for one of this process's own)",
+			"and was inherited across fork (commands act on this "
+			"process's copy, doorbells go nowhere; open the device "
+			"again for one of this process's own)",
 			what, (int)dev->pid);
 	return true;
 }
@@ -221,16 +249,16 @@ int smx_dev_cmd(struct smx_dev *dev, const void *in, size_t inlen, void *out,
 {
 	if (!dev || !in || !out || inlen < 16 || outlen < 16)
 		return -EINVAL;
-	if (smx_dev_inherited(dev, "command"))
-		return -EIO;
+	/* An inherited instance is the child's private copy: commands act on
+	 * it alone (on hardware they would reach the parent's shared user
+	 * context); nothing of it reaches the wire (doorbells are dropped). */
 	fw_exec(dev->fw, in, inlen, out, outlen);
 	return 0;
 }
 
 void *smx_dev_bar(struct smx_dev *dev, uint64_t offset, size_t len)
 {
-	if (!dev || offset > dev->bar_size || len > dev->bar_size - offset ||
-	    smx_dev_inherited(dev, "BAR mapping"))
+	if (!dev || offset > dev->bar_size || len > dev->bar_size - offset)
 		return NULL;
 	return dev->bar + offset;
 }

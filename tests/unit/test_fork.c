@@ -4,8 +4,9 @@
  * through the public verbs API. The parent P opens the device, creates
  * QPs A <-> B (connected to each other) and C, then forks. The child:
  *
- *   - uses what it inherited: QUERY / MODIFY / DESTROY of A, a PD on P's
- *     context all fail with EIO, with one debug line in all;
+ *   - uses what it inherited: QUERY and MODIFY (to ERR) of A and a PD on
+ *     P's context act on the child's own copy of P's instance, with one
+ *     debug line in all;
  *   - closes P's context (its copy), which must leave P's slot alone;
  *   - opens the device through the ibv_device P found: its own instance,
  *     whose QP X has a number of another slot than P's QPs;
@@ -191,13 +192,14 @@ static int count_lines(const char *path, const char *what)
 	return n;
 }
 
-/* Everything the child does with what it inherited: fails, one debug line
- * in all (stderr goes to @log meanwhile). */
+/* Everything the child does with what it inherited: commands on its own
+ * copy, one debug line in all (at the close; stderr goes to @log). */
 static void child_use_inherited(struct side *p, struct ibv_qp *a,
 				const char *log)
 {
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_attr attr = { 0 };
 	struct ibv_qp_init_attr init;
+	struct ibv_pd *pd;
 	unsigned int failed = smx_test_failed;
 	int saved = dup(2);
 	FILE *f = fopen(log, "w");
@@ -207,12 +209,19 @@ static void child_use_inherited(struct side *p, struct ibv_qp *a,
 	fflush(stderr);
 	dup2(fileno(f), 2);
 	setenv("SOFTMLX5_DEBUG", "1", 1);
-	CHECK_EQ(ibv_query_qp(a, &attr, IBV_QP_STATE, &init), EIO);
-	CHECK_EQ(ibv_modify_qp(a, &attr, IBV_QP_STATE), EIO);
-	CHECK_EQ(ibv_destroy_qp(a), EIO);
-	errno = 0;
-	CHECK(ibv_alloc_pd(p->ctx) == NULL);
-	CHECK_EQ(errno, EIO);
+	/* Commands act on the child's private copy of the parent's instance
+	 * (rdma-core's test_multi_process_alloc_dm allocates device memory
+	 * so); the parent's A keeps working (checked by the parent later). */
+	CHECK_EQ(ibv_query_qp(a, &attr, IBV_QP_STATE, &init), 0);
+	CHECK_EQ(attr.qp_state, IBV_QPS_RTS);
+	attr.qp_state = IBV_QPS_ERR;
+	CHECK_EQ(ibv_modify_qp(a, &attr, IBV_QP_STATE), 0);
+	/* (Not destroyed: that cleans its CQ, whose ring is MADV_DONTFORK
+	 * here, as with rdma-core.) */
+	pd = ibv_alloc_pd(p->ctx);
+	CHECK(pd != NULL);
+	if (pd)
+		CHECK_EQ(ibv_dealloc_pd(pd), 0);
 	/* The parent's context: its copy goes, the parent's slot stays. */
 	CHECK_EQ(ibv_close_device(p->ctx), 0);
 	unsetenv("SOFTMLX5_DEBUG");
@@ -220,7 +229,7 @@ static void child_use_inherited(struct side *p, struct ibv_qp *a,
 	dup2(saved, 2);
 	close(saved);
 	fclose(f);
-	CHECK_EQ(count_lines(log, "inherited across fork (commands fail"), 1);
+	CHECK_EQ(count_lines(log, "inherited across fork"), 1);
 	if (smx_test_failed != failed) {
 		char line[1024];
 

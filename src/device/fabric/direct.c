@@ -19,7 +19,8 @@
  * application unmapped meanwhile stay unmapped; a memfd whose pages the
  * application no longer maps is simply closed.
  *
- * fork(): the prepare handler makes every record peers hold stale
+ * fork() (the device's pthread_atfork handlers call ours, after taking
+ * the firmware locks): the prepare handler makes every record peers hold stale
  * (@suspend), parks the threads, switches each region back to private
  * pages (as at deregistration, keeping the memfd) and lets the threads go;
  * fork() then gives the child an ordinary copy-on-write view of exactly
@@ -413,7 +414,7 @@ static void region_drop(unsigned int i)
 
 static enum { FK_NONE, FK_PRIVATE, FK_SHARED } fork_mode;
 
-static void direct_fork_prepare(void)
+void smx_direct_fork_prepare(void)
 {
 	unsigned int i;
 
@@ -440,7 +441,7 @@ static void direct_fork_prepare(void)
 	fork_mode = FK_PRIVATE;
 }
 
-static void direct_fork_parent(void)
+void smx_direct_fork_parent(void)
 {
 	unsigned int i;
 
@@ -468,7 +469,7 @@ static void direct_fork_parent(void)
 	pthread_mutex_unlock(&direct_lock);
 }
 
-static void direct_fork_child(void)
+void smx_direct_fork_child(void)
 {
 	smx_freeze_reset_child();
 	while (nregions) {
@@ -481,12 +482,6 @@ static void direct_fork_child(void)
 	}
 	fork_mode = FK_NONE;
 	pthread_mutex_unlock(&direct_lock);
-}
-
-static void direct_atfork_once(void)
-{
-	pthread_atfork(direct_fork_prepare, direct_fork_parent,
-		       direct_fork_child);
 }
 
 /* ------------------------------------------------------------------ */
@@ -505,7 +500,6 @@ static struct region *region_of(uint64_t ino)
 
 uint64_t smx_direct_back(void *addr, size_t len)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t lo, hi, n, ino = 0, h = 0;
 	struct region *r;
@@ -520,7 +514,6 @@ uint64_t smx_direct_back(void *addr, size_t len)
 	if (hi <= lo)
 		return 0;
 	n = hi - lo;
-	pthread_once(&once, direct_atfork_once);
 	pthread_mutex_lock(&direct_lock);
 	switch (direct_cover(lo, hi, &ino)) {
 	case COVER_OURS:	/* inside a region alive: one more hold */

@@ -44,6 +44,12 @@ void smx_direct_release(uint64_t h);
 /* Every region, as at the last device close. */
 void smx_direct_release_all(void);
 
+/* fork(): the device's pthread_atfork handlers call these, in this order
+ * against its own locks (device.c). */
+void smx_direct_fork_prepare(void);
+void smx_direct_fork_parent(void);
+void smx_direct_fork_child(void);
+
 /* The memfd range holding [addr, addr + len) of this process, if any. */
 bool smx_direct_find(uint64_t addr, uint64_t len, int *fd, uint64_t *ino,
 		     uint64_t *rva, uint64_t *rlen);

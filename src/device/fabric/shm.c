@@ -796,7 +796,9 @@ void smx_shm_dbump(struct smx_shm *s)
 {
 	uint32_t i;
 
-	if (!s)
+	/* A fork child's copy of the attachment is not the slot's holder:
+	 * commands on its inherited instance must not touch the parent's. */
+	if (!s || s->pid != (int32_t)getpid())
 		return;
 	__atomic_fetch_add(&s->h->slot[s->slot].dgen, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
