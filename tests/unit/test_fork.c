@@ -30,6 +30,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "peer_test_util.h"
 #include "smx_test.h"
 
 #define BUFSZ 4096
@@ -65,28 +66,6 @@ struct peer {
 	union ibv_gid gid;
 };
 
-static void xwrite(int fd, const void *p, size_t n)
-{
-	if (write(fd, p, n) != (ssize_t)n)
-		exit(2);
-}
-
-static void xread(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
-
-		if (r <= 0) {
-			fprintf(stderr, "pid %d: the other process is gone\n",
-				(int)getpid());
-			exit(2);
-		}
-		got += (size_t)r;
-	}
-}
-
 static int side_open(struct side *s, struct ibv_device *dev)
 {
 	s->ctx = ibv_open_device(dev);
@@ -114,41 +93,6 @@ static struct ibv_qp *qp_new(struct side *s)
 	};
 
 	return ibv_create_qp(s->pd, &a);
-}
-
-static int qp_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 3;
-	a.rnr_retry = 3;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* One signaled RDMA WRITE of @len bytes of @s's buffer; the completion
@@ -259,7 +203,7 @@ static int child(struct ibv_device *dev, struct side *p, struct ibv_qp *a,
 	xwrite(out, &me, sizeof(me));
 	xread(in, &pc, sizeof(pc));
 	CHECK(QPN_SLOT(x->qp_num) != QPN_SLOT(pc.qpn));
-	CHECK_EQ(qp_connect(x, pc.qpn, &pc.gid), 0);
+	CHECK_EQ(qp_connect_peer(x, pc.qpn, &pc.gid, IBV_ACCESS_REMOTE_WRITE), 0);
 	memcpy(c.buf, "from the child", 15);
 	st = rdma_write(&c, x, &pc, 15);
 	CHECK_EQ(st, IBV_WC_SUCCESS);
@@ -302,8 +246,8 @@ int main(void)
 	pb = (struct peer){ qb->qp_num, p.mr->rkey, (uintptr_t)p.buf, p.gid };
 	pc = (struct peer){ qc->qp_num, p.mr->rkey, (uintptr_t)p.buf + 2048,
 			    p.gid };
-	if (qp_connect(qa, qb->qp_num, &p.gid) ||
-	    qp_connect(qb, qa->qp_num, &p.gid))
+	if (qp_connect_peer(qa, qb->qp_num, &p.gid, IBV_ACCESS_REMOTE_WRITE) ||
+	    qp_connect_peer(qb, qa->qp_num, &p.gid, IBV_ACCESS_REMOTE_WRITE))
 		return 2;
 	if (pipe(a) || pipe(b))
 		return 2;
@@ -330,7 +274,7 @@ int main(void)
 		CHECK_EQ(QPN_SLOT(qd->qp_num), QPN_SLOT(qa->qp_num));
 	}
 	CHECK(QPN_SLOT(cx.qpn) != QPN_SLOT(qa->qp_num));
-	CHECK_EQ(qp_connect(qc, cx.qpn, &cx.gid), 0);
+	CHECK_EQ(qp_connect_peer(qc, cx.qpn, &cx.gid, IBV_ACCESS_REMOTE_WRITE), 0);
 	xwrite(a[1], &pc, sizeof(pc));
 	xread(b[0], &rc, sizeof(rc));
 	CHECK_EQ(rc, IBV_WC_SUCCESS);

@@ -256,19 +256,7 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		/* A bound memory window: one KLM into a referenced MR. */
 		if (mk->bound && mk->nklm == 1)
 			break;
-		if (eng_ind_mkey(mk)) {
-			int rc = eng_ind_check(e, mk, key, need, va, len, why,
-					       whylen, depth);
-
-			if (rc)
-				return rc;
-			break;
-		}
-		if (why)
-			snprintf(why, whylen, "key 0x%x: KLM mkey %s", key,
-				 mk->bound ? "with more than one entry is not "
-				 "translated yet" : "has no layout");
-		return ENG_KEY_MODE;
+		/* fall through */
 	case MLX5_MKC_ACCESS_MODE_KSM:
 		if (eng_ind_mkey(mk)) {
 			int rc = eng_ind_check(e, mk, key, need, va, len, why,
@@ -279,8 +267,12 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 			break;
 		}
 		if (why)
-			snprintf(why, whylen, "key 0x%x: KSM mkey has no layout",
-				 key);
+			snprintf(why, whylen, "key 0x%x: %s mkey %s", key,
+				 mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM ?
+				 "KSM" : "KLM",
+				 mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS &&
+				 mk->bound ? "with more than one entry is not "
+				 "translated yet" : "has no layout");
 		return ENG_KEY_MODE;
 	case MLX5_MKC_ACCESS_MODE_MTT:
 		if (len && !mk->umem && !eng_mtt_covers(mk, va, len)) {
