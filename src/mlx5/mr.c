@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "device/fabric/direct.h"
+#include "util/fault.h"
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
@@ -163,6 +164,23 @@ static int mr_implicit_create(struct mlx5_context *ctx, uint32_t pdn, int access
 	return ret;
 }
 
+/*
+ * What pinning checks in the kernel: every page of the range is mapped,
+ * and writable when the access lets anything write it (EFAULT otherwise).
+ * On-demand paging registrations pin nothing and are not checked.
+ */
+static bool mr_pages_present(void *addr, size_t length, int access)
+{
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return true;
+	smx_fault_init();
+	return smx_fault_probe(addr, length,
+			       access & (IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_ATOMIC |
+					 IBV_ACCESS_MW_BIND));
+}
+
 struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t iova, int access)
 {
@@ -187,6 +205,8 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		      mr_implicit_create(ctx, to_mpd(ibpd)->pdn, access, &key);
 	else if ((access & IBV_ACCESS_ON_DEMAND) && !ctx->caps.have_odp)
 		ret = EOPNOTSUPP;
+	else if (!mr_pages_present(addr, length, access))
+		ret = EFAULT;
 	else {
 		/* Remotely accessible memory: shareable with the peer
 		 * processes' engines for direct placement (fabric/direct.h). */
@@ -255,6 +275,10 @@ int mlx5_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		if ((uint64_t)(uintptr_t)addr + length < (uintptr_t)addr)
 			return EINVAL;
+		if (!mr_pages_present(addr, length,
+				      flags & IBV_REREG_MR_CHANGE_ACCESS ?
+				      access : mr->access))
+			return EFAULT;
 		log = mr_log_page_size((uintptr_t)addr, iova);
 		if (log < 0)
 			return EINVAL;
