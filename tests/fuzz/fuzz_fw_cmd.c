@@ -15,6 +15,12 @@
  * arena of real pages (low half = byte offset, modulo the arena), so seeds
  * reach the create paths; everything else is left as the fuzzer made it,
  * garbage addresses included -- refusing those is the firmware's job.
+ * One exception: a word that names a page this harness has mapped outside
+ * the arena (libFuzzer learns heap addresses from the comparisons it
+ * watches) is moved into the arena too. The device may read any memory the
+ * program maps, as hardware may any page the program pinned; the program
+ * fuzzed here owns only the arena, and the harness's own heap -- freed
+ * engine structures of an earlier input included -- is not its memory.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +55,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Is @v an address of a page mapped here, outside the arena? */
+static int harness_page(uint64_t v)
+{
+	unsigned char in;
+	uintptr_t a = (uintptr_t)arena;
+
+	if (v < 0x10000 || v >= 0x800000000000ull ||
+	    (v >= a && v < a + ARENA_BYTES))
+		return 0;
+	return mincore((void *)(uintptr_t)(v & ~4095ull), 4096, &in) == 0;
+}
+
 static void patch_addresses(uint8_t *mbox, size_t len)
 {
 	size_t off;
@@ -58,7 +76,7 @@ static void patch_addresses(uint8_t *mbox, size_t len)
 
 		memcpy(&v, mbox + off, 8);
 		v = be64toh(v);
-		if ((v >> 32) != ADDR_TAG)
+		if ((v >> 32) != ADDR_TAG && !harness_page(v))
 			continue;
 		a = (uint64_t)(uintptr_t)arena + (v & 0xffffffffu) % ARENA_BYTES;
 		a = htobe64(a);
