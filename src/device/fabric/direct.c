@@ -355,7 +355,7 @@ static bool region_unback(uint64_t va, uint64_t len, uint64_t ino)
 			return true;
 		for (i = 0; i < w.n; i++) {
 			struct piece *p = &w.p[i];
-			size_t n = p->hi - p->lo;
+			size_t n;
 			void *tmp;
 
 			if (p->lo < va)
