@@ -5,7 +5,10 @@
 #                ibv_devinfo on the device, rdma-core's whole pyverbs suite
 #                under a per-test watchdog (run_pyverbs.sh), crypto
 #                conformance in both DEK modes (run_crypto.sh), two-process
-#                pingpong/perftest pairs (tests/conformance/run_pingpong.sh)
+#                pingpong/perftest pairs (tests/conformance/run_pingpong.sh),
+#                the same over a lossy link (run_fault.sh, three seeds), a
+#                capture of every transport checked packet by packet
+#                (tests/transport/capture_run.py)
 #   make demo    deps, build, show an unmodified program on the device
 #   make bench   build, then perftest between two processes beside physical
 #                baselines (bench/run.sh, bench/baseline.c)
@@ -36,14 +39,17 @@ ASAN_FLAGS   := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-banner = @printf '\n==== %s\n' $(1)
+# $(call) splits its arguments at top-level commas: a banner's text may
+# contain them, so every argument is joined back.
+comma := ,
+banner = @printf '\n==== %s\n' $(1)$(if $(2),$(comma)$(2))$(if $(3),$(comma)$(3))$(if $(4),$(comma)$(4))
 
 .PHONY: all help deps build build-asan check demo bench clean
 
 all: build
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
@@ -64,8 +70,8 @@ check: deps
 	$(call banner,"ASan+UBSan build ($(ASAN_BUILD)/) and unit tests")
 	@$(MAKE) --no-print-directory build-asan
 	cd $(ASAN_BUILD) && $(SAN_ENV) $(CTEST) -LE 'conformance|abi|fuzz' --output-on-failure -j $(JOBS)
-	# -- fuzz (tests/fuzz): clang libFuzzer+ASan+UBSan on the PRM command interpreter (60 s) and the WQE parsers (30 s); skipped without clang
-	$(call banner,"fuzz: PRM command interpreter and WQE parsers (libFuzzer, ASan+UBSan)")
+	# -- fuzz (tests/fuzz): clang libFuzzer+ASan+UBSan on the PRM command interpreter (60 s), the WQE parsers (30 s), the RoCE packet parsers (20 s) and packet sequences into the RC receive path (60 s); skipped without clang
+	$(call banner,"fuzz: PRM command interpreter / WQE and packet parsers / RC receive path (libFuzzer + ASan + UBSan)")
 	cd $(BUILD) && $(CTEST) -L fuzz --output-on-failure
 	$(call banner,"ABI: exports and SONAMEs vs Debian 12 rdma-core 44")
 	tests/abi/compare_exports.sh $(BUILD)/lib
@@ -78,6 +84,10 @@ check: deps
 	tests/conformance/run_crypto.sh --build $(BUILD) --min-pass 7
 	$(call banner,"two processes: pingpong + perftest pairs; idle CPU; kill one side")
 	tests/conformance/run_pingpong.sh --build $(BUILD) --timeout 60
+	$(call banner,"two processes over a lossy link (SOFTMLX5_FAULT, three seeds)")
+	tests/conformance/run_fault.sh --build $(BUILD) --timeout 20; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	$(call banner,"capture of every transport: ICRCs recomputed; tshark dissects every packet")
+	tests/transport/capture_run.py --build $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	$(call banner,"make check: all stages passed")
 
 demo: deps

@@ -4,25 +4,37 @@
 # make bench: perftest between two processes on the software device (each
 # side under `softmlx5 run`, QP info exchanged over TCP on localhost), every
 # figure printed beside a physical baseline measured in the same run:
-#   latency  (ib_{write,send,read}_lat 8 B, t_typical = median, us)
+#   latency  (ib_{write,send,read}_lat 8 B, t_typical = median, us; with
+#            perftest's 99% percentile column as p99)
 #            vs the one-way latency of handing a cache line between two
 #            processes through shared memory (bench/baseline.c lat)
 #   msg rate (ib_{write,send,read}_bw 8 B, M msg/s)
 #            vs 1 / that one-way latency (cache-line hand-offs per second)
 #   bandwidth (ib_{write,send,read}_bw 4 KiB, 64 KiB, 1 MiB, MiB/s)
 #            vs single-thread memcpy of hot buffers of the same size
-#   raw Ethernet (raw_ethernet_lat 64 B t_typical, raw_ethernet_bw 1518 B
-#            M msg/s, 2 s; frames between the processes by eth_switch=on)
-#            vs the same shared-memory latency and hand-off rate
+#   loss     (ib_{write,send}_bw 64 KiB, both sides with
+#            SOFTMLX5_FAULT="loss=1%,seed=1" and SOFTMLX5_DIRECT=0, MiB/s)
+#            vs the same transfer without loss (target: ratio >= 0.5):
+#            SEND's 64 KiB row, WRITE measured again with
+#            SOFTMLX5_DIRECT=0; the row says how many drops
+#            `softmlx5 counters` saw while it ran (fault_dropped)
+#   raw Ethernet (raw_ethernet_lat 64 B t_typical and p99, raw_ethernet_bw
+#            1518 B M msg/s, 2 s; frames between the processes by
+#            eth_switch=on) vs the same shared-memory latency and hand-off rate
 #   UCX      (ucx_perftest) UCT am_lat p50 over rc_verbs and rc_mlx5 between
 #            two processes, and over rc_mlx5 in one (-l) with the watcher
-#            spinning, vs the shm latency; UCP tag_bw 1 MiB over dc_mlx5 vs
-#            memcpy
+#            spinning, vs the shm latency; p99 from a second run with -R 99
+#            (ucx_perftest reports one percentile per run, over its last
+#            2048 samples); UCP tag_bw 1 MiB over dc_mlx5 vs memcpy
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
 # Output: a table, then one line per figure:
-#   bench: NAME VALUE UNIT BASELINE RATIO        (RATIO = VALUE / BASELINE)
+#   bench: NAME VALUE UNIT BASELINE RATIO [EXTRA...]   (RATIO = VALUE / BASELINE)
+# Latency rows (a typical or p50 VALUE) append p99=P99 p99/typ=P99/VALUE;
+# loss rows append loss=1% target>=0.5 and fault_dropped>=N, or a note in
+# parentheses when the injection was not seen. The first five fields keep
+# their meaning.
 #
 # Usage: bench/run.sh [--build DIR] [--iters N]
 set -u
@@ -32,7 +44,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -55,18 +67,21 @@ wait_port() {
 	return 1
 }
 
-# perf PROG SIZE: runs a pair, prints the client's result line (or nothing).
+# perf PROG SIZE [VAR=VALUE...]: runs a pair, both sides with the VAR=VALUE
+# settings in their environment; prints the client's result line (or
+# nothing).
 perf() {
 	local prog=$1 size=$2 port=$((PORT++)) spid n=$ITERS
+	shift 2
 	[ "$size" -ge 1048576 ] && n=$((ITERS / 5 > 200 ? ITERS / 5 : 200))
 	# A message rate is a steady-state figure: 5000 8-byte messages last a
 	# few milliseconds, less than the noise of two processes starting up.
 	[ "$size" -le 64 ] && n=$((ITERS * 20))
-	timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port \
+	env "$@" timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port \
 		>"$WORK/$prog.$size.server" 2>&1 &
 	spid=$!
 	wait_port $port
-	timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port localhost \
+	env "$@" timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port localhost \
 		>"$WORK/$prog.$size.client" 2>&1
 	wait $spid
 	grep -E "^ *$size +[0-9]+ " "$WORK/$prog.$size.client" | tail -1 | tr -s ' \t' ' '
@@ -102,27 +117,51 @@ ucx_perf() {
 }
 
 ROWS=()
-row() { # name value unit baseline
+row() { # name value unit baseline [extra...]
 	local ratio
 	if [ -n "$2" ]; then
 		ratio=$(awk -v v="$2" -v b="$4" 'BEGIN { printf "%.3f", (b > 0) ? (v / b) : 0 }')
 	else
 		ratio=n/a
 	fi
-	ROWS+=("$1 ${2:-FAILED} $3 $4 $ratio")
+	ROWS+=("$1 ${2:-FAILED} $3 $4 $ratio${5:+ ${*:5}}")
+}
+
+# lat_row NAME TYPICAL P99 BASELINE: a latency row, the typical (median)
+# figure against the baseline, then p99=P99 p99/typ=P99/TYPICAL.
+lat_row() {
+	local p99=$3 q=n/a
+	case $p99 in ''|*[!0-9.]*) p99=n/a ;; esac
+	[ "$p99" != n/a ] && [ -n "$2" ] &&
+		q=$(awk -v p="$p99" -v t="$2" 'BEGIN { printf "%.2f", (t > 0) ? (p / t) : 0 }')
+	[ "$q" = 0.00 ] && q=n/a
+	row "$1" "$2" us "$4" "p99=$p99" "p99/typ=$q"
+}
+
+# fault_dropped: the fault_dropped count `softmlx5 counters` prints (summed
+# over the lines naming it), "none" if it names no such counter, "nocmd" if
+# the tool has no counters command.
+fault_dropped() {
+	local out
+	out=$(timeout 10 "$SMX" counters 2>/dev/null) || { echo nocmd; return; }
+	awk -F'[ \t=:]+' '/fault_dropped/ {
+		for (i = NF; i > 0; i--) if ($i ~ /^[0-9]+$/) { s += $i; break }
+		f = 1 }
+		END { print f ? s + 0 : "none" }' <<<"$out"
 }
 
 echo "bench: measuring baselines"
 SHM_LAT=$("$BASE" lat 200000)
 SHM_RATE=$(awk -v l="$SHM_LAT" 'BEGIN { printf "%.2f", 1 / l }')
-declare -A MEMCPY
+declare -A MEMCPY NOLOSS
 for s in 4096 65536 1048576; do MEMCPY[$s]=$("$BASE" memcpy $s); done
 
 echo "bench: latency"
 for t in write send read; do
 	line=$(perf ib_${t}_lat 8)
-	# #bytes #iterations t_min t_max t_typical t_avg ...
-	row "${t}_lat_8B" "$(echo "$line" | awk '{ print $5 }')" us "$SHM_LAT"
+	# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+	lat_row "${t}_lat_8B" "$(echo "$line" | awk '{ print $5 }')" \
+		"$(echo "$line" | awk '{ print $8 }')" "$SHM_LAT"
 done
 echo "bench: bandwidth"
 for t in write send read; do
@@ -133,13 +172,56 @@ for t in write send read; do
 		line=$(perf ib_${t}_bw $s)
 		case $s in 4096) n=4KiB ;; 65536) n=64KiB ;; *) n=1MiB ;; esac
 		row "${t}_bw_$n" "$(echo "$line" | awk '{ print $4 }')" MiB/s "${MEMCPY[$s]}"
+		[ $s = 65536 ] && NOLOSS[$t]=$(echo "$line" | awk '{ print $4 }')
 	done
+done
+
+# 64 KiB WRITE and SEND bandwidth with the device dropping 1% of the
+# packets (SOFTMLX5_FAULT, both sides, fixed seed), against the same
+# transfer without loss. WRITE goes with SOFTMLX5_DIRECT=0 in both runs:
+# direct placement sends no packets, so the lossy link would never see it;
+# its no-loss reference is measured here too. The port's counters are the
+# sum over the processes attached now, so fault_dropped is sampled while
+# the pair runs (the largest value seen); a device that does not know
+# SOFTMLX5_FAULT runs loss-free, and the row says so.
+drops_watch() {	# FLAG: sample fault_dropped while FLAG exists; max to FLAG.max
+	local m=0 v
+	while [ -e "$1" ]; do
+		v=$(fault_dropped)
+		case $v in ''|*[!0-9]*) ;; *) [ "$v" -gt "$m" ] && m=$v ;; esac
+		sleep 0.05
+	done
+	echo "$m" >"$1.max"
+}
+echo "bench: bandwidth under 1% loss"
+NOLOSS[write]=$(perf ib_write_bw 65536 SOFTMLX5_DIRECT=0 | awk '{ print $4 }')
+for t in write send; do
+	flag=$WORK/drops.$t
+	: >"$flag"
+	drops_watch "$flag" &
+	wpid=$!
+	line=$(perf ib_${t}_bw 65536 SOFTMLX5_FAULT="loss=1%,seed=1" SOFTMLX5_DIRECT=0)
+	rm -f "$flag"
+	wait $wpid
+	case $(fault_dropped) in
+	nocmd) note="(fault injection unverified: no softmlx5 counters)" ;;
+	*) d=$(cat "$flag.max" 2>/dev/null || echo 0)
+	   if [ "$d" -gt 0 ]; then
+		note="fault_dropped>=$d"
+	   else
+		note="(no packet seen dropped)"
+	   fi ;;
+	esac
+	row "${t}_bw_64KiB_loss1pct" "$(echo "$line" | awk '{ print $4 }')" MiB/s \
+		"${NOLOSS[$t]:-0}" "loss=1%" "target>=0.5" "$note"
 done
 
 if command -v raw_ethernet_bw >/dev/null; then
 	echo "bench: raw Ethernet"
 	line=$(raw_perf raw_ethernet_lat -n $ITERS)
-	row raw_eth_lat_64B "$(echo "$line" | awk '{ print $5 }')" us "$SHM_LAT"
+	# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+	lat_row raw_eth_lat_64B "$(echo "$line" | awk '{ print $5 }')" \
+		"$(echo "$line" | awk '{ print $8 }')" "$SHM_LAT"
 	line=$(raw_perf raw_ethernet_bw -D 2)
 	row raw_eth_bw_1518B "$(echo "$line" | awk '{ print $5 }')" Mmsg/s "$SHM_RATE"
 fi
@@ -147,20 +229,28 @@ fi
 # UCX's UCT active-message latency (p50 of the one-way figure) over a verbs
 # transport, whose doorbells are library calls, and over an mlx5 transport,
 # whose doorbells are stores the device's watcher finds; UCP's 1 MiB
-# tagged bandwidth over dc_mlx5 (rendezvous by RDMA).
+# tagged bandwidth over dc_mlx5 (rendezvous by RDMA). ucx_perftest reports
+# one percentile per run (-R, 50 by default; over its last 2048 samples),
+# so each latency is run twice: p50, then -R 99 for the p99.
 if command -v ucx_perftest >/dev/null; then
 	echo "bench: UCX"
 	for tl in rc_verbs rc_mlx5; do
-		line=$(ucx_perf -d mlx5_0:1 -x $tl -t am_lat -n $((ITERS / 2)))
-		# Final: iters p50 average overall ...
-		row ucx_am_lat_$tl "$(echo "$line" | awk '{ print $3 }')" us "$SHM_LAT"
+		# Final: iters percentile average overall ...
+		p50=$(ucx_perf -d mlx5_0:1 -x $tl -t am_lat -n $((ITERS / 2)) | awk '{ print $3 }')
+		p99=$(ucx_perf -d mlx5_0:1 -x $tl -t am_lat -n $((ITERS / 2)) -R 99 |
+			awk '{ print $3 }')
+		lat_row ucx_am_lat_$tl "$p50" "$p99" "$SHM_LAT"
 	done
 	# One process, both ends, the watcher spinning (SOFTMLX5_WATCH_SPIN_US):
 	# what store-rung doorbells cost when the watcher has a core.
-	line=$(SOFTMLX5_WATCH_SPIN_US=1000 timeout 120 "$SMX" run -- ucx_perftest \
-		-l -d mlx5_0:1 -x rc_mlx5 -t am_lat -n $((ITERS * 4)) 2>/dev/null |
-		grep '^Final:' | tr -s ' ')
-	row ucx_am_lat_rc_mlx5_lb_spin "$(echo "$line" | awk '{ print $3 }')" us "$SHM_LAT"
+	lb() {
+		SOFTMLX5_WATCH_SPIN_US=1000 timeout 120 "$SMX" run -- ucx_perftest \
+			-l -d mlx5_0:1 -x rc_mlx5 -t am_lat -n $((ITERS * 4)) "$@" 2>/dev/null |
+			grep '^Final:' | tr -s ' ' | awk '{ print $3 }'
+	}
+	p50=$(lb)
+	p99=$(lb -R 99)
+	lat_row ucx_am_lat_rc_mlx5_lb_spin "$p50" "$p99" "$SHM_LAT"
 	line=$(UCX_TLS=dc_x,self ucx_perf -t tag_bw -s 1048576 -n 200)
 	# ... MB/s average (decimal MB) -> MiB/s
 	row ucx_tag_bw_dc_1MiB "$(echo "$line" | awk '{ if ($6 != "") printf "%.1f", $6 * 1e6 / 1048576 }')" \
@@ -169,14 +259,28 @@ fi
 
 # FlexIO (bench/flexio_bench.c): the software DPA's event-handler trigger
 # latency and RPC round trip; the program measures its host thread wake-up
-# baselines itself, interleaved with the figures.
+# baselines itself, interleaved with the figures. Its p50 rows also carry
+# the matching p99 row's figure as p99= (the p99 rows stay as they were).
 echo "bench: flexio"
 FXB=$(cd "$BUILD" && pwd)/bin/flexio_bench
 FXN=0
 if [ -x "$FXB" ]; then
+	FXROWS=()
+	declare -A FX99
 	while read -r tag n v u b; do
-		[ "$tag" = row ] && { row "$n" "$v" "$u" "$b"; FXN=$((FXN + 1)); }
+		[ "$tag" = row ] || continue
+		FXROWS+=("$n $v $u $b")
+		FX99[$n]=$v
 	done < <(timeout 300 "$FXB" --iters $((ITERS * 4)) 2>"$WORK/flexio_bench.err")
+	for r in "${FXROWS[@]}"; do
+		read -r n v u b <<<"$r"
+		if [ "$u" = us ] && [[ $n == *_p50 ]] && [ -n "${FX99[${n%_p50}_p99]:-}" ]; then
+			lat_row "$n" "$v" "${FX99[${n%_p50}_p99]}" "$b"
+		else
+			row "$n" "$v" "$u" "$b"
+		fi
+		FXN=$((FXN + 1))
+	done
 fi
 if [ $FXN -eq 0 ]; then
 	cat "$WORK/flexio_bench.err" 2>/dev/null >&2
@@ -186,16 +290,31 @@ if [ $FXN -eq 0 ]; then
 fi
 
 echo
-printf '%-26s %12s %-8s %14s %8s\n' figure softmlx5 unit baseline ratio
-printf '%-26s %12s %-8s %14s %8s\n' -------------------------- ------------ -------- -------------- --------
-for r in "${ROWS[@]}"; do
-	read -r f v u b q <<<"$r"
-	printf '%-26s %12s %-8s %14s %8s\n' "$f" "$v" "$u" "$b" "$q"
-done
+fmt='%-26s %12s %-8s %14s %8s %9s %7s  %s\n'
+{
+	printf "$fmt" figure softmlx5 unit baseline ratio p99 p99/typ note
+	printf "$fmt" -------------------------- ------------ -------- -------------- -------- \
+		--------- ------- ----
+	for r in "${ROWS[@]}"; do
+		read -r f v u b q rest <<<"$r"
+		p99= pq= note=
+		for x in $rest; do
+			case $x in
+			p99=*) p99=${x#p99=} ;;
+			p99/typ=*) pq=${x#p99/typ=} ;;
+			*) note="${note:+$note }$x" ;;
+			esac
+		done
+		printf "$fmt" "$f" "$v" "$u" "$b" "$q" "$p99" "$pq" "$note"
+	done
+} | sed 's/ *$//'
 echo "(baselines: latency = shm cache-line one-way between two processes;"
 echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
+echo " *_loss1pct = the same transfer without loss (SOFTMLX5_DIRECT=0), target >= 0.5;"
 echo " flexio_trig = one host thread wake-up (eventfd); flexio_rpc = eventfd"
-echo " ping-pong round trip between two threads)"
+echo " ping-pong round trip between two threads."
+echo " p99: perftest's 99% percentile column; UCX from a second run with -R 99;"
+echo " p99/typ = p99 / the typical (median) figure)"
 echo
 for r in "${ROWS[@]}"; do echo "bench: $r"; done
 rm -rf "$WORK"

@@ -17,6 +17,7 @@ PACKAGES=(
     ucx-utils                                # UCX's ucx_perftest (verbs transports)
     python3-pyverbs python3-scapy            # pyverbs conformance suite
     clang libclang-rt-14-dev                 # fuzzer (tests/fuzz): libFuzzer runtime
+    tshark                                   # dissects SOFTMLX5_PCAP captures (tests/transport)
 )
 
 if [[ ${SOFTMLX5_SKIP_DEPS:-0} == 1 ]]; then
@@ -47,6 +48,12 @@ else
     exit 1
 fi
 
+# wireshark-common (pulled in by tshark) asks whether non-root users may
+# capture; answer no beforehand so nothing waits for a terminal.
+if [[ " ${missing[*]} " == *" tshark "* ]] && command -v debconf-set-selections >/dev/null; then
+    echo "wireshark-common wireshark-common/install-setuid boolean false" |
+        "${as_root[@]}" debconf-set-selections
+fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends "${missing[@]}"

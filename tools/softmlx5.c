@@ -6,6 +6,7 @@
  *   softmlx5 info                     effective configuration
  *   softmlx5 crypto-test-data         test_mlx5_crypto's data file (JSON)
  *   softmlx5 wire [options]           the far end of the port's cable
+ *   softmlx5 counters [--json]        the port's counters (hw_counters)
  *   softmlx5 version | help
  *
  * "run" works by prepending the directory that holds softmlx5's
@@ -24,6 +25,8 @@
 #include "crypto_test_data.h"
 #include "wire.h"
 #include "device/config.h"
+#include "device/fabric/shm.h"
+#include "device/transport/counters.h"
 
 #ifndef SMX_VERSION
 #error "SMX_VERSION must be defined by the build"
@@ -53,6 +56,9 @@ static void usage(FILE *f)
 		"  wire [options]          the far end of the Ethernet port's cable\n"
 		"                          (the `wire` knob): send frames into the\n"
 		"                          port, capture what comes out (wire --help)\n"
+		"  counters [--json]       print the port's counters (the names of\n"
+		"                          sysfs hw_counters), summed over the\n"
+		"                          processes that have the device open\n"
 		"  version                 print the version\n"
 		"  help                    print this help\n"
 		"\n"
@@ -433,6 +439,70 @@ static int cmd_info(int argc, char **argv)
 	printf("%-17s= %u\n", "crypto_credential_id", c.crypto_credential_id);
 	printf("%-17s= %s\n", "wire", c.wire[0] ? c.wire : "none");
 	printf("%-17s= %s\n", "eth_switch", c.eth_switch ? "on" : "off");
+	printf("%-17s= %s\n", "fault", c.fault[0] ? c.fault : "none");
+	return 0;
+}
+
+/*
+ * The port's counters, summed over the processes attached to the shared
+ * segment (read-only, without attaching). Text: "name value" per line, as
+ * `rdma statistic show` lists them; --json: rdma -j's shape, one object
+ * per port.
+ */
+static int cmd_counters(int argc, char **argv)
+{
+	uint64_t v[TRN_CTR_NUM];
+	struct smx_config c;
+	char path[256];
+	const char *p;
+	bool json = false;
+	uint32_t live = 0;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
+			json = true;
+		} else {
+			fprintf(stderr, "softmlx5 counters: unexpected argument "
+				"'%s'\nusage: softmlx5 counters [--json]\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (smx_config_load(&c) != 0) {
+		fprintf(stderr, "softmlx5 counters: the configuration is "
+				"invalid (see the error above)\n");
+		return 1;
+	}
+	p = smx_shm_default_path(path, sizeof(path));
+	if (!p && errno == ENODEV) {
+		fprintf(stderr, "softmlx5 counters: SOFTMLX5_SHM_PATH=%s: "
+			"processes run alone and keep their counters to "
+			"themselves\n", getenv("SOFTMLX5_SHM_PATH"));
+		return 1;
+	}
+	ret = p ? smx_shm_counters_read(p, v, &live) : -ENOENT;
+	if (ret == -ESTALE) {
+		fprintf(stderr, "softmlx5 counters: %s is of another softmlx5 "
+			"version's layout; counting nothing\n", p);
+	} else if (ret && ret != -ENOENT) {
+		fprintf(stderr, "softmlx5 counters: cannot read %s: %s\n",
+			p ? p : "the shared segment", strerror(-ret));
+		return 1;
+	}
+	if (json) {
+		printf("[{\"ifname\":\"%s\",\"port\":1", c.dev_name);
+		for (i = 0; i < TRN_CTR_NUM; i++)
+			printf(",\"%s\":%llu", trn_ctr_info[i].name,
+			       (unsigned long long)v[i]);
+		printf("}]\n");
+		return 0;
+	}
+	printf("# %s port 1: %u process%s attached (%s)\n", c.dev_name, live,
+	       live == 1 ? "" : "es", p ? p : "no shared segment");
+	for (i = 0; i < TRN_CTR_NUM; i++)
+		printf("%-28s %llu\n", trn_ctr_info[i].name,
+		       (unsigned long long)v[i]);
 	return 0;
 }
 
@@ -453,6 +523,8 @@ int main(int argc, char **argv)
 		return cmd_crypto_test_data(argc - 2, argv + 2);
 	if (!strcmp(cmd, "wire"))
 		return cmd_wire(argc - 2, argv + 2);
+	if (!strcmp(cmd, "counters"))
+		return cmd_counters(argc - 2, argv + 2);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "softmlx5 version: unexpected "

@@ -22,7 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device/transport/fault.h"
 #include "util/log.h"
+#include "util/parse.h"
 
 #define SMX_LINE_MAX 1024
 
@@ -55,6 +57,7 @@ enum knob_kind {
 	K_SECRET,	/* hex bytes, length min..max in steps of 8 */
 	K_PATH,		/* a UNIX socket path (sun_path), or "none" */
 	K_BOOL,		/* on | off (also 1 / 0, yes / no, true / false) */
+	K_FAULT,	/* a fault spec (fault.h), or "none" */
 };
 
 struct knob {
@@ -101,6 +104,7 @@ static const struct knob knobs[] = {
 	{ "crypto_credential_id", K_U32, FIELD(crypto_credential_id), 0, 0xffffff },
 	{ "wire",            K_PATH, FIELD(wire),           0, 0 },
 	{ "eth_switch",      K_BOOL, FIELD(eth_switch),     0, 0 },
+	{ "fault",           K_FAULT, FIELD(fault),         0, 0 },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -140,37 +144,6 @@ static void report(const struct smx_src *src, const char *key, const char *val,
 }
 
 /* ----------------------------------------------------------------- parsing */
-
-/* Decimal, or hex with a 0x prefix; no sign, no spaces, no trailing junk. */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned int base = 10;
-	bool any = false;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (; *s; s++) {
-		unsigned int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned int)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned int)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned int)(*s - 'A' + 10);
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-		any = true;
-	}
-	*out = v;
-	return any;
-}
 
 static int hexval(int c)
 {
@@ -220,7 +193,7 @@ static bool parse_guid(const char *s, uint64_t *out)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		if (strlen(s) > 18)
 			return false;
-		return parse_u64(s, out);
+		return smx_parse_u64(s, out);
 	}
 	for (group = 0; group < 4; group++) {
 		unsigned int digits = 0, g = 0;
@@ -252,13 +225,13 @@ static bool parse_size(const char *s, uint64_t *out)
 
 	/* Hex numbers take no suffix: "0x1K" would be ambiguous. */
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return parse_u64(s, out);
+		return smx_parse_u64(s, out);
 	n = strspn(s, "0123456789");
 	if (n == 0 || n >= sizeof(num))
 		return false;
 	memcpy(num, s, n);
 	num[n] = '\0';
-	if (!parse_u64(num, &v))
+	if (!smx_parse_u64(num, &v))
 		return false;
 	suf = s + n;
 	if (*suf) {
@@ -357,7 +330,7 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 		return 0;
 
 	case K_U32:
-		if (!parse_u64(val, &v)) {
+		if (!smx_parse_u64(val, &v)) {
 			report(src, k->name, val,
 			       "not a number (decimal, or hex with 0x)");
 			return -EINVAL;
@@ -439,6 +412,29 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 			return -EINVAL;
 		}
 		snprintf(dst, k->width, "%s", val);
+		return 0;
+	}
+
+	case K_FAULT: {
+		/* Checked here, so that a bad spec stops the device from
+		 * opening with one line naming the token; the links parse
+		 * it again, each for itself (trn_fault_create()). */
+		char *dst = (char *)cfg + k->off, why[256];
+		struct trn_fault *f;
+
+		if (strlen(val) >= k->width) {
+			report(src, k->name, val, "a fault spec is at most "
+			       "1023 characters");
+			return -EINVAL;
+		}
+		f = trn_fault_create(val, 0, why, sizeof(why));
+		if (!f && why[0]) {
+			report(src, k->name, val, why);
+			return -EINVAL;
+		}
+		trn_fault_destroy(f);
+		/* "none", "off": nothing configured */
+		snprintf(dst, k->width, "%s", f ? val : "");
 		return 0;
 	}
 
@@ -548,7 +544,7 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 		return 0;
 
 	case K_MTU:
-		if (!parse_u64(val, &v)) {
+		if (!smx_parse_u64(val, &v)) {
 			report(src, k->name, val,
 			       "not an MTU (256, 512, 1024, 2048 or 4096)");
 			return -EINVAL;
@@ -585,7 +581,7 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 			goto bad_fw;
 		for (i = 0; i < 3; i++) {
 			if (strspn(parts[i], "0123456789") != strlen(parts[i]) ||
-			    !parse_u64(parts[i], &n[i]) || n[i] > 0xffff)
+			    !smx_parse_u64(parts[i], &n[i]) || n[i] > 0xffff)
 				goto bad_fw;
 		}
 		cfg->fw_major = (uint16_t)n[0];

@@ -81,6 +81,9 @@ struct smx_config {
 	 * every frame an SQ sends also enters the other processes' NIC
 	 * receive, as a switch floods it. */
 	bool eth_switch;
+	/* Fault injection on the transport's links (man 7 softmlx5: fault;
+	 * device/transport/fault.h): the spec, checked at load; "" = none. */
+	char fault[1024];
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

@@ -1109,6 +1109,14 @@ int mlx5_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 		return mlx5_raw_qp_modify(qp, attr, mask);
 	if (mask & IBV_QP_RATE_LIMIT)
 		return EOPNOTSUPP;	/* packet pacing: docs/status.md */
+	/* As the kernel's uverbs modify_qp_mask(): an XRC initiator has no
+	 * responder and an XRC target no requester, so the attributes of the
+	 * missing half are dropped, not refused (perftest's XRC sets the RC
+	 * masks on both). */
+	if (qp->qp_type == IBV_QPT_XRC_SEND)
+		mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	else if (qp->qp_type == IBV_QPT_XRC_RECV)
+		mask &= ~(IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY);
 	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : ibqp->state;
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	if (cur > IBV_QPS_ERR || next > IBV_QPS_ERR)

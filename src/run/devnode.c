@@ -22,6 +22,15 @@
  *    port, ports/1/gid_attrs/types/<n> gives "RoCE v2" (every GID softmlx5
  *    populates is RoCE v2). Writes to them are refused like sysfs refuses
  *    them (the path does not exist: ENOENT).
+ *  - The port counters: <class or pci entry>/ports/1/hw_counters/<name>
+ *    reads as the counter's host-wide value in decimal and a newline (the
+ *    sum over the processes attached to the shared segment, read-only on
+ *    each open: src/device/fabric/shm_ro.c), for every name of
+ *    device/transport/counters.h; opendir() / readdir() of hw_counters
+ *    list them (the directory stream is the view's own: readdir,
+ *    readdir64, rewinddir, telldir, seekdir, dirfd and closedir know it;
+ *    dirfd() of it fails with ENOTSUP, and a directory reached another
+ *    way -- openat() + fdopendir(), as fts does -- is not there).
  *
  * `softmlx5 run` passes the configuration in SOFTMLX5_DEVNODE_NAME (dev_name),
  * SOFTMLX5_DEVNODE_PART (part_id) and SOFTMLX5_DEVNODE_LINK (eth or ib);
@@ -31,6 +40,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +55,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device/fabric/shm.h"
+#include "device/transport/counters.h"
+
 #define SMX_DEVNODE "/dev/infiniband/uverbs0"
 #define SMX_DEVNODE_STANDIN "/dev/null"
 #define SMX_SYS_STANDIN "/proc/self/stat"	/* a regular, readable file */
+#define SMX_SYS_DIR_STANDIN "/"		/* a directory */
+#define SMX_HWC "/ports/1/hw_counters"
 #define SMX_SYS_PCI "/sys/devices/softmlx5/0000:ff:00.0"
 
 #define SMX_EXPORT __attribute__((visibility("default")))
@@ -118,13 +133,71 @@ static const char *sys_pci_file(const char *name)
 	return NULL;
 }
 
-/* The contents of a file of the sysfs view, NULL if @path is not one. */
-static const char *sys_file(const char *path)
+/*
+ * Which part of the port's hw_counters directory @rest (a path below the
+ * device's class or PCI entry) names: the directory itself (-1), a
+ * counter (its index), or neither (-2).
+ */
+static int sys_hwc(const char *rest)
 {
-	const char *rest, *p;
+	const char *p = after(rest, SMX_HWC);
+
+	if (!p)
+		return -2;
+	if (!*p || !strcmp(p, "/") || !strcmp(p, "/."))
+		return -1;
+	if (*p != '/')
+		return -2;
+	p++;
+	return trn_ctr_lookup(p) >= 0 ? trn_ctr_lookup(p) : -2;
+}
+
+/* @path below the device's class entry or its PCI directory, or NULL. */
+static const char *sys_dev_rest(const char *path)
+{
+	const char *rest;
 
 	if (!path || strncmp(path, "/sys/", 5) || !view_on())
 		return NULL;
+	if ((rest = after(path, view.cls)) && (!*rest || *rest == '/'))
+		return rest;
+	if ((rest = after(path, view.real)) && (!*rest || *rest == '/'))
+		return rest;
+	return NULL;
+}
+
+/* Is @path the hw_counters directory of the view? */
+static bool sys_hwc_dir(const char *path)
+{
+	const char *rest = sys_dev_rest(path);
+
+	return rest && sys_hwc(rest) == -1;
+}
+
+/* Counter @i's host-wide value as its file reads, into @buf. */
+static const char *sys_counter_text(int i, char *buf, size_t len)
+{
+	uint64_t v[TRN_CTR_NUM];
+
+	/* No segment, another layout, off: nothing counted. */
+	smx_shm_counters_read(NULL, v, NULL);
+	snprintf(buf, len, "%llu\n", (unsigned long long)v[i]);
+	return buf;
+}
+
+/*
+ * The contents of a file of the sysfs view, NULL if @path is not one.
+ * Without @buf only whether it is one: the counters are not read.
+ */
+static const char *sys_file(const char *path, char *buf, size_t len)
+{
+	const char *rest, *p;
+	int c;
+
+	if (!path || strncmp(path, "/sys/", 5) || !view_on())
+		return NULL;
+	if ((rest = sys_dev_rest(path)) && (c = sys_hwc(rest)) >= 0)
+		return buf ? sys_counter_text(c, buf, len) : "";
 	if ((rest = after(path, SMX_SYS_PCI "/")))
 		return sys_pci_file(rest);
 	if (!(rest = after(path, view.cls)))
@@ -158,8 +231,10 @@ static const char *standin(const char *path)
 {
 	if (devnode(path))
 		return SMX_DEVNODE_STANDIN;
-	if (sys_file(path))
+	if (sys_file(path, NULL, 0))
 		return SMX_SYS_STANDIN;
+	if (sys_hwc_dir(path))
+		return SMX_SYS_DIR_STANDIN;
 	return path;
 }
 
@@ -310,8 +385,9 @@ SMX_EXPORT char *__realpath_chk(const char *path, char *out, size_t outlen)
 /* A read-only open of a file of the view, or -2: not one. */
 static int sys_try_open(const char *path, int flags)
 {
-	const char *text = (flags & O_ACCMODE) == O_RDONLY ? sys_file(path) :
-			   NULL;
+	char buf[32];
+	const char *text = (flags & O_ACCMODE) == O_RDONLY ?
+			   sys_file(path, buf, sizeof(buf)) : NULL;
 
 	return text ? sys_open(text) : -2;
 }
@@ -384,8 +460,9 @@ SMX_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 
 static FILE *sys_fopen(const char *path, const char *mode)
 {
+	char buf[32];
 	const char *text = mode && mode[0] == 'r' && !strchr(mode, '+') ?
-			   sys_file(path) : NULL;
+			   sys_file(path, buf, sizeof(buf)) : NULL;
 	int fd;
 
 	if (!text)
@@ -412,4 +489,194 @@ SMX_EXPORT FILE *fopen64(const char *path, const char *mode)
 	if (f)
 		return f;
 	return real_fopen64 ? real_fopen64(path, mode) : NULL;
+}
+
+/* ---- the sysfs view: listing hw_counters ---- */
+
+/*
+ * A directory stream of the view: what opendir() returns for hw_counters
+ * (an opaque DIR * to the program). Streams are known by address: every
+ * call taking a DIR * looks it up among the live ones before touching
+ * it, and gives any other to libc.
+ */
+struct sys_dir {
+	struct sys_dir *next;
+	long pos;		/* 0 ".", 1 "..", then the counters */
+	struct dirent ent;
+	struct dirent64 ent64;
+};
+
+static struct sys_dir *sys_dirs;
+static pthread_mutex_t sys_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct sys_dir *sys_dir_of(DIR *d)
+{
+	struct sys_dir *s;
+
+	pthread_mutex_lock(&sys_dirs_lock);
+	for (s = sys_dirs; s && (DIR *)s != d; s = s->next)
+		;
+	pthread_mutex_unlock(&sys_dirs_lock);
+	return s;
+}
+
+#define SYS_DIR_ENTRIES (2 + TRN_CTR_NUM)
+
+/* Entry @pos: its name and type; false past the end. */
+static bool sys_dir_entry(long pos, const char **name, unsigned char *type)
+{
+	if (pos < 0 || pos >= SYS_DIR_ENTRIES)
+		return false;
+	*name = pos == 0 ? "." : pos == 1 ? ".." : trn_ctr_info[pos - 2].name;
+	*type = pos < 2 ? DT_DIR : DT_REG;
+	return true;
+}
+
+SMX_EXPORT DIR *opendir(const char *path)
+{
+	struct sys_dir *s;
+
+	REAL(DIR *, opendir, (const char *));
+	if (!sys_hwc_dir(path)) {
+		if (!real_opendir) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real_opendir(path);
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&sys_dirs_lock);
+	s->next = sys_dirs;
+	sys_dirs = s;
+	pthread_mutex_unlock(&sys_dirs_lock);
+	return (DIR *)s;
+}
+
+SMX_EXPORT struct dirent *readdir(DIR *d)
+{
+	struct sys_dir *s = sys_dir_of(d);
+	const char *name;
+	unsigned char type;
+
+	REAL(struct dirent *, readdir, (DIR *));
+	if (!s) {
+		if (!real_readdir) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real_readdir(d);
+	}
+	if (!sys_dir_entry(s->pos, &name, &type))
+		return NULL;	/* the end: errno untouched */
+	memset(&s->ent, 0, sizeof(s->ent));
+	s->ent.d_ino = (ino_t)(s->pos + 1);
+	s->ent.d_off = s->pos + 1;
+	s->ent.d_reclen = sizeof(s->ent);
+	s->ent.d_type = type;
+	snprintf(s->ent.d_name, sizeof(s->ent.d_name), "%s", name);
+	s->pos++;
+	return &s->ent;
+}
+
+SMX_EXPORT struct dirent64 *readdir64(DIR *d)
+{
+	struct sys_dir *s = sys_dir_of(d);
+	const char *name;
+	unsigned char type;
+
+	REAL(struct dirent64 *, readdir64, (DIR *));
+	if (!s) {
+		if (!real_readdir64) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real_readdir64(d);
+	}
+	if (!sys_dir_entry(s->pos, &name, &type))
+		return NULL;
+	memset(&s->ent64, 0, sizeof(s->ent64));
+	s->ent64.d_ino = (ino64_t)(s->pos + 1);
+	s->ent64.d_off = s->pos + 1;
+	s->ent64.d_reclen = sizeof(s->ent64);
+	s->ent64.d_type = type;
+	snprintf(s->ent64.d_name, sizeof(s->ent64.d_name), "%s", name);
+	s->pos++;
+	return &s->ent64;
+}
+
+SMX_EXPORT int closedir(DIR *d)
+{
+	struct sys_dir **pp, *s = NULL;
+
+	REAL(int, closedir, (DIR *));
+	pthread_mutex_lock(&sys_dirs_lock);
+	for (pp = &sys_dirs; *pp; pp = &(*pp)->next) {
+		if ((DIR *)*pp == d) {
+			s = *pp;
+			*pp = s->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sys_dirs_lock);
+	if (s) {
+		free(s);
+		return 0;
+	}
+	if (!real_closedir) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_closedir(d);
+}
+
+SMX_EXPORT void rewinddir(DIR *d)
+{
+	struct sys_dir *s = sys_dir_of(d);
+
+	REAL(void, rewinddir, (DIR *));
+	if (s)
+		s->pos = 0;
+	else if (real_rewinddir)
+		real_rewinddir(d);
+}
+
+SMX_EXPORT long telldir(DIR *d)
+{
+	struct sys_dir *s = sys_dir_of(d);
+
+	REAL(long, telldir, (DIR *));
+	if (s)
+		return s->pos;
+	if (!real_telldir) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_telldir(d);
+}
+
+SMX_EXPORT void seekdir(DIR *d, long pos)
+{
+	struct sys_dir *s = sys_dir_of(d);
+
+	REAL(void, seekdir, (DIR *, long));
+	if (s)
+		s->pos = pos;
+	else if (real_seekdir)
+		real_seekdir(d, pos);
+}
+
+SMX_EXPORT int dirfd(DIR *d)
+{
+	REAL(int, dirfd, (DIR *));
+	if (sys_dir_of(d)) {
+		errno = ENOTSUP;	/* no descriptor behind it */
+		return -1;
+	}
+	if (!real_dirfd) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_dirfd(d);
 }

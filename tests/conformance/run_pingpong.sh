@@ -17,78 +17,17 @@
 # are not installed.
 set -u
 
+# pair_args, pair_need, result, wait_port, selected, pair
+. "$(dirname "$0")/pair_lib.sh"
+
 BUILD=build
 TMO=60
 ONLY=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--build) BUILD=$2; shift 2 ;;
-	--timeout) TMO=$2; shift 2 ;;
-	--only) ONLY=$2; shift 2 ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "run_pingpong.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-SMX=$(cd "$BUILD" 2>/dev/null && pwd)/bin/softmlx5
-if [ ! -x "$SMX" ]; then
-	echo "run_pingpong.sh: $SMX not found (build first)" >&2
-	exit 2
-fi
-for p in ibv_rc_pingpong ib_write_bw; do
-	if ! command -v $p >/dev/null; then
-		echo "run_pingpong.sh: $p not installed (ibverbs-utils, perftest); skipped"
-		exit 77
-	fi
-done
+pair_args "" "$@"
+pair_need ibv_rc_pingpong ib_write_bw
 
 LOG=$(mktemp -d /tmp/smx-pingpong.XXXXXX)
 PORT=$((20000 + $$ % 20000))
-PASS=0
-FAIL=0
-FAILED=
-
-result() { # name ok detail
-	if [ "$2" = 1 ]; then
-		PASS=$((PASS + 1)); printf 'PASS  %-22s %s\n' "$1" "$3"
-	else
-		FAIL=$((FAIL + 1)); FAILED="$FAILED $1"
-		printf 'FAIL  %-22s %s (logs: %s/%s.*)\n' "$1" "$3" "$LOG" "$1"
-	fi
-}
-
-# Waits until something listens on TCP port $1 (at most 10 s).
-wait_port() {
-	local hex i
-	hex=$(printf '%04X' "$1")
-	for i in $(seq 100); do
-		if grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
-selected() { [ -z "$ONLY" ] || [[ "$1" =~ $ONLY ]]; }
-
-# pair NAME PORTFLAG CMD ARGS...: server and client, both must exit 0.
-pair() {
-	local name=$1 pflag=$2; shift 2
-	local port=$((PORT++)) spid s c
-	selected "$name" || return 0
-	timeout "$TMO" "$SMX" run -- "$@" $pflag $port >"$LOG/$name.server" 2>&1 &
-	spid=$!
-	wait_port $port
-	timeout "$TMO" "$SMX" run -- "$@" $pflag $port localhost >"$LOG/$name.client" 2>&1
-	c=$?
-	wait $spid; s=$?
-	local detail="server $s client $c"
-	local last
-	last=$(grep -E 'usec/iter|^ *[0-9]+ +[0-9]+ +[0-9.]+' "$LOG/$name.client" | tail -1 | tr -s ' ')
-	[ -n "$last" ] && detail="$detail |$last"
-	if [ $s = 0 ] && [ $c = 0 ]; then result "$name" 1 "$detail"
-	else result "$name" 0 "$detail"; fi
-}
 
 echo "== pingpong between two processes ($SMX, logs in $LOG)"
 pair rc_pingpong -p ibv_rc_pingpong -g 0

@@ -16,3 +16,22 @@ add_test(NAME fuzz_wqe
                  ${CMAKE_BINARY_DIR} ${SMX_FUZZ_WQE_SECONDS} fuzz_wqe)
 set_tests_properties(fuzz_wqe PROPERTIES LABELS fuzz TIMEOUT 240
                      SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# The packet fuzzer (fuzz_ib_pkt.c): RoCEv2 and IBTA header parsers and
+# builders (src/device/transport), seeded with the golden packets.
+set(SMX_FUZZ_IB_PKT_SECONDS 20 CACHE STRING "seconds fuzz_ib_pkt runs under ctest")
+add_test(NAME fuzz_ib_pkt
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${SMX_FUZZ_IB_PKT_SECONDS} fuzz_ib_pkt)
+set_tests_properties(fuzz_ib_pkt PROPERTIES LABELS fuzz TIMEOUT 240
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# The receive-path fuzzer (fuzz_rc_rx.c): packet sequences from a peer
+# process into the responder and completer of QPs in RTS, seeded by
+# gen_rc_rx_corpus and corpus-rc-rx/.
+set(SMX_FUZZ_RC_RX_SECONDS 60 CACHE STRING "seconds fuzz_rc_rx runs under ctest")
+add_test(NAME fuzz_rc_rx
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${SMX_FUZZ_RC_RX_SECONDS} fuzz_rc_rx)
+set_tests_properties(fuzz_rc_rx PROPERTIES LABELS fuzz TIMEOUT 240
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

@@ -4,8 +4,9 @@
 # Builds tests/fuzz with clang (libFuzzer + ASan + UBSan) into BUILD_DIR/fuzz
 # and runs one fuzzer on its seed corpus for a bounded time.
 #   run_fuzz.sh SRC_DIR BUILD_DIR [SECONDS [TARGET]]
-# TARGET: fuzz_fw_cmd (PRM command interpreter, default) or fuzz_wqe
-# (send-queue WQE parsers).
+# TARGET: fuzz_fw_cmd (PRM command interpreter, default), fuzz_wqe
+# (send-queue WQE parsers), fuzz_ib_pkt (RoCEv2 / IBTA packet parsers) or
+# fuzz_rc_rx (packet sequences into the responder and completer).
 # Exits 77 (ctest: skipped) when clang with libFuzzer is not installed.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ target=${4:-fuzz_fw_cmd}
 cc=${SMX_FUZZ_CC:-clang}
 # Each input opens a fresh device: keep it out of the shared-memory fabric
 # (no segment, no inbox thread) so inputs run fast and stay independent.
+# (fuzz_rc_rx makes a private segment of its own.)
 export SOFTMLX5_SHM_PATH=off
 
 if ! command -v "$cc" >/dev/null; then
@@ -40,6 +42,13 @@ mkdir -p "$corpus" "$out/artifacts"
 if [ "$target" = fuzz_wqe ]; then
     "$out/gen_wqe_corpus" "$corpus"
     cp -n "$src"/tests/fuzz/corpus-wqe/* "$corpus"/ 2>/dev/null || true
+elif [ "$target" = fuzz_rc_rx ]; then
+    "$out/gen_rc_rx_corpus" "$corpus"
+    # reproducers of past findings, and seeds written by hand
+    cp -n "$src"/tests/fuzz/corpus-rc-rx/* "$corpus"/ 2>/dev/null || true
+elif [ "$target" = fuzz_ib_pkt ]; then
+    # golden packets (tests/unit/gen_golden_pkts.py), whole and from the BTH
+    cp -n "$src"/tests/fuzz/corpus-ib-pkt/* "$corpus"/ 2>/dev/null || true
 else
     "$out/gen_corpus" "$corpus"
     cp -n "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
@@ -49,7 +58,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export SOFTMLX5_DEBUG=
 # The corpus directory grows with what libFuzzer finds; the committed seeds
-# are read-only input.
+# are read-only input. A finding exits 1: libFuzzer's own default (77) is
+# ctest's "skipped" here.
 "$out/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=8192 -print_final_stats=1 -artifact_prefix="$out/artifacts/$target-" \
-    "$corpus"
+    -max_len=8192 -print_final_stats=1 -error_exitcode=1 \
+    -artifact_prefix="$out/artifacts/$target-" "$corpus"

@@ -624,6 +624,37 @@ static void test_wire(void)
 	write_conf("");
 }
 
+/* fault: a spec checked at load (device/transport/fault.c); env wins. */
+static void test_fault(void)
+{
+	struct smx_config cfg;
+	int lines;
+
+	clean_env();
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.fault[0] == '\0',
+	      "default: no fault ('%s')", cfg.fault);
+	env_good("SOFTMLX5_FAULT", "loss=5%,dup=1%,seed=7;nth=3,class=ack");
+	setenv("SOFTMLX5_FAULT", "loss=5%, delay=100us", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      !strcmp(cfg.fault, "loss=5%, delay=100us"), "env: '%s'", cfg.fault);
+	setenv("SOFTMLX5_FAULT", "none", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.fault[0] == '\0', "none");
+	/* One line naming the bad token (and the variable). */
+	env_bad("SOFTMLX5_FAULT", "loss=5%,dup=2x");
+	CHECK(strstr(captured, "'dup=2x'") != NULL, "token named: %s", captured);
+	file_bad("fault = loss=1%;class=bogus,loss=1%\n", "fault");
+	CHECK(strstr(captured, "'class=bogus'") != NULL, "token named: %s",
+	      captured);
+	write_conf("fault = nth=2,action=dup\n");
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      !strcmp(cfg.fault, "nth=2,action=dup"), "file: '%s'", cfg.fault);
+	setenv("SOFTMLX5_FAULT", "corrupt=0.1%", 1);	/* env over file */
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      !strcmp(cfg.fault, "corrupt=0.1%"), "env wins: '%s'", cfg.fault);
+	clean_env();
+	write_conf("");
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -643,6 +674,7 @@ int main(void)
 	test_hostile_env();
 	test_crypto();
 	test_wire();
+	test_fault();
 
 	/* Clean up the scratch directory (best effort, known file names). */
 	{

@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 #include <libflexio/flexio.h>
 
+#include "peer_test_util.h"
 #include "smx_test.h"
 #include "verbs_test_util.h"
 #include "test_flexio_rmp.h"
@@ -81,42 +82,6 @@ static void test_rmp_attrs(struct flexio_process *p)
 	CHECK_EQ(flexio_rmp_destroy(rmp), FLEXIO_STATUS_SUCCESS);
 	CHECK_EQ(flexio_rmp_destroy(NULL), FLEXIO_STATUS_SUCCESS);
 	CHECK_EQ(flexio_rmp_get_wq_num(NULL), UINT32_MAX);
-}
-
-/* The host RC QP to RTS towards @dqpn. */
-static int host_qp_connect(struct ibv_qp *qp, uint32_t dqpn, const struct ibv_port_attr *port,
-			   const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_LOCAL_WRITE };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.dlid = port->lid;
-	if (port->link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = *gid;
-		a.ah_attr.grh.hop_limit = 64;
-	}
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static void test_rmp_receive(void)
@@ -239,7 +204,18 @@ static void test_rmp_receive(void)
 		if (!hqp)
 			goto out;
 	}
-	CHECK_EQ(host_qp_connect(hqp, flexio_qp_get_qp_num(qp), &port, &gid), 0);
+	{
+		/* The host RC QP to RTS towards the DPA QP. */
+		const struct rc_conn hc = {
+			.access = IBV_ACCESS_LOCAL_WRITE, .min_rnr_timer = 1,
+			.hop_limit = 64, .timeout = 14, .retry_cnt = 7,
+			.rnr_retry = 7, .dlid = port.lid,
+			.no_grh = port.link_layer != IBV_LINK_LAYER_ETHERNET,
+		};
+
+		CHECK_EQ(qp_connect_rc(hqp, flexio_qp_get_qp_num(qp), &gid,
+				       &hc), 0);
+	}
 	qa.next_state = FLEXIO_QP_STATE_INIT;
 	qa.vhca_port_num = 1;
 	CHECK_EQ(flexio_qp_modify(qp, &qa, NULL), FLEXIO_STATUS_SUCCESS);

@@ -52,12 +52,11 @@ enum { L_LOCAL, L_WRITE, L_READ, L_OK, NLOOP };
 /* T's MRs: kept, unmapped after registration, never mapped. */
 enum { M_OK, M_GONE, M_NEVER, NMR };
 
+/* What T tells R (peer_connect_qps() then pairs the QPs). */
 struct info {
-	uint32_t qpn[NPAIR];
 	uint32_t rkey[NMR];
 	uint64_t addr[NMR];
 	int never_errno;	/* reg_mr of never-mapped memory: 0 = taken */
-	union ibv_gid gid;
 	int pid;
 };
 
@@ -87,14 +86,9 @@ static struct ibv_qp *new_qp(struct side *s)
 
 static void side_open(struct side *s, bool loops)
 {
-	struct ibv_device **l = ibv_get_device_list(NULL);
 	int i;
 
-	if (!l || !l[0] || !(s->ctx = ibv_open_device(l[0]))) {
-		fprintf(stderr, "cannot open the device\n");
-		exit(2);
-	}
-	ibv_free_device_list(l);
+	s->ctx = peer_open_device();
 	s->pd = ibv_alloc_pd(s->ctx);
 	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
 	if (!s->pd || !s->cq || ibv_query_gid(s->ctx, 1, 0, &s->gid))
@@ -160,7 +154,7 @@ struct order {
 static int target(int in, int out)
 {
 	struct side s;
-	struct info me = { 0 }, peer;
+	struct info me = { 0 };
 	struct ibv_mr *mr[NMR] = { 0 };
 	uint8_t *ok, *never;
 	int i;
@@ -185,15 +179,9 @@ static int target(int in, int out)
 	me.addr[M_NEVER] = (uintptr_t)never;
 	for (i = 0; i < NMR; i++)
 		me.rkey[i] = mr[i] ? mr[i]->rkey : 0;
-	for (i = 0; i < NPAIR; i++)
-		me.qpn[i] = s.qp[i]->qp_num;
-	me.gid = s.gid;
 	me.pid = getpid();
 	xwrite(out, &me, sizeof(me));
-	xread(in, &peer, sizeof(peer));
-	for (i = 0; i < NPAIR; i++)
-		CHECK(qp_connect_peer(s.qp[i], peer.qpn[i], &peer.gid,
-				      ACC_REMOTE) == 0);
+	CHECK_EQ(peer_connect_qps(in, out, true, s.qp, NPAIR, ACC_REMOTE), 0);
 	{
 		/* P_S's receive lands in the unmapped MR. */
 		struct ibv_sge sge = { me.addr[M_GONE] + 128, 64,
@@ -350,11 +338,10 @@ static void loopback(uint8_t *lbuf, uint32_t lkey, uint8_t *lgone,
 
 static int requester(int in, int out, bool direct)
 {
-	struct info me = { 0 }, t;
+	struct info t;
 	struct ibv_mr *lmr, *lgmr;
 	uint8_t *lbuf, *lgone, c;
 	uint64_t v;
-	int i;
 
 	to_t = out;
 	from_t = in;
@@ -364,13 +351,8 @@ static int requester(int in, int out, bool direct)
 	if (!lmr)
 		return 2;
 	lgone = reg_unmapped(rs.pd, BUFSZ, IBV_ACCESS_LOCAL_WRITE, &lgmr);
-	for (i = 0; i < NPAIR; i++)
-		me.qpn[i] = rs.qp[i]->qp_num;
-	me.gid = rs.gid;
 	xread(in, &t, sizeof(t));
-	xwrite(out, &me, sizeof(me));
-	for (i = 0; i < NPAIR; i++)
-		CHECK(qp_connect_peer(rs.qp[i], t.qpn[i], &rs.gid, ACC_REMOTE) == 0);
+	CHECK_EQ(peer_connect_qps(in, out, false, rs.qp, NPAIR, ACC_REMOTE), 0);
 	xread(in, &c, 1);
 
 	/* (a) T's unmapped MR, each the first access to its key on a QP. */

@@ -44,19 +44,6 @@
 #define ACC_REMOTE (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	union ibv_gid gid;
-};
-
-struct hello {
-	uint32_t qpn;
-	union ibv_gid gid;
-};
-
 /* An order to P: @count WRITEs of @len bytes of @byte at @addr, with T
  * stopped (SIGSTOP) for all but the first when @stopped. */
 struct order {
@@ -67,34 +54,10 @@ struct order {
 
 static int to_p, from_p;	/* T's ends of the pipes */
 
-static void side_open(struct side *s)
+/* Each process's end: a CQ of 64 entries, a QP of 16 WRs each way. */
+static void side_open(struct peer_end *s)
 {
-	struct ibv_device **l = ibv_get_device_list(NULL);
-	struct ibv_qp_init_attr a = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	if (!l || !l[0] || !(s->ctx = ibv_open_device(l[0])))
-		exit(2);
-	ibv_free_device_list(l);
-	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
-	if (!s->pd || !s->cq || ibv_query_gid(s->ctx, 1, 0, &s->gid))
-		exit(2);
-	a.send_cq = a.recv_cq = s->cq;
-	s->qp = ibv_create_qp(s->pd, &a);
-	if (!s->qp)
-		exit(2);
-}
-
-static void side_close(struct side *s)
-{
-	ibv_destroy_qp(s->qp);
-	ibv_destroy_cq(s->cq);
-	ibv_dealloc_pd(s->pd);
-	ibv_close_device(s->ctx);
+	peer_rc_open(s, 64, 16);
 }
 
 /* ------------------------------------------------------------------ */
@@ -183,7 +146,7 @@ static long long shmem_kib(void)
 /* P: the peer                                                        */
 /* ------------------------------------------------------------------ */
 
-static int peer_write(struct side *s, uint8_t *lbuf, struct ibv_mr *lmr,
+static int peer_write(struct peer_end *s, uint8_t *lbuf, struct ibv_mr *lmr,
 		      const struct order *o)
 {
 	struct ibv_sge sge = { (uintptr_t)lbuf, o->len, lmr->lkey };
@@ -192,24 +155,16 @@ static int peer_write(struct side *s, uint8_t *lbuf, struct ibv_mr *lmr,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = o->addr, .rkey = o->rkey },
 	}, *bad;
-	struct ibv_wc wc;
-	int i;
 
 	memset(lbuf, o->byte, o->len);
 	if (ibv_post_send(s->qp, &wr, &bad))
 		return -2;
-	for (i = 0; i < 300000; i++) {
-		if (ibv_poll_cq(s->cq, 1, &wc) == 1)
-			return wc.status;
-		usleep(10);
-	}
-	return -1;
+	return peer_wait_wc(s->cq, 300000, 10);
 }
 
 static int peer(int in, int out, pid_t t)
 {
-	struct side s;
-	struct hello me, them;
+	struct peer_end s;
 	uint8_t *lbuf = aligned_alloc(PG, 64 * 1024);
 	struct ibv_mr *lmr;
 
@@ -217,13 +172,9 @@ static int peer(int in, int out, pid_t t)
 	lmr = ibv_reg_mr(s.pd, lbuf, 64 * 1024, IBV_ACCESS_LOCAL_WRITE);
 	if (!lmr)
 		return 2;
-	me.qpn = s.qp->qp_num;
-	me.gid = s.gid;
-	xwrite(out, &me, sizeof(me));
-	xread(in, &them, sizeof(them));
-	if (qp_connect_peer(s.qp, them.qpn, &them.gid, IBV_ACCESS_REMOTE_WRITE))
+	if (peer_connect_qps(in, out, true, &s.qp, 1, IBV_ACCESS_REMOTE_WRITE))
 		return 2;
-	xwrite(out, &me, 1);
+	xwrite(out, "r", 1);
 	for (;;) {
 		struct order o;
 		uint8_t ok = 1;
@@ -245,7 +196,7 @@ static int peer(int in, int out, pid_t t)
 		xwrite(out, &ok, 1);
 	}
 	ibv_dereg_mr(lmr);
-	side_close(&s);
+	peer_end_close(&s);
 	return 0;
 }
 
@@ -282,7 +233,7 @@ static void *count_main(void *arg)
 	return NULL;
 }
 
-static void case_no_lost_store(struct side *s, bool with_peer)
+static void case_no_lost_store(struct peer_end *s, bool with_peer)
 {
 	uint8_t *page = aligned_alloc(PG, PG);
 	uint8_t *buf = page + 64;
@@ -382,7 +333,7 @@ static int fork_child(uint8_t **pages, struct node *list)
 	return bad ? 1 : 0;
 }
 
-static void case_fork(struct side *s)
+static void case_fork(struct peer_end *s)
 {
 	uint8_t *pages[NFMR];
 	struct ibv_mr *mr[NFMR];
@@ -473,7 +424,7 @@ static void case_fork(struct side *s)
 /* D: nothing outlives a registration or the device                    */
 /* ------------------------------------------------------------------ */
 
-static void case_release(struct side *s)
+static void case_release(struct peer_end *s)
 {
 	const size_t big = 64u << 20;
 	long long shm0 = shmem_kib(), shm1;
@@ -514,7 +465,7 @@ static int close_child(void)
 {
 	unsigned int fds0 = dir_count("/proc/self/fd", NULL), thr0, mfd;
 	uint8_t *b = aligned_alloc(PG, 16 * PG);
-	struct side s;
+	struct peer_end s;
 	struct ibv_mr *mr;
 
 	thr0 = dir_count("/proc/self/task", NULL);
@@ -539,18 +490,13 @@ static int close_child(void)
 int main(void)
 {
 	char path[128];
-	int a[2], b[2], st = 0, rc;
-	struct hello me, them;
-	struct side s;
+	int st = 0, rc;
+	struct peer_end s;
+	char c;
 	pid_t pid, cpid;
 	struct order done = { .done = 1 };
 
-	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-regmem-%d",
-		 (int)getpid());
-	if (access("/dev/shm", W_OK))
-		snprintf(path, sizeof(path), "/tmp/softmlx5-test-regmem-%d",
-			 (int)getpid());
-	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	peer_seg_path(path, sizeof(path), "regmem");
 	unsetenv("SOFTMLX5_DIRECT");
 	setvbuf(stdout, NULL, _IONBF, 0);
 
@@ -561,27 +507,15 @@ int main(void)
 	CHECK(cpid > 0 && waitpid(cpid, &st, 0) == cpid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
 
-	if (pipe(a) || pipe(b))
-		return 2;
-	pid = fork();
+	pid = peer_fork(&from_p, &to_p);
 	if (pid < 0)
 		return 2;
-	if (pid == 0) {
-		close(a[1]);
-		close(b[0]);
-		_exit(peer(a[0], b[1], getppid()));
-	}
-	close(a[0]);
-	close(b[1]);
-	to_p = a[1];
-	from_p = b[0];
+	if (pid == 0)
+		_exit(peer(from_p, to_p, getppid()));
 	side_open(&s);
-	me.qpn = s.qp->qp_num;
-	me.gid = s.gid;
-	xread(from_p, &them, sizeof(them));
-	xwrite(to_p, &me, sizeof(me));
-	CHECK(qp_connect_peer(s.qp, them.qpn, &them.gid, IBV_ACCESS_REMOTE_WRITE) == 0);
-	xread(from_p, &me, 1);
+	CHECK_EQ(peer_connect_qps(from_p, to_p, false, &s.qp, 1,
+				  IBV_ACCESS_REMOTE_WRITE), 0);
+	xread(from_p, &c, 1);
 
 	case_no_lost_store(&s, false);
 	case_no_lost_store(&s, true);
@@ -594,7 +528,7 @@ int main(void)
 		fprintf(stderr, "peer exited with status 0x%x\n", st);
 		rc = 1;
 	}
-	side_close(&s);
+	peer_end_close(&s);
 	unlink(path);
 	return rc;
 }

@@ -18,7 +18,16 @@
  *     slot to another pid or that is of another namespace, and waits at
  *     most 2 s for a live one that never leaves;
  *   - a table lock held by a live process: attach gives up after 2 s; once
- *     that process is killed, the lock is recovered.
+ *     that process is killed, the lock is recovered;
+ *   - the inbox link (real processes, forked): a producer that dies between
+ *     reserving a cell and publishing it -- as a zombie, or reaped and its
+ *     slot reclaimed -- does not wedge the inbox: the cell is skipped and
+ *     the cell behind it delivered; while that producer lives (blocked, or
+ *     stopped by SIGSTOP) its cell is waited for and never skipped;
+ *   - a full inbox: reserve fails at once, registers us as waiting for
+ *     room, and the owner's pop rings our doorbell (a parked wait returns);
+ *   - smx_shm_stalled(): a consumer that is stopped, or idle with cells
+ *     waiting, is stalled; one that consumes, or is dead, is not.
  *
  * "test_shm tmpfs" (its own ctest entry): the segment on a 64 KiB tmpfs
  * (mounted in a private mount namespace; skipped, exit 77, where that is
@@ -40,6 +49,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -401,6 +411,471 @@ static void test_old_layout(void)
 		munmap(h, SMX_SHM_SIZE);
 }
 
+/* ---- the inbox link ------------------------------------------------- */
+
+static void slots_free(struct smx_shm_hdr *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < SMX_SHM_SLOTS; i++)
+		slot_set(h, i, 0, 0, 0);
+}
+
+/*
+ * A link to test: the segment mapped at @h with every slot free, and two
+ * attachments to it, the consumer @cons and the producer @prod. False (a
+ * failed check) when any of them is missing; link_close() releases what
+ * was made either way.
+ */
+static bool link_open(struct smx_shm_hdr **h, struct smx_shm **cons,
+		      struct smx_shm **prod)
+{
+	*cons = *prod = NULL;
+	*h = seg_map();
+	if (!*h) {
+		CHECK(0);
+		return false;
+	}
+	slots_free(*h);
+	*cons = smx_shm_attach();
+	*prod = smx_shm_attach();
+	CHECK(*cons && *prod);
+	return *cons && *prod;
+}
+
+static void link_close(struct smx_shm_hdr *h, struct smx_shm *cons,
+		       struct smx_shm *prod)
+{
+	smx_shm_detach(prod);
+	smx_shm_detach(cons);
+	if (h)
+		munmap(h, SMX_SHM_SIZE);
+}
+
+static void cell_mark(struct smx_cell *c, uint64_t v)
+{
+	memcpy(c->data, &v, sizeof(v));
+}
+
+static uint64_t cell_marker(const struct smx_cell *c)
+{
+	uint64_t v;
+
+	memcpy(&v, c->data, sizeof(v));
+	return v;
+}
+
+/* The next cell of @s's inbox (not popped), parking as the inbox thread
+ * does; NULL after @ms. */
+static struct smx_cell *consume(struct smx_shm *s, uint64_t ms)
+{
+	uint64_t until = now_ns(CLOCK_MONOTONIC) + ms * 1000000ull;
+	struct smx_cell *c;
+
+	while (!(c = smx_shm_peek(s)) && now_ns(CLOCK_MONOTONIC) < until)
+		smx_shm_wait(s, 1000000000ull, false);
+	return c;
+}
+
+/* Publishes one cell marked @v into @slot's inbox; false if no room. */
+static bool send_mark(struct smx_shm *p, uint32_t slot, uint64_t v)
+{
+	uint64_t pos;
+	struct smx_cell *c = smx_shm_reserve(p, slot, 0, &pos);
+
+	if (!c)
+		return false;
+	cell_mark(c, v);
+	smx_shm_publish(p, slot, c, pos);
+	return true;
+}
+
+/*
+ * A forked producer: attaches, reserves a cell of @slot's inbox, marks it,
+ * says so on @up (its slot number, or -1), then: @stop -- stops itself
+ * (SIGSTOP), and once continued publishes the cell and exits; otherwise
+ * waits for a byte (or EOF) on @down and exits without publishing.
+ */
+static pid_t producer_child(uint32_t slot, bool stop, int *up, int *down)
+{
+	int u[2], d[2];
+	pid_t pid;
+
+	if (pipe(u) || pipe(d))
+		exit(2);
+	pid = fork();
+	if (pid == 0) {
+		struct smx_shm *s;
+		struct smx_cell *c = NULL;
+		uint64_t pos = 0;
+		int32_t me = -1;
+		char b;
+
+		close(u[0]);
+		close(d[1]);
+		s = smx_shm_attach();
+		if (s)
+			c = smx_shm_reserve(s, slot, 0, &pos);
+		if (c) {
+			me = (int32_t)smx_shm_slot(s);
+			cell_mark(c, stop ? 0x5709 : 0xdead);
+		}
+		if (write(u[1], &me, sizeof(me)) != sizeof(me) || !c)
+			_exit(1);
+		if (stop) {
+			raise(SIGSTOP);
+			smx_shm_publish(s, slot, c, pos);
+			_exit(0);
+		}
+		if (read(d[0], &b, 1) < 0)
+			_exit(1);
+		_exit(0);	/* dies holding the reservation */
+	}
+	close(u[1]);
+	close(d[0]);
+	*up = u[0];
+	*down = d[1];
+	return pid;
+}
+
+static void test_dead_producer(void)
+{
+	struct smx_shm_hdr *h;
+	struct smx_shm *cons, *prod;
+	struct smx_cell *c;
+	uint64_t t0, ms;
+	int32_t cslot = -1;
+	uint32_t me;
+	int up, down, round;
+	pid_t pid;
+
+	if (!link_open(&h, &cons, &prod))
+		goto out;
+	me = smx_shm_slot(cons);
+	/* Round 0: the dead producer is a zombie, its record still there.
+	 * Round 1: it is reaped and its slot reclaimed: no record at all. */
+	for (round = 0; round < 2; round++) {
+		uint64_t skipped = smx_shm_skipped(cons), pos;
+
+		pid = producer_child(me, false, &up, &down);
+		if (read(up, &cslot, sizeof(cslot)) != sizeof(cslot) ||
+		    cslot < 0) {
+			CHECK(0);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		CHECK(smx_resv_claims(h->slot[cslot].resv, me,
+				      h->slot[me].head));
+		CHECK(!(h->slot[cslot].resv & SMX_RESV_PENDING));
+		/* Behind it: our cell. */
+		CHECK(send_mark(prod, me, 0x600d + round));
+		/* The producer lives (blocked in read): its cell is waited
+		 * for, however many grace periods pass. */
+		CHECK(consume(cons, 100) == NULL);
+		CHECK_EQ(smx_shm_skipped(cons), skipped);
+		CHECK(smx_shm_stalled(prod, me, now_ns(CLOCK_MONOTONIC)));
+		close(down);	/* it exits without publishing */
+		if (round == 1) {
+			waitpid(pid, NULL, 0);
+			CHECK_EQ(attach_slot(), cslot);	/* reclaimed */
+			CHECK_EQ(h->slot[cslot].resv, 0);
+		}
+		t0 = now_ns(CLOCK_MONOTONIC);
+		c = consume(cons, 5000);
+		ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+		CHECK(c != NULL);
+		if (c) {
+			CHECK_EQ(cell_marker(c), 0x600d + round);
+			smx_shm_pop(cons);
+		}
+		/* Parked for 1 s at a time: back early only by checking the
+		 * stuck cell on its own (2 ms grace, then 1 ms re-scans). */
+		CHECKM(ms < 900, "%llu ms to skip a dead producer's cell",
+		       (unsigned long long)ms);
+		CHECK_EQ(smx_shm_skipped(cons), skipped + 1);
+		CHECK(smx_shm_peek(cons) == NULL);
+		/* The link goes on: the next cell comes through. */
+		CHECK(smx_shm_reserve(prod, me, 0, &pos) != NULL);
+		if (round == 0)
+			smx_shm_publish(prod, me, &h->slot[me].cell[pos &
+					(SMX_SHM_CELLS - 1)], pos);
+		else
+			smx_shm_publish_quiet(prod, me, &h->slot[me].cell[pos &
+					      (SMX_SHM_CELLS - 1)], pos);
+		CHECK(consume(cons, 1000) != NULL);
+		smx_shm_pop(cons);
+		if (round == 0)
+			waitpid(pid, NULL, 0);
+		close(up);
+	}
+out:
+	link_close(h, cons, prod);
+}
+
+static void test_stopped_producer(void)
+{
+	struct smx_shm_hdr *h;
+	struct smx_shm *cons, *prod;
+	struct smx_cell *c;
+	int32_t cslot = -1;
+	uint32_t me;
+	int up, down, st = 0;
+	pid_t pid;
+
+	if (!link_open(&h, &cons, &prod))
+		goto out;
+	me = smx_shm_slot(cons);
+	pid = producer_child(me, true, &up, &down);
+	if (read(up, &cslot, sizeof(cslot)) != sizeof(cslot) || cslot < 0 ||
+	    waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
+		CHECK(0);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	CHECK(smx_shm_stopped(pid));
+	CHECK(!smx_shm_stopped(getpid()));
+	CHECK(send_mark(prod, me, 0x600d));
+	/* Stopped between reserve and publish: alive, never skipped. */
+	CHECK(consume(cons, 300) == NULL);
+	CHECK_EQ(smx_shm_skipped(cons), 0);
+	kill(pid, SIGCONT);
+	c = consume(cons, 5000);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_EQ(cell_marker(c), 0x5709);	/* its cell first */
+		smx_shm_pop(cons);
+	}
+	c = consume(cons, 1000);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_EQ(cell_marker(c), 0x600d);
+		smx_shm_pop(cons);
+	}
+	CHECK_EQ(smx_shm_skipped(cons), 0);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	CHECK_EQ(h->slot[cslot].resv, 0);	/* cleared at publish */
+	close(up);
+	close(down);
+out:
+	link_close(h, cons, prod);
+}
+
+struct waiter {
+	struct smx_shm *s;
+	uint64_t ns;		/* time the wait took */
+};
+
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	smx_shm_wait(w->s, 10000000000ull, false);
+	__atomic_store_n(&w->ns, now_ns(CLOCK_MONOTONIC) - t0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_full(void)
+{
+	struct smx_shm_hdr *h;
+	struct smx_shm *cons, *prod;
+	struct waiter w = { 0 };
+	struct timespec pause = { 0, 100000000 };
+	uint32_t me, ps, i, bell;
+	uint64_t t0, ms, pos;
+	pthread_t thr;
+
+	if (!link_open(&h, &cons, &prod))
+		goto out;
+	me = smx_shm_slot(cons);
+	ps = smx_shm_slot(prod);
+	for (i = 0; i < SMX_SHM_CELLS; i++)
+		CHECK(send_mark(prod, me, i));
+	CHECK(smx_shm_full(prod, me));
+	CHECK_EQ(smx_shm_room(prod, me), 0);
+	CHECK_EQ(h->slot[me].room_waiters, 0);
+	/* Full, no wait: NULL at once, and we are registered. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(smx_shm_reserve(prod, me, 0, &pos) == NULL);
+	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	CHECKM(ms < 100, "%llu ms", (unsigned long long)ms);
+	CHECK_EQ(h->slot[me].room_waiters, 1ull << ps);
+	CHECK_EQ(h->slot[ps].resv, 0);	/* no claim left behind */
+	/* With a wait: about that long. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(smx_shm_reserve(prod, me, 20000000ull, &pos) == NULL);
+	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	CHECKM(ms >= 19 && ms < 2000, "%llu ms", (unsigned long long)ms);
+	/* Our inbox thread parks; the owner's pop rings it. */
+	bell = __atomic_load_n(&h->slot[ps].bell, __ATOMIC_ACQUIRE);
+	w.s = prod;
+	if (pthread_create(&thr, NULL, wait_thread, &w)) {
+		CHECK(0);
+		goto out;
+	}
+	nanosleep(&pause, NULL);
+	CHECK_EQ(__atomic_load_n(&w.ns, __ATOMIC_ACQUIRE), 0);	/* parked */
+	CHECK(smx_shm_peek(cons) != NULL);
+	smx_shm_pop(cons);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	pthread_join(thr, NULL);
+	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	CHECKM(ms < 2000, "woken %llu ms after the pop", (unsigned long long)ms);
+	CHECK(w.ns < 5000000000ull);
+	CHECK(__atomic_load_n(&h->slot[ps].bell, __ATOMIC_ACQUIRE) != bell);
+	CHECK_EQ(h->slot[me].room_waiters, 0);
+	CHECK(!smx_shm_full(prod, me));
+	CHECK(send_mark(prod, me, 1000));
+	CHECK(smx_shm_full(prod, me));
+	/* Room noticed before the park (the ring came while we were busy):
+	 * the wait does not park. */
+	CHECK(smx_shm_reserve(prod, me, 0, &pos) == NULL);
+	CHECK(smx_shm_peek(cons) != NULL);
+	smx_shm_pop(cons);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	smx_shm_wait(prod, 5000000000ull, false);
+	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	CHECKM(ms < 1000, "%llu ms", (unsigned long long)ms);
+	/* ... and only once. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	smx_shm_wait(prod, 50000000ull, false);
+	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	CHECKM(ms >= 40, "%llu ms", (unsigned long long)ms);
+	/* Everything arrives, in order. */
+	for (i = 2; i < SMX_SHM_CELLS; i++) {
+		struct smx_cell *c = smx_shm_peek(cons);
+
+		CHECK(c && cell_marker(c) == i);
+		if (!c)
+			break;
+		smx_shm_pop(cons);
+	}
+	CHECK(smx_shm_peek(cons) && cell_marker(smx_shm_peek(cons)) == 1000);
+	smx_shm_pop(cons);
+	CHECK(smx_shm_peek(cons) == NULL);
+	CHECK_EQ(smx_shm_room(prod, me), SMX_SHM_CELLS);
+	CHECK_EQ(smx_shm_skipped(cons), 0);
+out:
+	link_close(h, cons, prod);
+}
+
+/* A consumer: attaches, says its slot on @up, waits for a byte on @down,
+ * then consumes until a cell marked 0xe0f. */
+static pid_t consumer_child(int *up, int *down)
+{
+	int u[2], d[2];
+	pid_t pid;
+
+	if (pipe(u) || pipe(d))
+		exit(2);
+	pid = fork();
+	if (pid == 0) {
+		struct smx_shm *s = smx_shm_attach();
+		int32_t me = s ? (int32_t)smx_shm_slot(s) : -1;
+		char b;
+
+		close(u[0]);
+		close(d[1]);
+		if (write(u[1], &me, sizeof(me)) != sizeof(me) || !s ||
+		    read(d[0], &b, 1) != 1)
+			_exit(1);
+		for (;;) {
+			struct smx_cell *c;
+
+			while ((c = smx_shm_peek(s))) {
+				bool end = cell_marker(c) == 0xe0f;
+
+				smx_shm_pop(s);
+				if (end)
+					_exit(0);
+			}
+			smx_shm_wait(s, 5000000ull, false);
+		}
+	}
+	close(u[1]);
+	close(d[0]);
+	*up = u[0];
+	*down = d[1];
+	return pid;
+}
+
+static void test_stalled(void)
+{
+	struct smx_shm_hdr *h = seg_map();
+	struct timespec pause = { 0, 2000000 };
+	struct smx_shm *prod;
+	uint64_t t1, until;
+	int32_t k = -1;
+	int up, down, st = 0;
+	pid_t pid;
+
+	if (!h) {
+		CHECK(0);
+		return;
+	}
+	slots_free(h);
+	prod = smx_shm_attach();
+	CHECK(prod != NULL);
+	if (!prod)
+		goto out;
+	pid = consumer_child(&up, &down);
+	if (read(up, &k, sizeof(k)) != sizeof(k) || k < 0) {
+		CHECK(0);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	/* Alive, nothing waiting: not stalled. */
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, now_ns(CLOCK_MONOTONIC)));
+	/* Alive and running, but not consuming while a cell waits. */
+	t1 = now_ns(CLOCK_MONOTONIC);
+	CHECK(send_mark(prod, (uint32_t)k, 1));
+	nanosleep(&pause, NULL);
+	CHECK(smx_shm_stalled(prod, (uint32_t)k, t1));
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, 0));	/* head moved since 0 */
+	/* Consuming: not stalled. */
+	CHECK(write(down, "g", 1) == 1);
+	until = now_ns(CLOCK_MONOTONIC) + 5000000000ull;
+	while (smx_shm_room(prod, (uint32_t)k) != SMX_SHM_CELLS &&
+	       now_ns(CLOCK_MONOTONIC) < until)
+		nanosleep(&pause, NULL);
+	CHECK_EQ(smx_shm_room(prod, (uint32_t)k), SMX_SHM_CELLS);
+	CHECK(h->slot[k].head_ns >= t1);
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, t1));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	CHECK(send_mark(prod, (uint32_t)k, 2));
+	until = now_ns(CLOCK_MONOTONIC) + 5000000000ull;
+	while (smx_shm_room(prod, (uint32_t)k) != SMX_SHM_CELLS &&
+	       now_ns(CLOCK_MONOTONIC) < until)
+		nanosleep(&pause, NULL);
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, t1));
+	/* Stopped: stalled, waiting cells or not. */
+	kill(pid, SIGSTOP);
+	CHECK(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st));
+	CHECK(smx_shm_stopped(pid));
+	CHECK(smx_shm_stalled(prod, (uint32_t)k, now_ns(CLOCK_MONOTONIC)));
+	kill(pid, SIGCONT);
+	CHECK(waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st));
+	until = now_ns(CLOCK_MONOTONIC) + 5000000000ull;
+	while (smx_shm_stopped(pid) && now_ns(CLOCK_MONOTONIC) < until)
+		nanosleep(&pause, NULL);
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, now_ns(CLOCK_MONOTONIC)));
+	/* Dead: not stalled (gone is another matter). */
+	CHECK(send_mark(prod, (uint32_t)k, 0xe0f));
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	CHECK(send_mark(prod, (uint32_t)k, 3));
+	CHECK(!smx_shm_stalled(prod, (uint32_t)k, now_ns(CLOCK_MONOTONIC)));
+	close(up);
+	close(down);
+out:
+	smx_shm_detach(prod);
+	munmap(h, SMX_SHM_SIZE);
+}
+
 /* ---- "tmpfs": a segment that does not fit -------------------------- */
 
 static int lines_with(const char *file, const char *what)
@@ -499,6 +974,10 @@ int main(int argc, char **argv)
 	test_dbusy();
 	test_table_lock();
 	test_old_layout();
+	test_dead_producer();
+	test_stopped_producer();
+	test_full();
+	test_stalled();
 	unlink(path);
 	return smx_test_done();
 }

@@ -61,6 +61,7 @@
 
 #include "device/engine/eng_loc.h"
 #include "util/log.h"
+#include "util/csum.h"
 
 #define ENG_ETH_HLEN 14
 #define ENG_ETH_L2_INLINE 18	/* MAC addresses, one VLAN tag, ethertype */
@@ -87,28 +88,6 @@ static inline uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | p[3];
-}
-
-/* ------------------------------------------------------------------ */
-/* Checksums (RFC 1071)                                               */
-/* ------------------------------------------------------------------ */
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += get16(p + i);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 /* The parsed layers of a frame. */
@@ -190,14 +169,14 @@ static uint16_t eth_l4_sum(const uint8_t *f, const struct eth_parse *p)
 	uint32_t sum = 0;
 
 	if (p->ipver == 4)
-		sum = csum_add(sum, f + p->l3_off + 12, 8);
+		sum = smx_csum_add(sum, f + p->l3_off + 12, 8);
 	else
-		sum = csum_add(sum, f + p->l3_off + 8, 32);
+		sum = smx_csum_add(sum, f + p->l3_off + 8, 32);
 	sum += p->proto;
 	sum += p->l4_len & 0xffff;
 	sum += p->l4_len >> 16;
-	sum = csum_add(sum, f + p->l4_off, p->l4_len);
-	return csum_fold(sum);
+	sum = smx_csum_add(sum, f + p->l4_off, p->l4_len);
+	return smx_csum_fold(sum);
 }
 
 /* Send side: fill the checksums the WQE asks for. */
@@ -214,7 +193,7 @@ static void eth_tx_csum(uint8_t *f, uint32_t len, uint8_t cs_flags)
 		uint16_t s;
 
 		ip[10] = ip[11] = 0;
-		s = (uint16_t)~csum_fold(csum_add(0, ip, ihl));
+		s = (uint16_t)~smx_csum_fold(smx_csum_add(0, ip, ihl));
 		ip[10] = (uint8_t)(s >> 8);
 		ip[11] = (uint8_t)s;
 	}
@@ -286,7 +265,7 @@ static void eth_rx_classify(struct eth_rx *r)
 		M_SET(ipv4_ihl, ip[0] & 0xf);
 		M_SET(src_ipv4_src_ipv6.ipv4_layout.ipv4, get32(ip + 12));
 		M_SET(dst_ipv4_dst_ipv6.ipv4_layout.ipv4, get32(ip + 16));
-		if (p->len_ok && csum_fold(csum_add(0, ip, ihl)) == 0xffff)
+		if (p->len_ok && smx_csum_fold(smx_csum_add(0, ip, ihl)) == 0xffff)
 			r->hds_ip_ext |= MLX5_CQE_L3_OK;
 	} else if (p->ipver == 6) {
 		const uint8_t *ip = f + p->l3_off;

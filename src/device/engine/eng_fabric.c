@@ -1,64 +1,72 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fabric as the engine sees it: a requester hands one message (struct
- * eng_pkt) to the device instance that owns the destination QP.
+ * The links between device instances, as the engine sees them
+ * (docs/transport.md).
  *
  * In-process (the destination QPN belongs to this process's slot, or the
  * process is alone): eng_fabric_xmit() runs the responder in the requester's
- * thread, under the same locks, and the response is there when it returns.
+ * thread, under the same locks, on the whole message as one unit (FIRST |
+ * LAST, every PSN of the message): the loopback link does not segment, and
+ * the response is there when it returns.
  *
  * Between processes (docs/multiprocess.md): the QPN names its owner's slot
- * (fw_set_slot). eng_fabric_send() serialises the message into a cell of the
- * owner's inbox in the shared segment (fabric/shm.c) -- payloads up to
- * SMX_SHM_INLINE bytes inline, larger ones as a list of the requester's
- * already checked memory ranges that the responder moves with cross-memory
- * attach (process_vm_readv/writev) after its own key checks -- and wakes
- * the owner. The requester QP parks (ENG_WAIT_RESP). Each process's inbox
- * thread drains its inbox without the application calling the library: a
- * request runs the responder (eng_resp_rx) and its answer goes back as a
- * response cell (ACK / NAK / RNR, atomic original value, READ data inline or
- * already written into the requester); a response is stored on the parked
- * QP, which is then run again and completes the WQE (eng_sq.c).
+ * (fw_set_slot). The shared-memory link carries IBTA packets, one per cell of
+ * the owner's inbox (fabric/shm.c): a RoCEv2 packet from the IP header to the
+ * ICRC, exactly what the network link puts in a frame. The requester
+ * (eng_sq.c) segments a message at the path MTU with eng_fabric_send(); the
+ * owner's inbox thread parses every cell as hostile input (roce_parse,
+ * ibp_parse: the one decoder) and hands requests to the responder
+ * (eng_resp.c, whose answers go out through eng_fabric_tx()) and responses to
+ * the completer (eng_compl.c).
+ *
+ * Nothing is dropped by design: a full inbox makes eng_fabric_tx() return 0
+ * with this process registered as waiting for room; the owner rings our
+ * doorbell when it frees cells, and our inbox thread resumes every QP that
+ * was blocked (eng_fabric_resume()). Requests stay in their send queue
+ * meanwhile, a responder keeps what it owes (ACK state, READ and atomic
+ * responses in its responder resources). Only the fault stage
+ * (SOFTMLX5_FAULT, transport/fault.c) loses packets, and the transport
+ * recovers from that.
+ *
+ * The ICRC is computed when something may look at it -- a capture
+ * (SOFTMLX5_PCAP) or fault injection (a corrupted packet must be caught) --
+ * and the cell says so (SMX_CELL_F_ICRC); otherwise the local link leaves it
+ * zero, as Annex A17 lets a link that cannot corrupt.
+ *
+ * Direct placement records (eng_direct.c) are the link's own sideband: a
+ * request cell flagged SMX_CELL_F_DREQ asks for one, and the responder
+ * answers with an SMX_CELL_DREC cell after the packet's acknowledgement.
  *
  * ETHERNET (the eth_switch knob): a frame an SQ of this process sends is
- * also copied, inline (frames up to SMX_SHM_INLINE bytes), into the inbox
- * of every other attached process, whose inbox thread runs it through its
- * own NIC receive steering (eng_eth_rx), as a switch floods a frame to all
- * ports; a full inbox loses the frame for that process, counted, as a
- * congested switch port drops. Off by default: processes then see only
- * their own frames (and the port's cable).
+ * also copied into the inbox of every other attached process, whose inbox
+ * thread runs it through its own NIC receive steering (eng_eth_rx), as a
+ * switch floods a frame to all ports; a full inbox loses the frame for that
+ * process, counted, as a congested switch port drops.
  *
  * THREADS AND LOCKS. The inbox thread processes cells under fw->lock like
  * any engine pass. Cells are reserved in another process's ring without any
- * lock of that process; a full ring is waited for at most 1 ms, then the
- * message counts as lost (the requester's ACK timer retries), so two
- * processes sending to each other can never deadlock.
+ * lock of that process, and never waited for.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/transport/counters.h"
+#include "device/transport/fault.h"
+#include "device/transport/ib_pkt.h"
+#include "device/transport/pcap.h"
+#include "device/transport/roce.h"
 #include "util/log.h"
 
-#define FAB_RESERVE_WAIT_NS 1000000ull	/* a full inbox: wait up to 1 ms */
 #define FAB_MAX_BATCH 32u		/* cells per lock hold */
 #define FAB_POLLED_PARK_NS 1000000ull	/* inbox thread's park while polled */
 #define FAB_POLLED_RECENT_NS 10000000ull /* traffic this recent: polled */
 #define FAB_POLLED_PER_MS 200u		/* empty polls per ms: busy polling */
-
-static inline void fab_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
+#define FAB_FLUSH_WAIT_NS 1000000000ull	/* closing: peers taking our cells */
 
 /* Called once at engine creation: the GID table is fixed by configuration. */
 void eng_fabric_cache_gids(struct eng *e)
@@ -107,96 +115,6 @@ bool eng_fabric_peer_alive(struct eng *e, uint32_t slot)
 	return smx_shm_alive(e->shm, slot, NULL);
 }
 
-/* ------------------------------------------------------------------ */
-/* Cross-memory attach                                                */
-/* ------------------------------------------------------------------ */
-
-/* iovecs of @rm for [off, off + len), at most @max; bytes covered. */
-static uint64_t rmem_slice(const struct eng_rmem *rm, uint64_t off,
-			   uint64_t len, struct iovec *iov, int max, int *np)
-{
-	uint64_t done = 0;
-	uint32_t i;
-	int n = 0;
-
-	for (i = 0; i < rm->n && done < len && n < max; i++) {
-		uint64_t l = rm->iov[i].len, take;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		take = l - off;
-		if (take > len - done)
-			take = len - done;
-		iov[n].iov_base = (void *)(uintptr_t)(rm->iov[i].addr + off);
-		iov[n].iov_len = take;
-		n++;
-		done += take;
-		off = 0;
-	}
-	*np = n;
-	return done;
-}
-
-/* Cuts @iov[0..*n) down to @bytes. */
-static void iov_trim(struct iovec *iov, int *n, uint64_t bytes)
-{
-	uint64_t at = 0;
-	int i;
-
-	for (i = 0; i < *n; i++) {
-		if (at + iov[i].iov_len >= bytes) {
-			iov[i].iov_len = bytes - at;
-			*n = i + 1;
-			return;
-		}
-		at += iov[i].iov_len;
-	}
-}
-
-bool eng_rmem_xfer(const struct eng_sgl *l, uint64_t loff,
-		   const struct eng_rmem *rm, uint64_t len, bool to_remote)
-{
-	uint64_t done = 0;
-
-	while (done < len) {
-		struct iovec liov[64], riov[64];
-		uint64_t lcov, rcov, n;
-		int nl, nr;
-		ssize_t got;
-
-		nl = eng_sgl_iov(l, loff + done, len - done, liov, 64, false,
-				 &lcov);
-		if (nl <= 0 || !lcov)
-			return false;
-		rcov = rmem_slice(rm, done, lcov, riov, 64, &nr);
-		if (!nr || !rcov)
-			return false;
-		n = lcov < rcov ? lcov : rcov;
-		iov_trim(liov, &nl, n);
-		iov_trim(riov, &nr, n);
-		got = to_remote ?
-		      process_vm_writev(rm->pid, liov, (unsigned long)nl, riov,
-					(unsigned long)nr, 0) :
-		      process_vm_readv(rm->pid, liov, (unsigned long)nl, riov,
-				       (unsigned long)nr, 0);
-		if (got != (ssize_t)n) {
-			smx_dbg("engine: cross-memory %s of %llu bytes with pid "
-				"%d failed: %s", to_remote ? "write" : "read",
-				(unsigned long long)n, (int)rm->pid,
-				got < 0 ? strerror(errno) : "short transfer");
-			return false;
-		}
-		done += n;
-	}
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* Requests out                                                       */
-/* ------------------------------------------------------------------ */
-
 void eng_fabric_ring(struct eng *e)
 {
 	uint64_t m = e->ring_mask;
@@ -210,183 +128,337 @@ void eng_fabric_ring(struct eng *e)
 	}
 }
 
-int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		    uint32_t slot, uint64_t wait_ns, char *why, size_t whylen)
+/* ------------------------------------------------------------------ */
+/* Transmit                                                           */
+/* ------------------------------------------------------------------ */
+
+static bool gid_v4(const uint8_t g[16])
 {
-	struct iovec iov[SMX_SHM_MAX_IOV];
-	uint64_t covered = 0, pos;
-	bool pay_iov = false, rd_iov = false;
-	int n = 0, i;
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff };
+
+	return !memcmp(g, pfx, 12);
+}
+
+/* The fault stage's class of an opcode. */
+static uint32_t fab_fault_class(uint8_t opcode)
+{
+	const struct ibp_op *o = ibp_op(opcode);
+
+	if (!o)
+		return 0;
+	if (o->flags & IBP_OF_READ_RESP)
+		return TRN_FC_RDRESP;
+	if (o->flags & IBP_OF_ATOMIC_ACK)
+		return TRN_FC_ATOMIC | TRN_FC_ACK;
+	if (o->flags & IBP_OF_ACK)
+		return TRN_FC_ACK;
+	if (o->flags & IBP_OF_ATOMIC)
+		return TRN_FC_ATOMIC | TRN_FC_REQ;
+	return TRN_FC_REQ;
+}
+
+struct fab_emit {
+	struct eng *e;
+	uint32_t slot;
+	uint8_t cflags;
+	uint32_t emitted;
+};
+
+/* Copies one (possibly faulted) packet into a cell of the target's inbox. */
+static void fab_emit_cell(void *arg, const uint8_t *pkt, uint32_t len)
+{
+	struct fab_emit *x = arg;
 	struct smx_cell *c;
-	struct smx_msg *m;
-	bool want = eng_direct_want(e, slot, p);
-	char f[96];
+	uint64_t pos;
 
-	/* Describe by reference what does not fit inline (the requester's
-	 * memory stays valid: the WQE completes only after the response).
-	 * READ data that would leave no room for the direct record asked
-	 * for goes by reference too. The peer's cross-memory copy would
-	 * fail on a page unmapped here and blame its own memory: probed
-	 * first, such a page is this requester's local protection error. */
-	if (p->payload && p->len > SMX_SHM_INLINE) {
-		n = eng_sgl_iov(p->payload, 0, p->len, iov, SMX_SHM_MAX_IOV,
-				true, &covered);
-		if (n < 0 || covered != p->len) {
-			snprintf(why, whylen, "%u-byte payload cannot be "
-				 "described in %u ranges", p->len,
-				 SMX_SHM_MAX_IOV);
-			return -EINVAL;
-		}
-		if (!eng_sgl_probe(p->payload, p->len, false)) {
-			snprintf(why, whylen, "%u-byte gather list: %s", p->len,
-				 eng_fault_why(f, sizeof(f)));
-			return -EFAULT;
-		}
-		pay_iov = true;
-	} else if (p->op == ENG_PKT_READ && p->rdata &&
-		   (p->len > SMX_SHM_INLINE ||
-		    (want && p->len + sizeof(struct smx_drec) > SMX_SHM_INLINE))) {
-		n = eng_sgl_iov(p->rdata, 0, p->len, iov, SMX_SHM_MAX_IOV,
-				true, &covered);
-		if (n < 0 || covered != p->len) {
-			snprintf(why, whylen, "%u-byte READ destination cannot "
-				 "be described in %u ranges", p->len,
-				 SMX_SHM_MAX_IOV);
-			return -EINVAL;
-		}
-		if (!eng_sgl_probe(p->rdata, p->len, true)) {
-			snprintf(why, whylen, "%u-byte READ scatter list: %s",
-				 p->len, eng_fault_why(f, sizeof(f)));
-			return -EFAULT;
-		}
-		rd_iov = true;
+	c = smx_shm_reserve(x->e->shm, x->slot, 0, &pos);
+	if (!c) {
+		/* Only with faults on (room was checked before the stage):
+		 * a held packet finding the inbox full is one more loss. */
+		trn_ctr_add(x->e->ctr, TRN_CTR_FAULT_DROPPED, 1);
+		return;
 	}
-	(void)q;
-	/* A request behind others (wait_ns 0) leaves half of the peer's
-	 * inbox to responses and to other QPs' first requests: two processes
-	 * filling each other's inboxes with requests could otherwise not
-	 * answer each other until the 1 ms reserve limit. */
-	if (!wait_ns && smx_shm_room(e->shm, slot) <= SMX_SHM_CELLS / 2)
-		return -EAGAIN;
-	c = smx_shm_reserve(e->shm, slot, wait_ns, &pos);
-	if (!c)
-		return -EAGAIN;
-	m = &c->m;
-	memset(m, 0, sizeof(*m));
-	m->kind = SMX_MSG_REQ;
-	m->op = p->op;
-	m->flags = p->flags;
-	m->st = p->st;
-	m->src_slot = e->slot;
-	m->src_pid = (int32_t)getpid();
-	m->sqpn = p->sqpn;
-	m->dqpn = p->dqpn;
-	m->psn = p->psn;
-	m->npkts = p->npkts;
-	m->len = p->len;
-	m->imm = p->imm;
-	m->inv_rkey = p->inv_rkey;
-	m->qkey = p->qkey;
-	m->xrc_srqn = p->xrc_srqn;
-	m->dc_key_hi = (uint32_t)(p->dc_key >> 32);
-	m->dc_key_lo = (uint32_t)p->dc_key;
-	m->rkey = p->rkey;
-	m->raddr = p->raddr;
-	m->swap_add = p->swap_add;
-	m->compare = p->compare;
-	m->pkey = p->pkey;
-	m->tclass = p->tclass;
-	m->hop_limit = p->hop_limit;
-	m->flow_label = p->flow_label;
-	memcpy(m->sgid, p->sgid, 16);
-	memcpy(m->dgid, p->dgid, 16);
-	m->token = ++e->token;
-	if (want)
-		m->flags |= SMX_MSG_F_DR;
-	if (pay_iov || rd_iov) {
-		struct smx_iov *w = (struct smx_iov *)c->data;
+	c->kind = SMX_CELL_PKT;
+	c->flags = x->cflags;
+	c->src_slot = x->e->slot;
+	c->src_pid = x->e->pid;
+	c->len = len;
+	memcpy(c->data, pkt, len);
+	smx_shm_publish_quiet(x->e->shm, x->slot, c, pos);
+	x->e->ring_mask |= 1ull << x->slot;
+	x->emitted++;
+}
 
-		for (i = 0; i < n; i++) {
-			w[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
-			w[i].len = iov[i].iov_len;
-		}
-		if (pay_iov) {
-			m->pay = SMX_PAY_IOV;
-			m->niov = (uint16_t)n;
-		} else {
-			m->rpay = SMX_PAY_IOV;
-			m->nriov = (uint16_t)n;
-		}
-		m->data_len = (uint32_t)(n * sizeof(*w));
-	} else if (p->payload && p->len) {
-		struct eng_sge s = { c->data, NULL, 0, p->len };
-		struct eng_sgl l = { &s, 1, p->len };
+/* Held packets of the fault stage whose time has come. */
+void eng_fabric_fault_poll(struct eng *e)
+{
+	uint32_t s;
 
-		if (eng_sgl_copy(&l, 0, p->payload, 0, p->len) != p->len) {
-			/* A reserved cell must be published: as kind 0,
-			 * which the owner skips. */
-			snprintf(why, whylen, "%u-byte gather list: %s", p->len,
-				 eng_fault_why(f, sizeof(f)));
-			m->kind = 0;
-			smx_shm_publish_quiet(e->shm, slot, c, pos);
+	if (!e->fault)
+		return;
+	for (s = 0; s < SMX_SHM_SLOTS; s++) {
+		struct fab_emit x = { e, s, SMX_CELL_F_ICRC, 0 };
+
+		if (!e->fault[s])
+			continue;
+		e->fault_next = trn_fault_poll(e->fault[s], eng_now(),
+					       fab_emit_cell, &x);
+		if (e->fault_next)
+			eng_timer_note(e, e->fault_next);
+	}
+}
+
+static struct trn_fault *fab_fault(struct eng *e, uint32_t slot)
+{
+	char err[160];
+
+	if (!e->fault_spec)
+		return NULL;
+	if (!e->fault) {
+		e->fault = calloc(SMX_SHM_SLOTS, sizeof(*e->fault));
+		if (!e->fault)
+			return NULL;
+	}
+	if (!e->fault[slot]) {
+		e->fault[slot] = trn_fault_create(e->fault_spec,
+						  (uint64_t)e->slot << 8 | slot,
+						  err, sizeof(err));
+		if (e->fault[slot])
+			trn_fault_set_counters(e->fault[slot], e->ctr);
+		if (!e->fault[slot]) {
+			smx_err("engine: SOFTMLX5_FAULT: %s; faults off", err);
+			free((void *)e->fault_spec);
+			e->fault_spec = fw_config(e->fw)->fault;
+		}
+	}
+	return e->fault[slot];
+}
+
+/* No process holds @slot any more: like a frame to a host that left the
+ * network the packet is lost (the requester's ACK timer decides), rather
+ * than waiting for room that no owner will make. */
+static int fab_tx_void(struct eng *e, uint32_t slot, const struct ibp_hdr *h)
+{
+	smx_dbg("engine: packet to slot %u (qp 0x%x psn 0x%x) lost: no live "
+		"process there", slot, h->dqpn, h->psn);
+	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, 1);
+	return 1;
+}
+
+int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
+		  const struct roce_l3 *l3, const struct eng_sgl *src,
+		  uint64_t soff, uint8_t cflags)
+{
+	struct trn_fault *f = fab_fault(e, slot);
+	bool icrc = f || trn_pcap_on();
+	uint32_t l3len = gid_v4(l3->sgid) && gid_v4(l3->dgid) ? 28 : 48;
+	uint32_t pad = ibp_pad(h->paylen), hlen, iblen, len;
+	struct smx_cell *c = NULL;
+	uint64_t pos = 0;
+	uint8_t *b;
+
+	if (f) {
+		/* Room for a duplicate too: the stage never finds it full. */
+		if (smx_shm_room(e->shm, slot) < 2) {
+			/* Registers us for a wake-up; a cell it finds after
+			 * all is given back empty. */
+			c = smx_shm_reserve(e->shm, slot, 0, &pos);
+			if (!c && !eng_fabric_peer_alive(e, slot))
+				return fab_tx_void(e, slot, h);
+			if (c) {
+				c->kind = SMX_CELL_SKIP;
+				smx_shm_publish_quiet(e->shm, slot, c, pos);
+				e->ring_mask |= 1ull << slot;
+			}
+			return 0;
+		}
+		if (!e->txbuf && !(e->txbuf = malloc(SMX_SHM_INLINE)))
+			return 0;
+		b = e->txbuf;
+	} else {
+		c = smx_shm_reserve(e->shm, slot, 0, &pos);
+		if (!c && !eng_fabric_peer_alive(e, slot))
+			return fab_tx_void(e, slot, h);
+		if (!c)
+			return 0;	/* full: we are rung when room is made */
+		b = c->data;
+	}
+	hlen = ibp_build(b + l3len, SMX_SHM_INLINE - l3len - 4, h);
+	iblen = hlen + h->paylen + pad;
+	if (!hlen || l3len + iblen + 4 > SMX_SHM_INLINE)
+		goto bad;
+	if (h->paylen) {
+		struct eng_sge s = { b + l3len + hlen, NULL, 0, h->paylen };
+		struct eng_sgl d = { &s, 1, h->paylen };
+
+		if (eng_sgl_copy(&d, 0, src, soff, h->paylen) != h->paylen) {
+			if (c) {
+				c->kind = SMX_CELL_SKIP;
+				smx_shm_publish_quiet(e->shm, slot, c, pos);
+			}
 			return -EFAULT;
 		}
-		m->pay = SMX_PAY_INLINE;
-		m->data_len = p->len;
 	}
+	memset(b + l3len + hlen + h->paylen, 0, pad);
+	roce_build(b, l3len, l3, iblen);
+	len = l3len + iblen + 4;
+	if (icrc)
+		roce_icrc_set(b, len - 4);
+	else
+		memset(b + len - 4, 0, 4);
+	if (trn_pcap_on()) {
+		uint8_t smac[6], dmac[6];
+
+		roce_mac_of_gid(l3->sgid, smac);
+		roce_mac_of_gid(l3->dgid, dmac);
+		trn_pcap_write(b, len, smac, dmac);
+	}
+	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, 1);
+	if (f) {
+		struct trn_fault_pkt info = {
+			.tx = true, .dqpn = h->dqpn,
+			.cls = fab_fault_class(h->opcode), .psn = h->psn,
+		};
+		struct fab_emit x = { e, slot, (uint8_t)(cflags | SMX_CELL_F_ICRC),
+				      0 };
+
+		trn_fault_xmit(f, &info, b, len, l3len, fab_emit_cell, &x);
+		e->fault_next = trn_fault_poll(f, eng_now(), fab_emit_cell, &x);
+		if (e->fault_next)
+			eng_timer_note(e, e->fault_next);
+		return 1;
+	}
+	c->kind = SMX_CELL_PKT;
+	c->flags = (uint8_t)(cflags | (icrc ? SMX_CELL_F_ICRC : 0));
+	c->src_slot = e->slot;
+	c->src_pid = e->pid;
+	c->len = len;
 	smx_shm_publish_quiet(e->shm, slot, c, pos);
 	e->ring_mask |= 1ull << slot;
+	return 1;
+bad:
+	smx_err("engine: cannot build a packet (opcode 0x%x, %u payload bytes)",
+		h->opcode, h->paylen);
+	if (c) {
+		c->kind = SMX_CELL_SKIP;
+		smx_shm_publish_quiet(e->shm, slot, c, pos);
+	}
+	return -EINVAL;
+}
+
+/* The opcode of packet @i of @n of a request (the transport's base added
+ * by the caller). */
+static uint8_t fab_req_opcode(const struct eng_pkt *p, bool first, bool last)
+{
+	bool imm = p->flags & ENG_PKT_F_IMM, inv = p->flags & ENG_PKT_F_INV;
+
+	switch (p->op) {
+	case ENG_PKT_SEND:
+		return ibp_op_send(first, last, imm, inv);
+	case ENG_PKT_WRITE:
+		return ibp_op_write(first, last, imm);
+	case ENG_PKT_READ:
+		return IBP_OP_READ_REQ;
+	case ENG_PKT_CMP_SWAP:
+		return IBP_OP_CMP_SWAP;
+	default:
+		return IBP_OP_FETCH_ADD;
+	}
+}
+
+static uint8_t fab_base(uint8_t st)
+{
+	switch (st) {
+	case MLX5_QPC_ST_UC: return IBP_TR_UC;
+	case MLX5_QPC_ST_UD: return IBP_TR_UD;
+	case MLX5_QPC_ST_XRC: return IBP_TR_XRC;
+	case MLX5_QPC_ST_DCI: return IBP_TR_DC;
+	default: return IBP_TR_RC;
+	}
+}
+
+void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3)
+{
+	static const uint8_t zero[16];
+
+	memset(l3, 0, sizeof(*l3));
+	memcpy(l3->sgid, memcmp(p->sgid, zero, 16) ? p->sgid : e->gids[0], 16);
+	memcpy(l3->dgid, memcmp(p->dgid, zero, 16) ? p->dgid : e->gids[0], 16);
+	l3->tclass = p->tclass;
+	l3->hop_limit = p->hop_limit ? p->hop_limit : 64;
+	l3->flow_label = p->flow_label;
+	l3->sport = roce_udp_sport(p->flow_label, p->sqpn, p->dqpn);
+}
+
+int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
+		    struct eng_out *o, uint32_t slot, bool dreq)
+{
+	struct roce_l3 l3;
+	uint8_t base = fab_base(p->st);
+
+	eng_fabric_l3(e, p, &l3);
+	while (o->sent < o->npkts) {
+		uint32_t i = o->sent;
+		bool rd = p->op != ENG_PKT_SEND && p->op != ENG_PKT_WRITE;
+		bool first = i == 0, last = rd || i + 1 == o->npkts;
+		uint64_t off = (uint64_t)i * mtu;
+		struct ibp_hdr h;
+		int rc;
+
+		memset(&h, 0, sizeof(h));
+		h.opcode = (uint8_t)(base | fab_req_opcode(p, first, last));
+		if (p->st == MLX5_QPC_ST_UD)
+			h.opcode = p->flags & ENG_PKT_F_IMM ?
+				   (IBP_TR_UD | IBP_OP_SEND_ONLY_IMM) :
+				   (IBP_TR_UD | IBP_OP_SEND_ONLY);
+		h.se = last && (p->flags & ENG_PKT_F_SE);
+		h.pkey = p->pkey ? p->pkey : 0xffff;
+		h.dqpn = p->dqpn;
+		h.psn = eng_psn_add(p->psn, i);
+		h.ackreq = last && p->st != MLX5_QPC_ST_UC &&
+			   p->st != MLX5_QPC_ST_UD;
+		h.xrc_srqn = p->xrc_srqn;
+		h.dc_key = p->dc_key;
+		h.dc_sqpn = p->sqpn;
+		h.qkey = p->qkey;
+		h.src_qp = p->sqpn;
+		h.va = p->raddr;
+		h.rkey = p->rkey;
+		h.dma_len = p->len;
+		if (p->op == ENG_PKT_READ && o->rd_from) {
+			/* Asked again from a missing response: the rest of
+			 * the message, at that response's PSN. */
+			h.psn = eng_psn_add(p->psn, o->rd_from);
+			h.va += (uint64_t)o->rd_from * mtu;
+			h.dma_len -= o->rd_from * mtu;
+		}
+		h.swap_add = p->swap_add;
+		h.compare = p->compare;
+		memcpy(&h.imm, &p->imm, 4);
+		h.ieth_rkey = p->inv_rkey;
+		if (!rd) {
+			uint64_t left = p->len - off;
+
+			h.paylen = (uint32_t)(left < mtu ? left : mtu);
+		}
+		rc = eng_fabric_tx(e, slot, &h, &l3, p->payload, off,
+				   dreq && last ? SMX_CELL_F_DREQ : 0);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			return -EAGAIN;
+		/* A READ or atomic request is one packet, whatever PSNs its
+		 * responses take: sending one per PSN made the responder see
+		 * the rest as duplicates. */
+		o->sent = rd ? o->npkts : o->sent + 1;
+	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* The inbox                                                          */
 /* ------------------------------------------------------------------ */
-
-static void fab_respond(struct eng *e, const struct smx_msg *req,
-			const struct eng_resp *r, const uint8_t *rdata,
-			uint32_t rlen, const struct smx_drec *dr)
-{
-	struct smx_cell *c;
-	struct smx_msg *m;
-	uint64_t pos;
-
-	c = smx_shm_reserve(e->shm, req->src_slot, FAB_RESERVE_WAIT_NS, &pos);
-	if (!c) {
-		smx_dbg("engine: response to qp 0x%x (slot %u) lost: inbox full "
-			"or process gone", req->sqpn, req->src_slot);
-		return;
-	}
-	if (req->src_slot >= SMX_SHM_SLOTS)
-		return;
-	m = &c->m;
-	memset(m, 0, sizeof(*m));
-	m->kind = SMX_MSG_RESP;
-	m->op = req->op;
-	m->st = req->st;
-	m->src_slot = e->slot;
-	m->src_pid = (int32_t)getpid();
-	m->sqpn = req->dqpn;
-	m->dqpn = req->sqpn;
-	m->psn = req->psn;
-	m->token = req->token;
-	m->ack = r->ack;
-	m->rnr_timer = r->rnr_timer;
-	m->atomic_orig = r->atomic_orig;
-	if (rdata && rlen) {
-		memcpy(c->data, rdata, rlen);
-		m->pay = SMX_PAY_INLINE;
-		m->len = rlen;
-		m->data_len = rlen;
-	}
-	if (dr && dr->valid && m->data_len + sizeof(*dr) <= SMX_SHM_INLINE) {
-		memcpy(c->data + m->data_len, dr, sizeof(*dr));
-		m->data_len += sizeof(*dr);
-		m->flags |= SMX_MSG_F_DR;
-	}
-	smx_shm_publish_quiet(e->shm, req->src_slot, c, pos);
-	e->ring_mask |= 1ull << req->src_slot;	/* woken after the batch */
-}
 
 void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len)
 {
@@ -414,135 +486,131 @@ void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len)
 				e->eth_flood_dropped++;	/* alive, inbox full */
 			continue;
 		}
-		memset(&c->m, 0, sizeof(c->m));
-		c->m.kind = SMX_MSG_ETH;
-		c->m.src_slot = e->slot;
-		c->m.src_pid = (int32_t)getpid();
-		c->m.len = len;
-		c->m.data_len = len;
+		c->kind = SMX_CELL_ETH;
+		c->flags = 0;
+		c->src_slot = e->slot;
+		c->src_pid = e->pid;
+		c->len = len;
 		memcpy(c->data, frame, len);
 		smx_shm_publish(e->shm, s, c, pos);
 	}
 }
 
-/* A frame another process's SQ sent (eth_switch): through our steering. */
-static void fab_rx_eth(struct eng *e, const struct smx_cell *c)
+/* A direct placement record a responder sent us. */
+static void fab_rx_drec(struct eng *e, const struct smx_cell *c)
 {
-	if (c->m.len < 14 || c->m.len > SMX_SHM_INLINE)
-		return;
-	eng_eth_rx(e, c->data, c->m.len, NULL);
-}
-
-static void fab_rx_request(struct eng *e, struct smx_cell *c)
-{
-	const struct smx_msg *m = &c->m;
-	const struct smx_iov *iov = (const struct smx_iov *)c->data;
-	struct eng_pkt p = {
-		.op = m->op, .flags = m->flags & ~SMX_MSG_F_DR, .st = m->st,
-		.sqpn = m->sqpn, .dqpn = m->dqpn, .psn = m->psn,
-		.npkts = m->npkts, .len = m->len, .imm = m->imm,
-		.inv_rkey = m->inv_rkey, .qkey = m->qkey,
-		.xrc_srqn = m->xrc_srqn, .raddr = m->raddr, .rkey = m->rkey,
-		.dc_key = (uint64_t)m->dc_key_hi << 32 | m->dc_key_lo,
-		.swap_add = m->swap_add, .compare = m->compare,
-		.pkey = m->pkey, .tclass = m->tclass,
-		.hop_limit = m->hop_limit, .flow_label = m->flow_label,
-	};
-	struct eng_sge ps = { c->data, NULL, 0, m->len };
-	struct eng_sgl pl = { &ps, 1, m->len };
-	struct eng_sge rs = { e->rx_buf, NULL, 0, m->len };
-	struct eng_sgl rl = { &rs, 1, m->len };
-	struct eng_rmem rpay = { m->src_pid, iov, m->niov };
-	struct eng_rmem rrd = { m->src_pid, iov, m->nriov };
-	struct eng_resp r;
 	struct smx_drec dr;
-	bool inline_read = false;
 
-	/* The sender's pid goes to process_vm_*(): it must be the process
-	 * attached in the slot it names, in our pid namespace. */
-	if (!smx_shm_peer(e->shm, m->src_slot, m->src_pid)) {
-		smx_dbg("engine: request from slot %u pid %d dropped: not the "
-			"process attached there in our pid namespace",
-			m->src_slot, (int)m->src_pid);
+	if (c->len != sizeof(dr))
 		return;
-	}
-	memcpy(p.sgid, m->sgid, 16);
-	memcpy(p.dgid, m->dgid, 16);
-	if (m->data_len > SMX_SHM_INLINE ||
-	    (m->pay == SMX_PAY_INLINE && m->len > SMX_SHM_INLINE) ||
-	    (uint32_t)(m->niov + m->nriov) * sizeof(*iov) > SMX_SHM_INLINE) {
-		smx_err("engine: malformed request from slot %u dropped",
-			m->src_slot);
+	memcpy(&dr, c->data, sizeof(dr));
+	/* The memfd is opened through /proc/<pid>/fd: the pid must be the
+	 * process attached in the slot the cell came from. */
+	if (dr.pid != c->src_pid)
 		return;
-	}
-	if (m->pay == SMX_PAY_INLINE)
-		p.payload = &pl;
-	else if (m->pay == SMX_PAY_IOV)
-		p.rpay = &rpay;
-	if (m->op == ENG_PKT_READ) {
-		if (m->rpay == SMX_PAY_IOV) {
-			p.rrdata = &rrd;
-		} else if (m->len && m->len <= SMX_SHM_INLINE && e->rx_buf) {
-			p.rdata = &rl;
-			inline_read = true;
-		}
-	}
-	memset(&r, 0, sizeof(r));
-	eng_resp_rx(e, &p, &r);
-	dr.valid = 0;
-	if ((m->flags & SMX_MSG_F_DR) && r.ack == ENG_ACK_OK)
-		eng_direct_record(e, m->op, m->dqpn, m->rkey, &dr);
-	fab_respond(e, m, &r, inline_read && r.ack == ENG_ACK_OK ? e->rx_buf :
-		    NULL, inline_read ? m->len : 0, &dr);
+	eng_direct_learn(e, c->src_slot, &dr);
 }
 
-/* Stores a response on the in-flight WQE it answers; returns the QP when
- * its oldest WQE can now complete, else NULL. */
-static struct eng_qp *fab_rx_response(struct eng *e, struct smx_cell *c)
+void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
+		     uint32_t rkey)
 {
-	const struct smx_msg *m = &c->m;
-	struct fw_qp *qp = fw_qp_lookup(e->fw, m->dqpn);
-	struct eng_qp *q = qp ? qp->eng : NULL;
-	struct eng_out *o = NULL;
-	uint32_t i;
+	struct smx_drec dr;
+	struct smx_cell *c;
+	uint64_t pos;
 
-	if (q && m->token >= q->token) {
-		for (i = 0; i < q->nout; i++) {
-			struct eng_out *x = &q->out[(q->out_head + i) &
-						    (ENG_SQ_WINDOW - 1)];
+	eng_direct_record(e, op, dqpn, rkey, &dr);
+	if (!dr.valid)
+		return;
+	/* An optimisation, not a message: no room, no record. */
+	if (smx_shm_room(e->shm, slot) < 2)
+		return;
+	c = smx_shm_reserve(e->shm, slot, 0, &pos);
+	if (!c)
+		return;
+	c->kind = SMX_CELL_DREC;
+	c->flags = 0;
+	c->src_slot = e->slot;
+	c->src_pid = e->pid;
+	c->len = sizeof(dr);
+	memcpy(c->data, &dr, sizeof(dr));
+	smx_shm_publish_quiet(e->shm, slot, c, pos);
+	e->ring_mask |= 1ull << slot;
+}
 
-			if (x->psn == m->psn) {
-				o = x;
-				break;
-			}
-		}
+/* One packet from another process: checked as hostile input, then to the
+ * responder or the completer. */
+static struct eng_qp *fab_rx_pkt(struct eng *e, const struct smx_cell *c)
+{
+	struct roce_l3 l3;
+	struct ibp_hdr h;
+	const struct ibp_op *op;
+	const char *why = NULL;
+	uint32_t off, len;
+
+	if (c->len > SMX_SHM_INLINE || c->len < 4 ||
+	    roce_parse(c->data, c->len, &l3, &off, &len, &why) ||
+	    ibp_parse(c->data + off, len, &h, &why))
+		goto drop;
+	if ((c->flags & SMX_CELL_F_ICRC) && !roce_icrc_ok(c->data, c->len)) {
+		why = "bad ICRC";
+		goto drop;
 	}
-	if (!o || o->have_resp || m->src_slot != o->slot) {
-		smx_dbg("engine: stale response for qp 0x%x psn 0x%x dropped",
-			m->dqpn, m->psn);
+	if (!eng_fabric_gid_local(e, l3.dgid)) {
+		why = "destination address is not one of our GIDs";
+		goto drop;
+	}
+	op = ibp_op(h.opcode);
+	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
+	if (op->flags & IBP_OF_REQ) {
+		eng_resp_pkt(e, &h, &l3, c->src_slot,
+			     (c->flags & SMX_CELL_F_DREQ) != 0);
 		return NULL;
 	}
-	if ((m->flags & SMX_MSG_F_DR) && m->ack == ENG_ACK_OK &&
-	    m->data_len <= SMX_SHM_INLINE &&
-	    m->data_len >= sizeof(struct smx_drec) &&
-	    m->data_len - sizeof(struct smx_drec) ==
-	    (m->pay == SMX_PAY_INLINE ? m->len : 0)) {
-		struct smx_drec dr;
+	return eng_compl_pkt(e, &h, c->src_slot);
+drop:
+	trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
+	smx_dbg("engine: packet from slot %u dropped: %s", c->src_slot,
+		why ? why : "malformed");
+	return NULL;
+}
 
-		memcpy(&dr, c->data + m->data_len - sizeof(dr), sizeof(dr));
-		eng_direct_learn(e, m->src_slot, &dr);
+/* One cell (fw->lock held): its sender checked against the process table,
+ * then handled by kind. Returns the QP whose oldest request can complete
+ * now (run at the end of the batch), or NULL. */
+static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
+{
+	/* The process table says who may send: a cell naming a slot that is
+	 * not its sender's is not looked at. */
+	if (c->kind != SMX_CELL_SKIP &&
+	    (c->src_slot >= SMX_SHM_SLOTS ||
+	     !smx_shm_peer(e->shm, c->src_slot, c->src_pid))) {
+		smx_dbg("engine: cell from slot %u pid %d dropped: not the "
+			"process attached there in our pid namespace",
+			c->src_slot, (int)c->src_pid);
+	} else if (c->kind == SMX_CELL_PKT) {
+		return fab_rx_pkt(e, c);
+	} else if (c->kind == SMX_CELL_ETH) {
+		if (c->len >= 14 && c->len <= SMX_SHM_INLINE)
+			eng_eth_rx(e, c->data, c->len, NULL);
+	} else if (c->kind == SMX_CELL_DREC) {
+		fab_rx_drec(e, c);
 	}
-	o->resp.ack = m->ack;
-	o->resp.rnr_timer = m->rnr_timer;
-	o->resp.atomic_orig = m->atomic_orig;
-	o->resp_data = false;
-	if (m->pay == SMX_PAY_INLINE && m->len && m->len <= SMX_SHM_INLINE &&
-	    o->rbuf) {
-		memcpy(o->rbuf, c->data, m->len);
-		o->resp_data = true;
-	}
-	o->have_resp = true;
-	return o == &q->out[q->out_head] ? q : NULL;
+	return NULL;
+}
+
+/* The end of a batch (fw->lock held): completions in order and the next
+ * requests of the QPs in @run, once per batch; what responders owe; the
+ * compressed CQEs; the wake-ups. */
+static void fab_rx_end(struct eng *e, struct eng_qp *const *run,
+		       unsigned int nrun)
+{
+	unsigned int i;
+
+	for (i = 0; i < nrun; i++)
+		eng_sq_run(e, run[i]);
+	eng_resp_flush_all(e);
+	eng_comp_batch_end(e);
+	eng_fabric_ring(e);
 }
 
 /* Processes up to FAB_MAX_BATCH cells; returns how many. */
@@ -557,14 +625,8 @@ static unsigned int fab_drain(struct eng *e)
 	fw_lock(e->fw);
 	eng_comp_batch_begin(e);	/* flooded frames' CQEs may compress */
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
-		struct eng_qp *q = NULL;
+		struct eng_qp *q = fab_rx_cell(e, c);
 
-		if (c->m.kind == SMX_MSG_REQ)
-			fab_rx_request(e, c);
-		else if (c->m.kind == SMX_MSG_RESP)
-			q = fab_rx_response(e, c);
-		else if (c->m.kind == SMX_MSG_ETH)
-			fab_rx_eth(e, c);
 		smx_shm_pop(e->shm);
 		n++;
 		for (i = 0; q && i < nrun; i++)
@@ -573,16 +635,44 @@ static unsigned int fab_drain(struct eng *e)
 		if (q)
 			run[nrun++] = q;
 	}
-	/* Completions in order, and the next requests of those QPs, once per
-	 * batch (objects stay valid: fw->lock is held throughout). */
-	for (i = 0; i < nrun; i++)
-		eng_sq_run(e, run[i]);
-	eng_comp_batch_end(e);
-	eng_fabric_ring(e);
+	/* Objects stay valid: fw->lock is held throughout. */
+	fab_rx_end(e, run, nrun);
 	fw_unlock(e->fw);
 	if (n)
 		__atomic_store_n(&e->traffic_ns, eng_now(), __ATOMIC_RELAXED);
 	return n;
+}
+
+void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c)
+{
+	struct eng_qp *q;
+
+	fw_lock(e->fw);
+	eng_comp_batch_begin(e);
+	q = fab_rx_cell(e, c);
+	fab_rx_end(e, &q, q ? 1 : 0);
+	fw_unlock(e->fw);
+}
+
+/* Room was made in an inbox we were waiting for (our bell rang): every QP
+ * with a packet waiting goes on. */
+void eng_fabric_resume(struct eng *e)
+{
+	struct eng_obj *o;
+
+	fw_lock(e->fw);
+	for (o = e->list[ENG_K_QP].next; o != &e->list[ENG_K_QP]; o = o->next) {
+		struct eng_qp *q = (struct eng_qp *)o;
+
+		if (q->tx_blocked) {
+			q->tx_blocked = false;
+			eng_sq_run(e, q);
+		}
+	}
+	eng_resp_flush_all(e);
+	eng_fabric_fault_poll(e);
+	eng_fabric_ring(e);
+	fw_unlock(e->fw);
 }
 
 bool eng_fabric_progress(struct eng *e)
@@ -619,6 +709,7 @@ void eng_fabric_armed(struct eng *e)
  * than the message. If the pollers stop without arming, a cell waits that
  * long at most; an arm (eng_fabric_armed()) ends it at once. An application
  * that waits for events polls a few times per event: far below the rate.
+ * Every wake-up also resumes what waited for room in a peer's inbox.
  */
 static void *fab_rx_thread(void *arg)
 {
@@ -635,6 +726,8 @@ static void *fab_rx_thread(void *arg)
 			last = eng_now();
 			continue;
 		}
+		if (__atomic_exchange_n(&e->resume, false, __ATOMIC_ACQ_REL))
+			eng_fabric_resume(e);
 		now = eng_now();
 		if (now - last < e->spin_ns) {
 			/* Yield rather than pause: with more busy threads
@@ -652,6 +745,8 @@ static void *fab_rx_thread(void *arg)
 		seen_ns = now;
 		smx_shm_wait(e->shm, polled ? FAB_POLLED_PARK_NS : 1000000000ull,
 			     polled);
+		/* Woken: maybe a peer made room for us. */
+		__atomic_store_n(&e->resume, true, __ATOMIC_RELEASE);
 		last = 0;
 	}
 	return NULL;
@@ -659,15 +754,21 @@ static void *fab_rx_thread(void *arg)
 
 void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 {
+	const char *spec;
+
 	if (!e || !shm)
 		return;
 	e->spin_ns = eng_env_us("SOFTMLX5_PROGRESS_SPIN_US");
-	e->rx_buf = malloc(SMX_SHM_INLINE);
-	if (!e->rx_buf)
-		return;
+	spec = getenv("SOFTMLX5_FAULT");
+	if (!spec || !*spec)
+		spec = fw_config(e->fw)->fault;
+	if (spec && *spec)
+		e->fault_spec = strdup(spec);
 	eng_direct_start(e);
 	e->shm = shm;
 	e->slot = smx_shm_slot(shm);
+	e->pid = (int32_t)getpid();
+	e->ctr = smx_shm_counters(shm);
 	if (pthread_create(&e->rx_thr, NULL, fab_rx_thread, e) == 0) {
 		e->rx_started = true;
 	} else {
@@ -679,11 +780,28 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 
 void eng_fabric_stop(struct eng *e)
 {
+	uint32_t s;
+
 	if (!e->rx_started)
 		return;
+	/* Our packets still in peers' inboxes are taken before our slot is
+	 * freed (a cell of a freed slot is dropped), with our own inbox
+	 * thread still serving peers that close at the same time. A UD or
+	 * UC sender completes when its packets are out and may leave at
+	 * once. */
+	smx_shm_flush(e->shm, FAB_FLUSH_WAIT_NS);
 	__atomic_store_n(&e->rx_stop, true, __ATOMIC_RELEASE);
 	smx_shm_kick(e->shm);
 	pthread_join(e->rx_thr, NULL);
 	e->rx_started = false;
 	eng_direct_fini(e);
+	for (s = 0; e->fault && s < SMX_SHM_SLOTS; s++)
+		if (e->fault[s])
+			trn_fault_destroy(e->fault[s]);
+	free(e->fault);
+	e->fault = NULL;
+	free((void *)e->fault_spec);
+	e->fault_spec = fw_config(e->fw)->fault;
+	free(e->txbuf);
+	e->txbuf = NULL;
 }

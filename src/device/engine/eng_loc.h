@@ -83,7 +83,26 @@ struct eng_qp {
 	uint8_t rnr_left;	/* RNR retries left (7: infinite) */
 	uint8_t retry_left;	/* transport retries left */
 	uint32_t wqe_psn;	/* first PSN of the WQE at sq_ci */
+	/* After a go-back: WQEs before PSN resend_end went out as packets
+	 * and go again as packets (eng_sq_resending()). */
+	bool resending;
+	uint32_t resend_end;
+	/* A go-back met a READ half answered: when it goes out again it
+	 * asks only from the first missing response (IBTA 9.7.5.1.2). */
+	bool rd_resume;
+	uint32_t rd_resume_psn, rd_resume_k;
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
+	/* The QP's own ACK timer runs from tmo_since (a first send into an
+	 * empty window, a response heard, a timeout spent); the adaptive
+	 * retransmission timer (rto_ns, doubled while nothing is heard)
+	 * goes back earlier without spending a retry (eng_sq_run). */
+	uint64_t tmo_since;
+	uint64_t rto_ns;
+	/* An error NAK for a request not yet sent again after a go-back
+	 * (eng_compl.c): applied when it is. */
+	bool late_nak;
+	uint8_t late_nak_ack;
+	uint32_t late_nak_psn;
 	bool last_wqe_sent;	/* SRQ "last WQE reached" already reported */
 	/* The connected QP's route as the QPC gives it (eng_sq_address()),
 	 * valid while e->gen is @route_gen (the QPC changes by commands). */
@@ -96,38 +115,58 @@ struct eng_qp {
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
 	bool sig_drain;		/* drain_sigerr: a signature error, stop in SQD */
 	bool db_mmio;		/* its send doorbells arrive as MMIO stores */
-	/* Another process's response to the WQE at sq_ci (eng_fabric.c). */
-	bool have_resp;		/* resp holds it: the next execution uses it */
-	bool resp_data;		/* rbuf holds READ data that came inline */
-	uint32_t peer_slot;	/* where the request went */
-	uint64_t token;		/* responses with an older token are stale */
+	/* Another process's response to the WQE at sq_ci (the completer,
+	 * eng_fabric.c): the next execution of that WQE uses it. */
+	bool have_resp;
+	uint32_t peer_slot;	/* where the oldest request went */
 	struct eng_resp_saved {
 		uint8_t ack, rnr_timer;
 		uint64_t atomic_orig;
 	} resp;
-	uint8_t *rbuf;		/* READ data of the WQE at sq_ci (out[] entry) */
 	/*
-	 * Pipelining (eng_sq.c): WQEs [sq_ci, sq_tx) went to another process
-	 * and wait for their responses, oldest first in out[] (a ring of
-	 * ENG_SQ_WINDOW entries starting at out_head). Completion stays in
-	 * order; an RNR NAK or a lost response rewinds sq_tx to sq_ci.
+	 * Requests in flight to another process (eng_sq.c): WQEs [sq_ci,
+	 * sq_tx) went out as packets and wait for their acknowledgement,
+	 * oldest first in out[] (a ring of ENG_SQ_WINDOW entries from
+	 * out_head). The newest may still be going out (sent < npkts: the
+	 * peer's inbox was full). Completion stays in order; a lost packet,
+	 * a sequence NAK or an RNR NAK rewinds sq_tx to sq_ci (go-back-N).
 	 */
 	uint16_t sq_tx;		/* next WQEBB counter to transmit */
 	uint8_t nout;		/* entries in out[] */
 	uint8_t out_head;
 	uint8_t nrd;		/* READ / atomic entries among them */
+	bool tx_blocked;	/* a packet waits for room in the peer's inbox */
+	uint64_t progress_ns;	/* when the peer last acknowledged anything */
 	struct eng_out {
 		uint32_t psn, npkts;
 		uint32_t slot;		/* process the request went to */
+		uint16_t at;		/* its WQEBB counter */
 		uint16_t nbb;
-		bool rd;		/* READ or atomic */
+		uint8_t op;		/* enum eng_pkt_op */
 		bool have_resp;
-		bool resp_data;		/* rbuf holds inline READ data */
+		uint32_t sent;		/* packets transmitted */
+		uint32_t rd_next;	/* READ: response packets placed */
+		uint32_t rd_from;	/* READ: the packet its request asked
+					 * from (a re-request resumes) */
+		bool rd_reask;		/* READ: a response is missing; ask
+					 * again from rd_next (eng_sq_run) */
+		bool rd_retry;		/* READ: asked again; later gaps wait
+					 * for a response in order */
+		uint32_t len;		/* message length */
 		struct eng_resp_saved resp;
-		uint8_t *rbuf;		/* SMX_SHM_INLINE bytes, on first use */
 	} out[32];
+	/* The responder's state towards other processes (eng_resp.c): the
+	 * message being received, responder resources, what is owed. */
+	struct eng_rstate *rs;
 };
 #define ENG_SQ_WINDOW 32u	/* requests in flight per QP (power of 2) */
+
+/* The @i-th oldest request in flight (0: the oldest, q->nout - 1: the
+ * newest). */
+static inline struct eng_out *eng_out_at(struct eng_qp *q, uint32_t i)
+{
+	return &q->out[(q->out_head + i) & (ENG_SQ_WINDOW - 1)];
+}
 
 enum eng_arm { ENG_ARM_NONE = 0, ENG_ARM_NEXT, ENG_ARM_SOLICITED };
 
@@ -247,9 +286,31 @@ struct eng {
 	/* frames the far end could not take yet, oldest first (fw->lock) */
 	uint8_t **wire_q;
 	uint32_t wire_q_head, wire_q_n;
-	uint8_t *rx_buf;		/* READ data scratch (fw->lock) */
+	int32_t pid;			/* ours, in the cells we send */
+	struct trn_counters *ctr;	/* port counters (in our slot) */
+	bool resume;			/* the inbox thread was woken: QPs
+					 * blocked on a full inbox go on */
+	uint32_t resp_pending;		/* responders owing packets (fw->lock) */
+	/* Fault injection (SOFTMLX5_FAULT): one stage per peer slot. */
+	const char *fault_spec;
+	struct trn_fault **fault;
+	uint64_t fault_next;		/* a held packet's deadline */
+	uint8_t *txbuf;			/* a packet built for the fault stage */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */
+
+	/* The requester's shortcuts: the fast lane (eng_sq_fast()) and
+	 * what QPs cache between WQEs (route, last lkey). False
+	 * (SOFTMLX5_FAST=0, read at creation): every WQE takes the general
+	 * decode and full checks -- the reference the differential test
+	 * (tests/unit/test_diff_wqe.c) compares the shortcuts with. */
+	bool fast;
+	/* SOFTMLX5_ADAPTIVE_RETRANS=0 clears it: only the QPs' own ACK timers
+	 * go back (eng_sq_run()). */
+	bool adaptive;
+	/* WQEs completed by the fast lane and by the general path's direct
+	 * placement (fw->lock; tests read them to know these paths ran). */
+	uint64_t fast_wqes, direct_wqes;
 
 	/* Direct placement (eng_direct.c, fw->lock): records of peers'
 	 * keys and the peers' memfds mapped here. */
@@ -324,19 +385,20 @@ struct eng_pkt {
 	uint8_t sgid[16], dgid[16];	/* UD GRH */
 	uint8_t tclass, hop_limit;
 	uint32_t flow_label;
-	const struct eng_sgl *payload;	/* SEND / WRITE data (requester memory) */
-	const struct eng_sgl *rdata;	/* READ / atomic response lands here */
-	/* From another process: payload / READ destination in its memory
-	 * (eng_fabric.c moves it with cross-memory attach). */
-	const struct eng_rmem *rpay;
-	const struct eng_rmem *rrdata;
+	/* SEND / WRITE data: the whole message (in-process), or this
+	 * packet's payload (@plen bytes at offset @off of the message). */
+	const struct eng_sgl *payload;
+	const struct eng_sgl *rdata;	/* READ / atomic response lands here
+					 * (in-process; NULL: from another
+					 * process, answered by packets) */
+	uint8_t seg;		/* ENG_SEG_*: where the packet is in its
+				 * message (in-process: FIRST | LAST) */
+	bool ackreq;		/* AckReq: the requester wants an ACK */
+	uint32_t plen;		/* payload bytes in this packet */
+	uint32_t src_slot;	/* the sending process (packets) */
 };
 
-struct eng_rmem {
-	int32_t pid;
-	const struct smx_iov *iov;
-	uint32_t n;
-};
+enum { ENG_SEG_FIRST = 1, ENG_SEG_LAST = 2, ENG_SEG_ONLY = 3 };
 
 enum eng_ack {
 	ENG_ACK_OK = 0,
@@ -346,6 +408,7 @@ enum eng_ack {
 	ENG_NAK_INV_REQ,
 	ENG_NAK_REM_ACCESS,
 	ENG_NAK_REM_OP,
+	ENG_ACK_LOCAL_PROT,	/* (completer) READ data could not land */
 };
 
 struct eng_resp {
@@ -621,7 +684,8 @@ static inline struct fw_mkey *eng_kcache_hit(const struct eng *e,
 
 /* eng_key_check() through @kc: a key found valid with these rights and PD
  * since the last eng_gen_bump() only has its bounds checked again; any other
- * case (or a failure) takes the full check, whose result refills @kc. */
+ * case (or a failure), and every case while e->fast is off, takes the full
+ * check, whose result refills @kc. */
 int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
 			 const struct fw_pd *pd, uint32_t need, uint64_t va,
 			 uint64_t len, struct fw_mkey **mkp, char *why,
@@ -677,6 +741,8 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint8_t *local, bool app);
 
 /* eng_fabric.c */
+struct ibp_hdr;
+struct roce_l3;
 /* Hands @p to the device that owns @p->dqpn; fills the response. */
 void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 		     struct eng_resp *r);
@@ -685,26 +751,66 @@ void eng_fabric_cache_gids(struct eng *e);
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
 /* The slot of the process owning @dqpn when that is another process, else -1. */
 int eng_fabric_peer(struct eng *e, uint32_t dqpn);
-/* Sends @p of a WQE of @q to process @slot, waiting at most @wait_ns for room
- * in its inbox: 0 sent (the response will come), -EAGAIN not sent, -EINVAL
- * cannot be described, -EFAULT a page of the WQE's own lists is not mapped
- * (@why set). The wake-up is left to eng_fabric_ring(). */
-int eng_fabric_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		    uint32_t slot, uint64_t wait_ns, char *why, size_t whylen);
+/* Sends packets [o->sent, o->npkts) of the request @p, cut at @mtu (a
+ * READ or atomic: one request packet for all its PSNs), to process @slot
+ * (@dreq: ask for a direct placement record): 0 all sent, -EAGAIN the
+ * inbox is full (o->sent says how far), -EFAULT the gather list faulted.
+ * The wake-up is left to eng_fabric_ring(). */
+int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
+		    struct eng_out *o, uint32_t slot, bool dreq);
+/* Builds one packet (headers @h, addressing @l3, h->paylen payload bytes
+ * from @src at @soff) into a cell of @slot's inbox: 1 sent, 0 no room
+ * (we are rung when there is), -EFAULT the payload faulted. */
+int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
+		  const struct roce_l3 *l3, const struct eng_sgl *src,
+		  uint64_t soff, uint8_t cflags);
+/* The addressing of a request @p (GIDs, traffic class, UDP source port). */
+void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3);
+/* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */
+void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
+		     uint32_t rkey);
+/* Emits packets the fault stage held whose time has come. */
+void eng_fabric_fault_poll(struct eng *e);
+/* One cell as the inbox thread handles it, as a batch of its own (takes
+ * fw->lock): the cell need not be in the inbox. For the receive-path
+ * fuzzer (tests/fuzz/fuzz_rc_rx.c), which plays another process. */
+void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c);
+/* What the inbox thread does when room was made in an inbox we waited for
+ * (takes fw->lock): blocked QPs go on, responders send what they owe. */
+void eng_fabric_resume(struct eng *e);
+/* eng_compl.c: a response packet; returns the QP when its oldest request
+ * can complete now. */
+struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
+			     uint32_t slot);
+/* eng_resp.c: a request packet from process @slot. */
+void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
+		  const struct roce_l3 *l3, uint32_t slot, bool dreq);
+/* Sends what responders owe requesters whose inbox was full. */
+void eng_resp_flush_all(struct eng *e);
+void eng_resp_free(struct eng *e, struct eng_qp *q);
+/* eng_sq.c: a response of the oldest request in flight arrived in order:
+ * its ACK timer restarts and its retries are whole again (progress). */
+void eng_sq_progress(struct eng *e, struct eng_qp *q);
+/* eng_compl.c: a request @o went out again after a go-back; an error
+ * NAK that came for it meanwhile answers it now. */
+void eng_compl_late(struct eng_qp *q, struct eng_out *o);
+/* eng_sq.c: a response to a request in flight was heard: the peer lives
+ * and the link carries; the ACK timers start afresh. */
+void eng_sq_heard(struct eng_qp *q);
+/* READ data @src (@len bytes) into the scatter list of the WQE at @at, at
+ * byte @off; false if it cannot land. */
+bool eng_sq_land_at(struct eng *e, struct eng_qp *q, uint16_t at,
+		    uint64_t off, const uint8_t *src, uint32_t len);
 /* Wakes every process published to since the last call (one futex wake per
  * sleeping process, not one per message). */
 void eng_fabric_ring(struct eng *e);
 /* A CQ was armed by a doorbell: the application waits for events now. */
 void eng_fabric_armed(struct eng *e);
 /* Frees the pipelining buffers of @q (QP destroyed). */
-void eng_sq_free(struct eng_qp *q);
+void eng_sq_free(struct eng *e, struct eng_qp *q);
 /* Stops the inbox thread (eng_destroy). */
 void eng_fabric_stop(struct eng *e);
 /* Is the process in @slot still there? */
 bool eng_fabric_peer_alive(struct eng *e, uint32_t slot);
-/* Moves @len bytes between local @l at @loff and another process's memory
- * @rm (from byte 0): @to_remote false reads it, true writes it. */
-bool eng_rmem_xfer(const struct eng_sgl *l, uint64_t loff,
-		   const struct eng_rmem *rm, uint64_t len, bool to_remote);
 
 #endif

@@ -303,7 +303,8 @@ int eng_key_check_cached(struct eng *e, struct eng_kcache *kc, uint32_t key,
 			 uint64_t len, struct fw_mkey **mkp, char *why,
 			 size_t whylen)
 {
-	struct fw_mkey *mk = eng_kcache_hit(e, kc, key, pd, need, va, len);
+	struct fw_mkey *mk = e->fast ? eng_kcache_hit(e, kc, key, pd, need,
+						      va, len) : NULL;
 	int rc;
 
 	if (mk) {

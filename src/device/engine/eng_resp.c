@@ -38,6 +38,9 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/transport/counters.h"
+#include "device/transport/ib_pkt.h"
+#include "device/transport/roce.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -85,6 +88,9 @@ struct resp_ctx {
 	struct fw_mkey *mk;	/* the rkey's mkey */
 	bool have_wqe;
 	struct eng_rwqe w;
+	struct eng_rstate *rs;	/* packets: the QP's responder state */
+	struct eng_rmsg *m;	/* packets: the message being received */
+	uint32_t off;		/* packets: this payload's offset */
 	uint32_t seg;		/* failing receive segment, for the log */
 	bool dup;		/* a duplicate READ being re-executed */
 	bool rsig;		/* the rkey is a signature or crypto key */
@@ -99,6 +105,146 @@ struct resp_ctx {
 	} *sig;			/* ENG_MAX_SGE, allocated on first use */
 	char why[200];
 };
+
+/*
+ * Responder state towards other processes (packets): the message being
+ * received, the responder resources of READs and atomics (IBTA 9.7.5.1.4:
+ * replayed, never executed twice), and what is owed to requesters whose
+ * inbox was full (flushed by eng_resp_flush()).
+ */
+#define ENG_RRES 16u	/* >= 2^log_rra_max (at most 4) */
+#define ENG_RACKS 8u	/* a DCT answers several initiators */
+
+struct eng_rres {
+	uint8_t op;		/* ENG_PKT_*; 0: free */
+	bool pending;		/* responses still to send */
+	uint32_t psn, npkts, tx;	/* tx: response packets sent */
+	uint32_t from;		/* READ: the packet the last request asked
+				 * from (its response there is FIRST) */
+	uint32_t rkey, len, mtu;
+	uint64_t va, orig;
+	uint32_t slot, dqpn, msn;
+	struct roce_l3 l3;	/* the response's addressing */
+	uint8_t *sigbuf;	/* READ through a signature key: wire bytes */
+};
+
+struct eng_rack {
+	bool pending;
+	uint8_t syndrome;	/* AETH */
+	uint32_t psn, msn, slot, dqpn;
+	struct roce_l3 l3;
+};
+
+struct eng_rstate {
+	struct eng_rmsg {
+		bool active;	/* a SEND / WRITE is being received */
+		uint8_t op;
+		uint32_t off;	/* its bytes received so far */
+		uint32_t rkey, len;
+		uint64_t va;
+		bool have_wqe;
+		struct eng_rwqe w;
+	} m;
+	/* A DCT: one message in progress and the last PSN per initiator
+	 * (DCI), which has no connection state of its own here. */
+	struct eng_dctx {
+		bool used;
+		uint32_t slot, dqpn, last_psn;
+		struct eng_rmsg m;
+	} dctx[ENG_RACKS];
+	uint32_t dctx_next;
+	uint32_t msn;
+	bool nak_sent;		/* a sequence NAK went out for this gap */
+	bool listed;		/* counted in e->resp_pending */
+	uint32_t res_next;
+	struct eng_rres res[ENG_RRES];
+	struct eng_rack ack[ENG_RACKS];	/* [0]: a connected QP's */
+	/* the packet being processed (eng_resp_pkt) */
+	uint32_t slot;
+	const struct roce_l3 *l3;
+};
+
+static struct eng_rres *resp_res_add(struct resp_ctx *c, uint64_t orig)
+{
+	struct eng_rstate *rs = c->rs;
+	struct eng_rres *res = &rs->res[rs->res_next++ % ENG_RRES];
+	const struct eng_pkt *p = c->p;
+
+	free(res->sigbuf);
+	memset(res, 0, sizeof(*res));
+	res->op = p->op;
+	res->psn = p->psn;
+	res->npkts = p->npkts;
+	res->rkey = p->rkey;
+	res->va = p->raddr;
+	res->len = p->len;
+	res->mtu = eng_mtu_bytes(DEVX_GET(qpc, c->qp->qpc, mtu));
+	res->orig = orig;
+	res->slot = rs->slot;
+	res->dqpn = p->sqpn;
+	res->l3 = *rs->l3;
+	res->pending = true;
+	return res;
+}
+
+/*
+ * A duplicate READ or atomic (a lost response): its resource answers
+ * again, never executing it twice. A READ may ask again from a PSN inside
+ * it for the rest of the message (the requester lost a response there):
+ * the same rkey, the VA advanced and the length shortened by whole MTUs --
+ * anything else names no resource and is dropped, as rxe does. A DCT's
+ * resource is one initiator's (@dct: same process and DCI).
+ */
+static void resp_res_again(struct eng_rstate *rs, const struct eng_pkt *p,
+			   uint32_t slot, bool dct)
+{
+	uint32_t i;
+
+	for (i = 0; i < ENG_RRES; i++) {
+		struct eng_rres *res = &rs->res[i];
+		int32_t k = eng_psn_diff(p->psn, res->psn);
+		uint64_t off;
+
+		if (res->op != p->op || k < 0 || (uint32_t)k >= res->npkts ||
+		    (dct && (res->slot != slot || res->dqpn != p->sqpn)))
+			continue;
+		if (p->op == ENG_PKT_READ) {
+			off = (uint64_t)k * res->mtu;
+			if (p->rkey != res->rkey || p->raddr != res->va + off ||
+			    (uint64_t)p->len + off != res->len)
+				continue;
+		} else if (k) {
+			continue;
+		}
+		res->tx = res->from = (uint32_t)k;
+		res->pending = true;
+		res->slot = slot;
+		res->l3 = *rs->l3;
+		return;
+	}
+	smx_dbg("engine: duplicate %s psn 0x%x names no responder resource; "
+		"dropped", p->op == ENG_PKT_READ ? "READ" : "atomic", p->psn);
+}
+
+static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write);
+static enum resp_state resp_rkey_fault(struct resp_ctx *c, const char *what);
+
+/* A READ from another process: checked; its responses go out as packets
+ * from the responder resource (eng_resp_flush()). */
+static enum resp_state resp_read_grant(struct resp_ctx *c)
+{
+	struct eng_sge one = { NULL, c->mk, c->p->raddr, c->p->len };
+	struct eng_sgl remote = { &one, 1, c->p->len };
+
+	if (c->p->len && c->rsig)
+		return resp_sig_rdma(c, false);
+	/* Memory the key names but the target unmapped answers now, as
+	 * the copy would. */
+	if (c->p->len && !eng_sgl_probe(&remote, c->p->len, false))
+		return resp_rkey_fault(c, "READ from");
+	resp_res_add(c, 0);
+	return RESP_COMPLETE;
+}
 
 static bool resp_connected(uint32_t st)
 {
@@ -204,8 +350,8 @@ static enum resp_state resp_chk_psn(struct resp_ctx *c)
 	uint32_t expect = DEVX_GET(qpc, c->qp->qpc, next_rcv_psn);
 	int32_t d;
 
-	if (c->qp->st == MLX5_QPC_ST_UD)
-		return RESP_CHK_OP;
+	if (c->qp->st == MLX5_QPC_ST_UD || c->rs)
+		return RESP_CHK_OP;	/* packets: eng_resp_pkt() checked */
 	if (c->qp->st == FW_QP_ST_DCT)
 		return RESP_CHK_OP;	/* no connection, no PSN state */
 	if (c->qp->st == MLX5_QPC_ST_UC) {
@@ -287,9 +433,22 @@ static enum resp_state resp_chk_op(struct resp_ctx *c)
 				 "above the MTU", p->len);
 			return RESP_DROP;
 		}
-	} else if (log_msg && log_msg < 32 && p->len > (1ull << log_msg)) {
-		snprintf(c->why, sizeof(c->why), "message of %u bytes above "
-			 "2^log_msg_max (%u)", p->len, log_msg);
+	} else if (log_msg && log_msg < 32 &&
+		   (p->op == ENG_PKT_SEND ? (uint64_t)c->off + p->plen :
+		    p->len) > (1ull << log_msg)) {
+		snprintf(c->why, sizeof(c->why), "message of %llu bytes above "
+			 "2^log_msg_max (%u)", (unsigned long long)
+			 (p->op == ENG_PKT_SEND ? (uint64_t)c->off + p->plen :
+			  p->len), log_msg);
+		return RESP_ERR_INV_REQ;
+	}
+	/* The rkey is checked over the RETH's [va, va + len) only (not at
+	 * all when len is 0): payload past it would land unchecked, outside
+	 * the key. IBTA: an invalid request, like rxe's length error. */
+	if (p->op == ENG_PKT_WRITE && (uint64_t)c->off + p->plen > p->len) {
+		snprintf(c->why, sizeof(c->why), "WRITE payload up to byte %llu "
+			 "of a %u-byte RETH length",
+			 (unsigned long long)c->off + p->plen, p->len);
 		return RESP_ERR_INV_REQ;
 	}
 	return RESP_CHK_RKEY;
@@ -361,6 +520,15 @@ static enum resp_state resp_chk_rkey(struct resp_ctx *c)
 static enum resp_state resp_get_recv(struct resp_ctx *c)
 {
 	if (!resp_needs_recv(c->p))
+		return RESP_EXECUTE;
+	/* A SEND's later packets go to the WQE its first packet took; a
+	 * WRITE with immediate takes one with its last packet. */
+	if (c->p->op == ENG_PKT_SEND && !(c->p->seg & ENG_SEG_FIRST)) {
+		c->w = c->m->w;
+		c->have_wqe = true;
+		return RESP_EXECUTE;
+	}
+	if (c->p->op == ENG_PKT_WRITE && !(c->p->seg & ENG_SEG_LAST))
 		return RESP_EXECUTE;
 	if (!eng_rq_take(c->e, c->qp, c->srq, &c->w)) {
 		snprintf(c->why, sizeof(c->why), "qp 0x%x: no receive WQE "
@@ -560,8 +728,7 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 		return RESP_ERR_ACCESS;
 	}
 	if (write) {
-		if (p->rpay ? !eng_rmem_xfer(&hl, 0, p->rpay, p->len, false) :
-			      eng_sgl_copy(&hl, 0, p->payload, 0, p->len) != p->len) {
+		if (eng_sgl_copy(&hl, 0, p->payload, 0, p->len) != p->len) {
 			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
 				 "could not be read", p->len);
 			st = RESP_ERR_ACCESS;
@@ -575,13 +742,12 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
 				 se.why);
 			st = RESP_ERR_ACCESS;
-		} else if (p->rrdata) {
-			if (!eng_rmem_xfer(&hl, 0, p->rrdata, p->len, true)) {
-				snprintf(c->why, sizeof(c->why), "READ data could "
-					 "not be written to pid %d",
-					 (int)p->rrdata->pid);
-				st = RESP_ERR_ACCESS;
-			}
+		} else if (!p->rdata) {
+			/* packets: the staged bytes are the response */
+			struct eng_rres *res = resp_res_add(c, 0);
+
+			res->sigbuf = buf;
+			buf = NULL;
 		} else if (p->rdata &&
 			   eng_sgl_copy(p->rdata, 0, &hl, 0, p->len) != p->len) {
 			char f[96];
@@ -669,11 +835,17 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		uint8_t grh[40];
 		struct eng_sge gs = { grh, NULL, 0, 40 };
 		struct eng_sgl g = { &gs, 1, 40 };
-		uint64_t need = p->len, at = 0;
+		uint64_t need = (uint64_t)c->off + p->plen, at = 0;
 		enum resp_state s = resp_scatter(c, &l, sge);
 
 		if (s != RESP_COMPLETE)
 			return s;
+		if (c->nsig && p->seg != ENG_SEG_ONLY) {
+			snprintf(c->why, sizeof(c->why), "a message of several "
+				 "packets into a receive through a signature "
+				 "key (not supported)");
+			return RESP_ERR_RECV_PROT;
+		}
 		if (c->qp->st == MLX5_QPC_ST_UD)
 			need += 40;
 		if (need > l.len) {
@@ -693,44 +865,36 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 				return resp_recv_fault(c);
 			at = 40;
 		}
-		if (p->len && p->rpay &&
-		    !eng_rmem_xfer(&l, at, p->rpay, p->len, false)) {
-			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
-				 "could not be read (pid %d)", p->len,
-				 (int)p->rpay->pid);
-			return RESP_ERR_RECV_PROT;
-		}
-		if (p->len && !p->rpay &&
-		    eng_sgl_copy(&l, at, p->payload, 0, p->len) != p->len)
+		if (p->plen && eng_sgl_copy(&l, at + c->off, p->payload, 0,
+					    p->plen) != p->plen)
 			return resp_recv_fault(c);
-		if (c->nsig && !resp_sig_commit(c, at + p->len))
+		if (c->nsig && !resp_sig_commit(c, at + p->plen))
 			return RESP_ERR_RECV_PROT;
 		return RESP_COMPLETE;
 	}
 	case ENG_PKT_WRITE:
-		if (p->len && c->rsig)
-			return resp_sig_rdma(c, true);
-		if (p->len) {
-			one.mk = c->mk;
-			one.va = p->raddr;
-			one.len = p->len;
-			remote.len = p->len;
-			if (p->rpay) {
-				if (!eng_rmem_xfer(&remote, 0, p->rpay, p->len,
-						   false)) {
-					snprintf(c->why, sizeof(c->why), "the "
-						 "sender's %u bytes could not be "
-						 "read (pid %d)", p->len,
-						 (int)p->rpay->pid);
-					return RESP_ERR_ACCESS;
-				}
-			} else if (eng_sgl_copy(&remote, 0, p->payload, 0,
-						p->len) != p->len) {
-				return resp_rkey_fault(c, "WRITE into");
+		if (p->plen && c->rsig) {
+			if (p->seg != ENG_SEG_ONLY) {
+				snprintf(c->why, sizeof(c->why), "a WRITE of "
+					 "several packets through signature key "
+					 "0x%x (not supported)", p->rkey);
+				return RESP_ERR_ACCESS;
 			}
+			return resp_sig_rdma(c, true);
+		}
+		if (p->plen) {
+			one.mk = c->mk;
+			one.va = p->raddr + c->off;
+			one.len = p->plen;
+			remote.len = p->plen;
+			if (eng_sgl_copy(&remote, 0, p->payload, 0, p->plen) !=
+			    p->plen)
+				return resp_rkey_fault(c, "WRITE into");
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_READ:
+		if (!p->rdata)
+			return resp_read_grant(c);	/* answered by packets */
 		if (p->len && c->rsig)
 			return resp_sig_rdma(c, false);
 		if (p->len) {
@@ -738,19 +902,9 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 			one.va = p->raddr;
 			one.len = p->len;
 			remote.len = p->len;
-			if (p->rrdata) {
-				if (!eng_rmem_xfer(&remote, 0, p->rrdata, p->len,
-						   true)) {
-					snprintf(c->why, sizeof(c->why), "READ "
-						 "data could not be written to "
-						 "pid %d", (int)p->rrdata->pid);
-					return RESP_ERR_ACCESS;
-				}
-			} else if (p->rdata &&
-				   eng_sgl_copy(p->rdata, 0, &remote, 0,
-						p->len) != p->len) {
+			if (eng_sgl_copy(p->rdata, 0, &remote, 0, p->len) !=
+			    p->len)
 				return resp_rkey_fault(c, "READ from");
-			}
 		}
 		return RESP_COMPLETE;
 	case ENG_PKT_CMP_SWAP:
@@ -768,6 +922,8 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		if (!smx_fault_run(resp_atomic_fn, &a))
 			return resp_rkey_fault(c, "atomic on");
 		c->r->atomic_orig = a.orig;
+		if (c->rs)
+			resp_res_add(c, a.orig);	/* replayed if asked again */
 		return RESP_COMPLETE;
 	}
 	default:
@@ -798,14 +954,19 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const struct eng_pkt *p = c->p;
 	struct fw_qp *qp = c->qp;
 
-	if (qp->st != MLX5_QPC_ST_UD && qp->st != FW_QP_ST_DCT && !c->dup)
+	if (qp->st != MLX5_QPC_ST_UD && qp->st != FW_QP_ST_DCT && !c->dup &&
+	    !c->rs)
 		DEVX_SET(qpc, qp->qpc, next_rcv_psn,
 			 eng_psn_add(p->psn, p->npkts));
+	if (!(p->seg & ENG_SEG_LAST)) {
+		c->r->ack = ENG_ACK_OK;	/* the message goes on */
+		return RESP_DONE;
+	}
 	if (c->have_wqe && resp_cq(c)) {
 		struct eng_cqe cqe = {
 			.qpn = qp->obj.id,
 			.wqe_counter = c->w.index,
-			.byte_cnt = p->len,
+			.byte_cnt = c->off + p->plen,
 			.flags_rqpn = p->sqpn & 0xffffff,
 			.srqn_uidx = resp_srqn_uidx(c),
 			.solicited = !!(p->flags & ENG_PKT_F_SE),
@@ -879,9 +1040,13 @@ static void resp_run(struct resp_ctx *cp);
 
 void eng_resp_rx(struct eng *e, const struct eng_pkt *p, struct eng_resp *r)
 {
-	struct resp_ctx c = { .e = e, .p = p, .r = r };
+	struct eng_pkt whole = *p;
+	struct resp_ctx c = { .e = e, .p = &whole, .r = r };
 	uint32_t i;
 
+	/* In-process: the whole message is one unit. */
+	whole.seg = ENG_SEG_ONLY;
+	whole.plen = p->op == ENG_PKT_SEND || p->op == ENG_PKT_WRITE ? p->len : 0;
 	resp_run(&c);
 	if (c.sig) {
 		for (i = 0; i < c.nsig; i++)
@@ -962,4 +1127,474 @@ static void resp_run(struct resp_ctx *c)
 		}
 		return;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets from another process                                       */
+/* ------------------------------------------------------------------ */
+
+void eng_resp_free(struct eng *e, struct eng_qp *q)
+{
+	uint32_t i;
+
+	if (!q->rs)
+		return;
+	/* Whatever it owed goes with it: uncounted, or every batch would
+	 * walk the QPs for it from now on (eng_resp_flush_all()). */
+	if (q->rs->listed)
+		e->resp_pending--;
+	for (i = 0; i < ENG_RRES; i++)
+		free(q->rs->res[i].sigbuf);
+	free(q->rs);
+	q->rs = NULL;
+}
+
+/* Something is owed to a requester: one acknowledgement per requester,
+ * the newest replacing the older (ACKs are cumulative). */
+static void resp_owe(struct eng_rstate *rs, bool dct, uint8_t syndrome,
+		     uint32_t psn, uint32_t dqpn, const struct roce_l3 *l3)
+{
+	struct eng_rack *a = &rs->ack[0];
+	uint32_t i;
+
+	for (i = 0; dct && i < ENG_RACKS; i++) {
+		a = &rs->ack[i];
+		if (!a->pending || (a->slot == rs->slot && a->dqpn == dqpn))
+			break;
+	}
+	if (i == ENG_RACKS)
+		a = &rs->ack[0];
+	a->pending = true;
+	a->syndrome = syndrome;
+	a->psn = psn;
+	a->msn = rs->msn;
+	a->slot = rs->slot;
+	a->dqpn = dqpn;
+	a->l3 = *l3;
+}
+
+static uint8_t resp_base(const struct fw_qp *qp)
+{
+	return qp->st == MLX5_QPC_ST_XRC ? IBP_TR_XRC : IBP_TR_RC;
+}
+
+/* A READ whose memory went between the request and its response: NAK
+ * remote access, the responder QP to ERR (a DCT stays). */
+static bool resp_res_fail(struct eng *e, struct eng_qp *q,
+			  struct eng_rres *res)
+{
+	struct eng_rack *a = &q->rs->ack[0];
+
+	res->pending = false;
+	a->pending = true;
+	a->syndrome = IBP_NAK_REM_ACCESS_ERR;
+	a->psn = res->psn;
+	a->msn = q->rs->msn;
+	a->slot = res->slot;
+	a->dqpn = res->dqpn;
+	a->l3 = res->l3;
+	if (q->qp->st != FW_QP_ST_DCT) {
+		eng_async_event(e, ENG_EVT_WQ_ACCESS_ERROR, q->qp->obj.id, false,
+				q->qp->obj.uid);
+		eng_qp_to_err(e, q->qp);
+	}
+	return true;
+}
+
+/* READ response packets or the atomic ACK of one resource: false when the
+ * requester's inbox is full. */
+static bool resp_res_send(struct eng *e, struct eng_qp *q,
+			  struct eng_rres *res)
+{
+	struct ibp_hdr h;
+	int rc;
+
+	if (res->op != ENG_PKT_READ) {
+		memset(&h, 0, sizeof(h));
+		h.opcode = resp_base(q->qp) | IBP_OP_ATOMIC_ACK;
+		h.pkey = 0xffff;
+		h.dqpn = res->dqpn;
+		h.psn = res->psn;
+		h.syndrome = IBP_AETH_KIND_ACK | IBP_AETH_CREDIT_INVALID;
+		h.msn = res->msn;
+		h.atomic_orig = res->orig;
+		rc = eng_fabric_tx(e, res->slot, &h, &res->l3, NULL, 0, 0);
+		if (!rc)
+			return false;
+		res->pending = false;
+		return true;
+	}
+	for (; res->tx < res->npkts; res->tx++) {
+		uint32_t k = res->tx, off = k * res->mtu, n = res->len - off;
+		bool first = k == res->from, last = k + 1 == res->npkts;
+		struct eng_sge s = { res->sigbuf, NULL, off, 0 };
+		struct eng_sgl l = { &s, 1, 0 };
+
+		if (n > res->mtu)
+			n = res->mtu;
+		memset(&h, 0, sizeof(h));
+		h.opcode = resp_base(q->qp) | ibp_op_read_resp(first, last);
+		h.pkey = 0xffff;
+		h.dqpn = res->dqpn;
+		h.psn = eng_psn_add(res->psn, k);
+		h.syndrome = IBP_AETH_KIND_ACK | IBP_AETH_CREDIT_INVALID;
+		h.msn = res->msn;
+		h.paylen = n;
+		if (n && !res->sigbuf) {
+			/* The key is checked again for every packet: it
+			 * may have gone since the request was granted. */
+			struct fw_mkey *mk = fw_mkey_lookup(e->fw, res->rkey);
+			char why[160];
+
+			if (!mk || eng_key_check(e, res->rkey, mk->pd,
+						 ENG_ACC_RR, res->va + off, n,
+						 &mk, why, sizeof(why))) {
+				smx_dbg("engine: qp 0x%x: READ response psn 0x%x "
+					"not sent: %s", q->qp->obj.id, h.psn,
+					mk ? why : "rkey gone");
+				return resp_res_fail(e, q, res);
+			}
+			s.mk = mk;
+			s.va = res->va + off;
+		}
+		s.len = n;
+		l.len = n;
+		rc = eng_fabric_tx(e, res->slot, &h, &res->l3, &l, 0, 0);
+		if (!rc)
+			return false;
+		if (rc < 0)
+			return resp_res_fail(e, q, res);	/* it faulted */
+	}
+	res->pending = false;
+	return true;
+}
+
+/* Sends what the responder owes for @q: resource responses in PSN order,
+ * then acknowledgements. false: an inbox is full (listed for a retry). */
+static bool resp_flush(struct eng *e, struct eng_qp *q)
+{
+	struct eng_rstate *rs = q->rs;
+	uint32_t i;
+
+	for (i = 0; i < ENG_RRES; i++) {
+		struct eng_rres *res = &rs->res[(rs->res_next + i) % ENG_RRES];
+
+		if (res->pending && !resp_res_send(e, q, res))
+			goto blocked;
+	}
+	for (i = 0; i < ENG_RACKS; i++) {
+		struct eng_rack *a = &rs->ack[i];
+		struct ibp_hdr h;
+
+		if (!a->pending)
+			continue;
+		memset(&h, 0, sizeof(h));
+		h.opcode = resp_base(q->qp) | IBP_OP_ACK;
+		h.pkey = 0xffff;
+		h.dqpn = a->dqpn;
+		h.psn = a->psn;
+		h.syndrome = a->syndrome;
+		h.msn = a->msn;
+		if (!eng_fabric_tx(e, a->slot, &h, &a->l3, NULL, 0, 0))
+			goto blocked;
+		a->pending = false;
+	}
+	if (rs->listed) {
+		rs->listed = false;
+		e->resp_pending--;
+	}
+	return true;
+blocked:
+	if (!rs->listed) {
+		rs->listed = true;
+		e->resp_pending++;
+	}
+	return false;
+}
+
+void eng_resp_flush_all(struct eng *e)
+{
+	struct eng_obj *o;
+
+	if (!e->resp_pending)
+		return;
+	for (o = e->list[ENG_K_QP].next; o != &e->list[ENG_K_QP]; o = o->next) {
+		struct eng_qp *q = (struct eng_qp *)o;
+
+		if (q->rs && q->rs->listed)
+			resp_flush(e, q);
+	}
+}
+
+static uint8_t resp_pkt_st(uint8_t opcode)
+{
+	switch (opcode & 0xe0) {
+	case IBP_TR_UC: return MLX5_QPC_ST_UC;
+	case IBP_TR_UD: return MLX5_QPC_ST_UD;
+	case IBP_TR_XRC: return MLX5_QPC_ST_XRC;
+	case IBP_TR_DC: return MLX5_QPC_ST_DCI;
+	default: return MLX5_QPC_ST_RC;
+	}
+}
+
+static uint8_t resp_nak(uint8_t ack, uint8_t rnr_timer)
+{
+	switch (ack) {
+	case ENG_NAK_RNR: return (uint8_t)(IBP_AETH_KIND_RNR_NAK | (rnr_timer & 0x1f));
+	case ENG_NAK_INV_REQ: return IBP_NAK_INV_REQ;
+	case ENG_NAK_REM_ACCESS: return IBP_NAK_REM_ACCESS_ERR;
+	default: return IBP_NAK_REM_OP_ERR;
+	}
+}
+
+void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
+		  const struct roce_l3 *l3, uint32_t slot, bool dreq)
+{
+	const struct ibp_op *op = ibp_op(h->opcode);
+	struct fw_qp *qp = fw_qp_lookup(e->fw, h->dqpn);
+	struct eng_sge ps = { (uint8_t *)h->payload, NULL, 0, h->paylen };
+	struct eng_sgl pl = { &ps, 1, h->paylen };
+	struct eng_qp *q;
+	struct eng_rstate *rs;
+	struct eng_pkt p;
+	struct eng_resp r;
+	struct roce_l3 back;
+	struct eng_rmsg *m;
+	bool conn, dct, first, last;
+	uint32_t i;
+	int32_t d;
+
+	if (!qp || !(q = eng_qp_of(e, qp))) {
+		trn_ctr_add(e->ctr, TRN_CTR_RX_DROPPED, 1);
+		smx_dbg("engine: packet %s to qp 0x%x dropped: no such QP",
+			op->name, h->dqpn);
+		return;
+	}
+	if (!q->rs && !(q->rs = calloc(1, sizeof(*q->rs))))
+		return;
+	rs = q->rs;
+	memset(&p, 0, sizeof(p));
+	p.st = resp_pkt_st(h->opcode);
+	p.op = op->flags & IBP_OF_SEND ? ENG_PKT_SEND :
+	       op->flags & IBP_OF_WRITE ? ENG_PKT_WRITE :
+	       op->flags & IBP_OF_READ_REQ ? ENG_PKT_READ :
+	       (h->opcode & 0x1f) == IBP_OP_CMP_SWAP ? ENG_PKT_CMP_SWAP :
+	       ENG_PKT_FETCH_ADD;
+	p.flags = (uint8_t)((op->flags & IBP_OF_IMM ? ENG_PKT_F_IMM : 0) |
+			    (op->flags & IBP_OF_INV ? ENG_PKT_F_INV : 0) |
+			    (h->se ? ENG_PKT_F_SE : 0));
+	first = op->flags & IBP_OF_FIRST;
+	last = op->flags & IBP_OF_LAST;
+	p.seg = (uint8_t)((first ? ENG_SEG_FIRST : 0) | (last ? ENG_SEG_LAST : 0));
+	p.dqpn = h->dqpn;
+	p.psn = h->psn;
+	p.npkts = 1;
+	p.ackreq = h->ackreq;
+	p.src_slot = slot;
+	p.sqpn = p.st == MLX5_QPC_ST_UD ? h->src_qp :
+		 p.st == MLX5_QPC_ST_DCI ? h->dc_sqpn :
+		 DEVX_GET(qpc, qp->qpc, remote_qpn);
+	p.plen = h->paylen;
+	p.payload = &pl;
+	memcpy(&p.imm, &h->imm, 4);
+	p.inv_rkey = h->ieth_rkey;
+	p.qkey = h->qkey;
+	p.xrc_srqn = h->xrc_srqn;
+	p.dc_key = h->dc_key;
+	p.raddr = h->va;
+	p.rkey = h->rkey;
+	p.swap_add = h->swap_add;
+	p.compare = h->compare;
+	p.pkey = h->pkey;
+	memcpy(p.sgid, l3->sgid, 16);
+	memcpy(p.dgid, l3->dgid, 16);
+	p.tclass = l3->tclass;
+	p.hop_limit = l3->hop_limit;
+	p.flow_label = l3->flow_label;
+	if (p.op == ENG_PKT_READ) {
+		uint32_t mtu = eng_mtu_bytes(DEVX_GET(qpc, qp->qpc, mtu));
+
+		p.len = h->dma_len;
+		p.npkts = p.len ? (uint32_t)(((uint64_t)p.len + mtu - 1) / mtu) : 1;
+	} else if (p.op == ENG_PKT_WRITE) {
+		p.len = first ? h->dma_len : 0;	/* later: the message's */
+	} else if (p.op != ENG_PKT_SEND) {
+		p.len = 8;
+	}
+	/* Responses go back the way the request came. */
+	back = *l3;
+	memcpy(back.sgid, l3->dgid, 16);
+	memcpy(back.dgid, l3->sgid, 16);
+	rs->slot = slot;
+	rs->l3 = &back;
+	conn = (qp->st == MLX5_QPC_ST_RC || qp->st == MLX5_QPC_ST_XRC) &&
+	       qp->st == p.st;
+	dct = qp->st == FW_QP_ST_DCT;
+	m = &rs->m;
+	if (dct) {
+		struct eng_dctx *x = NULL;
+
+		for (i = 0; i < ENG_RACKS; i++)
+			if (rs->dctx[i].used && rs->dctx[i].slot == slot &&
+			    rs->dctx[i].dqpn == p.sqpn)
+				x = &rs->dctx[i];
+		if (!x) {
+			x = &rs->dctx[rs->dctx_next++ % ENG_RACKS];
+			memset(x, 0, sizeof(*x));
+			x->used = true;
+			x->slot = slot;
+			x->dqpn = p.sqpn;
+			x->last_psn = eng_psn_add(h->psn, 0xffffff);
+		} else if (eng_psn_diff(h->psn, x->last_psn) <= 0) {
+			/* A retransmission: answered again, not executed. */
+			trn_ctr_add(e->ctr, TRN_CTR_DUPLICATE_REQUEST, 1);
+			if (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE) {
+				if (h->ackreq)
+					resp_owe(rs, true, IBP_AETH_KIND_ACK |
+						 IBP_AETH_CREDIT_INVALID,
+						 h->psn, p.sqpn, &back);
+			} else {
+				resp_res_again(rs, &p, slot, true);
+			}
+			goto out;
+		}
+		x->last_psn = eng_psn_add(h->psn, p.npkts - 1);
+		m = &x->m;
+	}
+
+	if (conn) {
+		uint32_t expect = DEVX_GET(qpc, qp->qpc, next_rcv_psn);
+
+		d = eng_psn_diff(h->psn, expect);
+		if (d > 0) {
+			/* A gap: one sequence NAK, later packets dropped
+			 * until the expected one comes (go-back-N). */
+			trn_ctr_add(e->ctr, TRN_CTR_OUT_OF_SEQUENCE, 1);
+			if (!rs->nak_sent) {
+				rs->nak_sent = true;
+				resp_owe(rs, false, IBP_NAK_PSN_SEQ_ERR, expect,
+					 p.sqpn, &back);
+			}
+			goto out;
+		}
+		if (d < 0) {
+			trn_ctr_add(e->ctr, TRN_CTR_DUPLICATE_REQUEST, 1);
+			if (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE) {
+				if (h->ackreq)
+					resp_owe(rs, false, IBP_AETH_KIND_ACK |
+						 IBP_AETH_CREDIT_INVALID,
+						 eng_psn_add(expect, 0xffffff),
+						 p.sqpn, &back);
+				goto out;
+			}
+			/* READ again from its resource; an atomic's saved
+			 * result replayed, never executed twice. */
+			resp_res_again(rs, &p, slot, false);
+			goto out;
+		}
+		rs->nak_sent = false;
+		if (first == m->active ||
+		    (!first && m->op != p.op)) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "%s %s a message in progress",
+				 op->name, first ? "inside" : "without");
+			smx_dbg("engine: qp 0x%x (responder) psn 0x%x: %s -> NAK "
+				"invalid request", qp->obj.id, h->psn, why);
+			resp_owe(rs, false, IBP_NAK_INV_REQ, h->psn, p.sqpn,
+				 &back);
+			m->active = false;
+			eng_async_event(e, ENG_EVT_WQ_INVAL_REQ_ERROR, qp->obj.id,
+					false, qp->obj.uid);
+			eng_qp_to_err(e, qp);
+			goto out;
+		}
+	} else if (qp->st == MLX5_QPC_ST_UC && qp->st == p.st) {
+		uint32_t expect = DEVX_GET(qpc, qp->qpc, next_rcv_psn);
+
+		/* UC: a first packet starts afresh; a gap loses the
+		 * message in progress. */
+		if (first) {
+			m->active = false;
+		} else if (!m->active || m->op != p.op ||
+			   h->psn != expect) {
+			m->active = false;
+			trn_ctr_add(e->ctr, TRN_CTR_OUT_OF_SEQUENCE, 1);
+			goto out;
+		}
+	} else if (dct && !first && (!m->active || m->op != p.op)) {
+		goto out;
+	}
+	if (!first) {
+		p.rkey = m->rkey;
+		p.raddr = m->va;
+		if (p.op == ENG_PKT_WRITE)
+			p.len = m->len;
+		if (p.op == ENG_PKT_SEND)
+			p.len = m->off + p.plen;
+	} else if (p.op == ENG_PKT_SEND) {
+		p.len = p.plen;
+	}
+
+	{
+		struct resp_ctx c = { .e = e, .p = &p, .r = &r, .rs = rs,
+				      .m = m, .off = first ? 0 : m->off };
+
+		memset(&r, 0, sizeof(r));
+		resp_run(&c);
+		if (c.sig) {
+			for (i = 0; i < c.nsig; i++)
+				free(c.sig[i].buf);
+			free(c.sig);
+		}
+		if (r.ack == ENG_ACK_OK &&
+		    (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE)) {
+			if (first) {
+				m->op = p.op;
+				m->off = 0;
+				m->rkey = p.rkey;
+				m->va = p.raddr;
+				m->len = p.len;
+				m->have_wqe = c.have_wqe;
+				if (c.have_wqe && !last)
+					m->w = c.w;
+			}
+			m->off += p.plen;
+			m->active = !last;
+		} else if (r.ack != ENG_ACK_OK) {
+			m->active = false;
+		}
+	}
+	if (r.ack == ENG_ACK_DROPPED)
+		goto out;
+	if (r.ack != ENG_ACK_OK) {
+		if (conn || dct)
+			resp_owe(rs, dct, resp_nak(r.ack, r.rnr_timer), h->psn,
+				 p.sqpn, &back);
+		goto out;
+	}
+	if (conn || qp->st == MLX5_QPC_ST_UC)
+		DEVX_SET(qpc, qp->qpc, next_rcv_psn,
+			 eng_psn_add(h->psn, p.npkts));
+	if (last || p.op == ENG_PKT_READ || p.op == ENG_PKT_CMP_SWAP ||
+	    p.op == ENG_PKT_FETCH_ADD)
+		rs->msn = (rs->msn + 1) & 0xffffff;
+	if (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE) {
+		if ((conn || dct) && h->ackreq)
+			resp_owe(rs, dct, IBP_AETH_KIND_ACK | IBP_AETH_CREDIT_INVALID,
+				 h->psn, p.sqpn, &back);
+	} else {
+		rs->res[(rs->res_next + ENG_RRES - 1) % ENG_RRES].msn = rs->msn;
+	}
+	switch (p.op) {
+	case ENG_PKT_READ: trn_ctr_add(e->ctr, TRN_CTR_RX_READ_REQUESTS, 1); break;
+	case ENG_PKT_WRITE: trn_ctr_add(e->ctr, TRN_CTR_RX_WRITE_REQUESTS, last); break;
+	case ENG_PKT_SEND: break;
+	default: trn_ctr_add(e->ctr, TRN_CTR_RX_ATOMIC_REQUESTS, 1); break;
+	}
+	if (dreq)
+		eng_fabric_drec(e, slot, p.op, p.dqpn, p.rkey);
+out:
+	rs->l3 = NULL;
+	resp_flush(e, q);
 }

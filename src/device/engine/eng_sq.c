@@ -35,6 +35,9 @@
  * empty window, to another process, that direct placement takes is run
  * without the general decode, from caches that eng_gen_bump() voids (the
  * QP's route, its last lkey); what it does not take goes the general way.
+ * SOFTMLX5_FAST=0 (e->fast) turns the lane and the caches off: then every
+ * WQE is decoded and checked in full, the reference tests/unit/
+ * test_diff_wqe.c holds the shortcuts to (same CQEs, same memory).
  *
  * Errors complete the WQE with an error CQE (whether signalled or not), move
  * the QP to ERR and flush every later WQE with WR_FLUSH_ERR.
@@ -55,6 +58,8 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/transport/counters.h"
+#include "device/transport/ib_pkt.h"
 #include "util/log.h"
 
 /* Segments following the control segment, and what the opcode does. */
@@ -318,7 +323,6 @@ static bool eng_sq_fail(struct eng *e, struct eng_qp *q, const struct sq_err *er
 	eng_sq_cqe(e, q, MLX5_CQE_REQ_ERR, err->syndrome, opcode, 0);
 	q->sq_ci += (uint16_t)nbb;
 	q->attempted = false;
-	q->token = 0;
 	q->have_resp = false;
 	q->wait = ENG_WAIT_NONE;
 	if (streams) {
@@ -365,12 +369,9 @@ void eng_sq_flush(struct eng *e, struct eng_qp *q)
 	q->sq_tx = q->sq_ci;
 }
 
-void eng_sq_free(struct eng_qp *q)
+void eng_sq_free(struct eng *e, struct eng_qp *q)
 {
-	uint32_t i;
-
-	for (i = 0; i < ENG_SQ_WINDOW; i++)
-		free(q->out[i].rbuf);
+	eng_resp_free(e, q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -755,7 +756,7 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 			return eng_fabric_gid_local(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
-	if (eq->route_ok && eq->route_gen == e->gen) {
+	if (e->fast && eq->route_ok && eq->route_gen == e->gen) {
 		p->dqpn = eq->dqpn;
 		return eq->routed;
 	}
@@ -779,7 +780,8 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 static int eng_sq_peer(struct eng *e, const struct eng_qp *q,
 		       const struct eng_pkt *p)
 {
-	if (q->route_ok && q->route_gen == e->gen && p->dqpn == q->dqpn)
+	if (e->fast && q->route_ok && q->route_gen == e->gen &&
+	    p->dqpn == q->dqpn)
 		return q->peer;
 	return eng_fabric_peer(e, p->dqpn);
 }
@@ -787,17 +789,55 @@ static int eng_sq_peer(struct eng *e, const struct eng_qp *q,
 /* Go-back-N: forget what is in flight; sq_tx returns to the oldest WQE
  * (sq_ci), PSNs after it are handed out again, and responses to what was
  * sent so far are stale. */
+/*
+ * After a go-back the WQEs that were in flight are executed again and take
+ * the PSNs they had. Each must go as a packet again, never by direct
+ * placement or the fast lane: the responder may have executed it already,
+ * and only its old PSN lets it see a duplicate (an atomic replayed, not
+ * executed twice) -- and a WQE that took no PSN would shift every later
+ * one.
+ */
+static bool eng_sq_resending(struct eng_qp *q)
+{
+	if (q->resending &&
+	    eng_psn_diff(DEVX_GET(qpc, q->qp->qpc, next_send_psn),
+			 q->resend_end) >= 0)
+		q->resending = false;
+	return q->resending;
+}
+
 static void eng_sq_rewind(struct eng *e, struct eng_qp *q)
 {
 	struct eng_out *o = &q->out[q->out_head];
+	uint32_t hi, i;
 
 	if (!q->nout)
 		return;
+	(void)e;
+	hi = DEVX_GET(qpc, q->qp->qpc, next_send_psn);
+	if (!q->resending || eng_psn_diff(hi, q->resend_end) > 0)
+		q->resend_end = hi;
+	q->resending = true;
+	/* Responses are taken in PSN order, so only the oldest unanswered
+	 * request can be a READ half placed. */
+	q->rd_resume = false;
+	for (i = 0; i < q->nout; i++) {
+		struct eng_out *x = eng_out_at(q, i);
+
+		if (x->have_resp)
+			continue;
+		if (x->op == ENG_PKT_READ && x->rd_next) {
+			q->rd_resume = true;
+			q->rd_resume_psn = x->psn;
+			q->rd_resume_k = x->rd_next;
+		}
+		break;
+	}
 	DEVX_SET(qpc, q->qp->qpc, next_send_psn, eng_psn_add(o->psn, o->npkts));
 	q->nout = 0;
 	q->nrd = 0;
 	q->sq_tx = q->sq_ci;
-	q->token = e->token + 1;
+	q->tx_blocked = false;
 }
 
 static void eng_sq_park(struct eng *e, struct eng_qp *q, uint8_t why,
@@ -826,6 +866,44 @@ static uint64_t eng_sq_resp_timeout(const struct fw_qp *qp)
 					primary_address_path.ack_timeout));
 
 	return t == UINT64_MAX ? 1000000000ull : t;
+}
+
+/*
+ * Adaptive retransmission, as ConnectX does it (roce_adp_retrans): a
+ * reliable QP with an ACK timer whose peer took every packet sent to it
+ * and answered none within ENG_ADP_RTO_NS (doubled each time until heard)
+ * lost one, so it goes back then rather than after the QP's own timeout
+ * -- 4.096 us x 2^timeout, often tens of milliseconds, a stall per tail
+ * loss. The QP's own timer keeps running from tmo_since and alone spends
+ * retries and ends in RETRY_EXC, so what fails and when is unchanged.
+ */
+#define ENG_ADP_RTO_NS 1000000ull
+
+static bool eng_sq_adaptive(const struct eng *e, const struct fw_qp *qp)
+{
+	return e->adaptive && eng_sq_reliable(qp->st) &&
+	       DEVX_GET(qpc, qp->qpc, primary_address_path.ack_timeout);
+}
+
+/* How long the oldest request waits for its response from now. */
+static uint64_t eng_sq_resp_wait(const struct eng *e, struct eng_qp *q)
+{
+	uint64_t full = eng_sq_resp_timeout(q->qp), now = eng_now(), end;
+
+	if (!eng_sq_adaptive(e, q->qp))
+		return full;
+	end = q->tmo_since + full;
+	if (end <= now)
+		return 0;
+	if (q->rto_ns < ENG_ADP_RTO_NS)
+		q->rto_ns = ENG_ADP_RTO_NS;
+	return q->rto_ns < end - now ? q->rto_ns : end - now;
+}
+
+void eng_sq_heard(struct eng_qp *q)
+{
+	q->progress_ns = q->tmo_since = eng_now();
+	q->rto_ns = ENG_ADP_RTO_NS;
 }
 
 static uint32_t eng_sq_window(const struct fw_qp *qp)
@@ -858,44 +936,57 @@ static bool eng_sq_may_pipeline(struct eng *e, struct eng_qp *q,
 	return true;
 }
 
-/* Sends the WQE at @at to process @slot and records it in the window. */
+/* Sends the WQE at @at to process @slot as packets and records it in the
+ * window: 0 all sent, -EAGAIN the peer's inbox is full (nothing sent: the
+ * WQE stays where it is; part sent: the rest goes when room is made,
+ * eng_sq_continue()), -EFAULT a page of the gather list is not mapped. */
 static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
-		       uint16_t at, uint32_t slot, char *why, size_t whylen)
+		       uint16_t at, uint32_t slot, uint32_t mtu)
 {
-	struct eng_out *o = &q->out[(q->out_head + q->nout) &
-				    (ENG_SQ_WINDOW - 1)];
+	struct eng_out *o = eng_out_at(q, q->nout);
 	bool rd = w->pkt.op == ENG_PKT_READ || w->pkt.op == ENG_PKT_CMP_SWAP ||
 		  w->pkt.op == ENG_PKT_FETCH_ADD;
 	int rc;
 
-	if (w->pkt.op == ENG_PKT_READ && w->pkt.len &&
-	    w->pkt.len <= SMX_SHM_INLINE && !o->rbuf) {
-		o->rbuf = malloc(SMX_SHM_INLINE);
-		if (!o->rbuf)
-			return -EAGAIN;
-	}
-	/* The oldest request may wait a little for room; one behind others
-	 * must not (the responses that make room need fw->lock). */
-	rc = eng_fabric_send(e, q, &w->pkt, slot,
-			     at == q->sq_ci ? 1000000ull : 0, why, whylen);
-	if (rc)
-		return rc;
+	memset(o, 0, sizeof(*o));
 	o->psn = w->pkt.psn;
 	o->npkts = w->pkt.npkts;
 	o->slot = slot;
+	o->at = at;
 	o->nbb = (uint16_t)w->nbb;
-	o->rd = rd;
-	o->have_resp = false;
-	o->resp_data = false;
-	if (!q->nout)
+	o->op = w->pkt.op;
+	o->len = w->pkt.len;
+	if (q->rd_resume && o->op == ENG_PKT_READ &&
+	    o->psn == q->rd_resume_psn && q->rd_resume_k < o->npkts) {
+		/* What was placed before the go-back stays placed. */
+		o->rd_from = o->rd_next = q->rd_resume_k;
+		q->rd_resume = false;
+	}
+	rc = eng_fabric_send(e, &w->pkt, mtu, o, slot,
+			     eng_direct_want(e, slot, &w->pkt));
+	if (rc == -EAGAIN)
+		q->tx_blocked = true;
+	if (rc && !o->sent)
+		return rc;
+	if (!q->nout) {
 		q->peer_slot = slot;
+		q->progress_ns = eng_now();
+		if (!q->resending)	/* a go-back keeps the timer running */
+			q->tmo_since = q->progress_ns;
+	}
 	q->nout++;
 	q->nrd += rd;
+	eng_compl_late(q, o);
 	q->sq_tx = (uint16_t)(at + w->nbb);
 	if (at != q->sq_ci)
 		DEVX_SET(qpc, q->qp->qpc, next_send_psn,
 			 eng_psn_add(w->pkt.psn, w->pkt.npkts));
-	return 0;
+	/* Unacknowledged transports: sent is done. */
+	if (!rc && eng_sq_unreliable(q->qp)) {
+		o->have_resp = true;
+		o->resp.ack = ENG_ACK_OK;
+	}
+	return rc == -EAGAIN ? 0 : rc;
 }
 
 /* The oldest WQE in flight completed: the next one becomes the oldest. */
@@ -903,7 +994,7 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 {
 	struct eng_out *o = &q->out[q->out_head];
 
-	q->nrd -= o->rd;
+	q->nrd -= o->op != ENG_PKT_SEND && o->op != ENG_PKT_WRITE;
 	q->nout--;
 	q->out_head = (uint8_t)((q->out_head + 1) & (ENG_SQ_WINDOW - 1));
 	if (!q->nout) {
@@ -914,13 +1005,14 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	}
 	/* Its retry counters and PSN now count (eng_sq_exec at sq_ci). */
 	o = &q->out[q->out_head];
+	eng_sq_heard(q);
 	q->attempted = true;
 	q->wqe_psn = o->psn;
 	q->rnr_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, rnr_retry);
 	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
 	q->peer_slot = o->slot;
 	q->wait = ENG_WAIT_RESP;
-	q->deadline = eng_now() + eng_sq_resp_timeout(q->qp);
+	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
 	eng_timer_note(e, q->deadline);
 }
 
@@ -1066,7 +1158,7 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 
 	if (!q->route_ok || q->route_gen != e->gen || !q->routed ||
 	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
-	    q->wait != ENG_WAIT_NONE)
+	    q->wait != ENG_WAIT_NONE || eng_sq_resending(q))
 		return false;
 	at = qp->sq_offset + (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64;
 	/* fw_buf_addr(), its contiguous case inline. */
@@ -1127,7 +1219,156 @@ place:
 	if (((w.ctrl.fm_ce_se >> 2) & 3) >= 2)
 		eng_sq_cqe(e, q, MLX5_CQE_REQ, 0, opcode, bc);
 	q->sq_ci++;
+	e->fast_wqes++;
 	return true;
+}
+
+/* The path MTU a message of @qp is cut at. */
+static uint32_t eng_sq_mtu(struct eng *e, const struct fw_qp *qp)
+{
+	return qp->st == MLX5_QPC_ST_UD ?
+	       eng_mtu_bytes(fw_config(e->fw)->max_mtu) :
+	       eng_mtu_bytes(DEVX_GET(qpc, qp->qpc, mtu));
+}
+
+/* The WQE of request @o, in flight, decoded and addressed again (the same
+ * checks as when it went out) with the PSNs it took; false if it no longer
+ * decodes (@err says why). The caller frees w->sigbuf. */
+static bool eng_sq_redecode(struct eng *e, struct eng_qp *q,
+			    const struct eng_out *o, struct sq_wqe *w,
+			    struct sq_err *err)
+{
+	struct fw_qp *qp = q->qp;
+
+	w->sigbuf = NULL;
+	if (!eng_sq_copy(qp, o->at, 1, e->wqe) ||
+	    eng_sq_decode(e, q, w, o->at, (uint16_t)(eng_sq_pi(qp) - o->at),
+			  err))
+		return false;
+	eng_sq_address(e, q, w, err);
+	if (err->syndrome)
+		return false;
+	w->pkt.psn = o->psn;
+	w->pkt.npkts = o->npkts;
+	w->pkt.pkey = 0xffff;
+	return true;
+}
+
+/*
+ * The rest of the newest request in flight, whose packets did not all fit
+ * in the peer's inbox: decoded again (same checks) and sent from where it
+ * stopped. 0: all out; -EAGAIN: the inbox is full again. A WQE that no
+ * longer decodes, or whose memory went, is answered as a local protection
+ * error and completes so, in order.
+ */
+static int eng_sq_continue(struct eng *e, struct eng_qp *q)
+{
+	struct eng_out *o = eng_out_at(q, q->nout - 1u);
+	struct fw_qp *qp = q->qp;
+	struct sq_err err = { 0 };
+	struct sq_wqe w;
+	int rc = -EINVAL;
+
+	if (!eng_sq_redecode(e, q, o, &w, &err) ||
+	    (w.nsig && eng_sq_sig_gather(e, q, &w, &err)))
+		goto bad;
+	rc = eng_fabric_send(e, &w.pkt, eng_sq_mtu(e, qp), o, o->slot, false);
+	free(w.sigbuf);
+	w.sigbuf = NULL;
+	if (rc == -EAGAIN) {
+		q->tx_blocked = true;
+		return rc;
+	}
+	if (rc)
+		goto bad;
+	if (eng_sq_unreliable(qp)) {
+		o->have_resp = true;
+		o->resp.ack = ENG_ACK_OK;
+	}
+	return 0;
+bad:
+	free(w.sigbuf);
+	smx_dbg("engine: qp 0x%x wqe %u: the rest of the message cannot be "
+		"sent (%s)", qp->obj.id, o->at, err.why[0] ? err.why :
+		"its gather list faulted");
+	o->sent = o->npkts;
+	o->have_resp = true;
+	o->resp.ack = ENG_ACK_LOCAL_PROT;
+	return 0;
+}
+
+/*
+ * A READ in flight lost a response (eng_compl_pkt() saw the gap): its
+ * request goes again for the rest of the message, from the first missing
+ * PSN; what came after it in the window is not resent (the responder
+ * serves the READ again from its resources, IBTA's duplicate READ).
+ * -EAGAIN: the peer's inbox is full, asked again when it has room.
+ */
+static int eng_sq_reread(struct eng *e, struct eng_qp *q, struct eng_out *o)
+{
+	struct fw_qp *qp = q->qp;
+	struct sq_err err = { 0 };
+	struct eng_out t;
+	struct sq_wqe w;
+	int rc;
+
+	if (!eng_sq_redecode(e, q, o, &w, &err) || w.pkt.op != ENG_PKT_READ) {
+		free(w.sigbuf);
+		o->rd_reask = false;	/* the timer's go-back decides */
+		return 0;
+	}
+	t = *o;
+	t.sent = 0;
+	t.rd_from = o->rd_next;
+	rc = eng_fabric_send(e, &w.pkt, eng_sq_mtu(e, qp), &t, o->slot, false);
+	free(w.sigbuf);
+	if (rc == -EAGAIN) {
+		q->tx_blocked = true;
+		return rc;
+	}
+	o->rd_reask = false;
+	if (!rc)
+		o->rd_from = t.rd_from;
+	return 0;
+}
+
+/* Re-requests the READs whose responses came with a gap, until the
+ * peer's inbox is full (the rest then when it has room). */
+static void eng_sq_reread_all(struct eng *e, struct eng_qp *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->nout; i++) {
+		struct eng_out *o = eng_out_at(q, i);
+
+		if (o->rd_reask && !o->have_resp && eng_sq_reread(e, q, o))
+			break;
+	}
+}
+
+void eng_sq_progress(struct eng *e, struct eng_qp *q)
+{
+	if (q->wait != ENG_WAIT_RESP)
+		return;
+	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
+	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
+	eng_timer_note(e, q->deadline);
+}
+
+bool eng_sq_land_at(struct eng *e, struct eng_qp *q, uint16_t at,
+		    uint64_t off, const uint8_t *src, uint32_t len)
+{
+	struct fw_qp *qp = q->qp;
+	struct sq_err err = { 0 };
+	struct eng_sge s = { (uint8_t *)src, NULL, 0, len };
+	struct eng_sgl one = { &s, 1, len };
+	struct sq_wqe w;
+
+	if (!eng_sq_copy(qp, at, 1, e->wqe) ||
+	    eng_sq_decode(e, q, &w, at, (uint16_t)(eng_sq_pi(qp) - at), &err) ||
+	    w.pkt.op != ENG_PKT_READ || off + len > w.data.len)
+		return false;
+	return eng_sgl_copy(&w.data, off, &one, 0, len) == len;
 }
 
 static enum sq_step eng_sq_exec(struct eng *e, struct eng_qp *q, uint16_t pi,
@@ -1213,9 +1454,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	if (w->d->flags & OPF_NOP)
 		goto done;
 
-	mtu = qp->st == MLX5_QPC_ST_UD ?
-	      eng_mtu_bytes(fw_config(e->fw)->max_mtu) :
-	      eng_mtu_bytes(DEVX_GET(qpc, qc, mtu));
+	mtu = eng_sq_mtu(e, qp);
 	if (qp->st == MLX5_QPC_ST_UD && w->pkt.len > mtu) {
 		SQ_FAIL(&err, LOCAL_LENGTH_ERR, 0, "data", "UD message of %u "
 			"bytes above the %u-byte MTU", w->pkt.len, mtu);
@@ -1237,8 +1476,10 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	 * process with nothing in flight, checked here against the
 	 * target's key record and copied into / out of its memory. */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
-	    !q->have_resp && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
+	    !q->have_resp && !eng_sq_resending(q) &&
+	    (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
 	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
+		e->direct_wqes++;
 		/* the original value, in host order */
 		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
 		     w->pkt.op == ENG_PKT_FETCH_ADD) && w->data.len &&
@@ -1269,20 +1510,21 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	w->pkt.pkey = 0xffff;
 
 	if (q->have_resp) {
-		/* Another process answered (eng_fabric.c); READ data that came
-		 * inline lands now, in this WQE's checked scatter list. */
+		/* Another process answered (the completer, eng_compl.c):
+		 * READ data has already landed in this WQE's scatter list. */
 		memset(&r, 0, sizeof(r));
 		r.ack = q->resp.ack;
 		r.rnr_timer = q->resp.rnr_timer;
 		r.atomic_orig = q->resp.atomic_orig;
 		q->have_resp = false;
-		if (r.ack == ENG_ACK_OK && w->pkt.op == ENG_PKT_READ &&
-		    q->resp_data && w->pkt.len <= SMX_SHM_INLINE &&
-		    !eng_sq_land(w, q->rbuf, w->pkt.len, &err)) {
-			q->resp_data = false;
+		if (r.ack == ENG_ACK_LOCAL_PROT) {
+			char f[96];
+
+			SQ_FAIL(&err, LOCAL_PROT_ERR, 0, "data", "READ response "
+				"into the scatter list: %s",
+				eng_fault_why(f, sizeof(f)));
 			goto fail;
 		}
-		q->resp_data = false;
 	} else if (routed && (peer = eng_sq_peer(e, q, &w->pkt)) >= 0) {
 		int rc;
 		uint64_t t;
@@ -1293,32 +1535,33 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		 * posting never leaves the inbox. */
 		if (at != q->sq_ci && !eng_direct_want(e, (uint32_t)peer, &w->pkt))
 			return SQ_BLOCK;
-		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, err.why,
-				 sizeof(err.why));
+		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, mtu);
 
 		if (rc == -EINVAL || rc == -EFAULT) {
+			char f[96];
+
 			err.syndrome = rc == -EFAULT ?
 				       MLX5_CQE_SYNDROME_LOCAL_PROT_ERR :
 				       MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 			err.segname = "data";
+			snprintf(err.why, sizeof(err.why), "%u-byte %s: %s",
+				 w->pkt.len, w->pkt.op == ENG_PKT_READ ?
+				 "READ" : "gather list",
+				 eng_fault_why(f, sizeof(f)));
 			goto fail;
 		}
 		if (rc == 0) {
 			/* Park until the response arrives; the ACK timer (or,
 			 * without one, a liveness check each second) covers a
 			 * peer that never answers. */
-			t = eng_sq_reliable(qp->st) ?
-			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
-					primary_address_path.ack_timeout)) :
+			t = eng_sq_reliable(qp->st) ? eng_sq_resp_wait(e, q) :
 			    UINT64_MAX;
 			eng_sq_park(e, q, ENG_WAIT_RESP,
 				    t == UINT64_MAX ? 1000000000ull : t);
 			return SQ_PARK;
 		}
-		if (at != q->sq_ci)
-			return SQ_BLOCK;	/* inbox full: after the window */
-		memset(&r, 0, sizeof(r));
-		r.ack = ENG_ACK_DROPPED;
+		/* The peer's inbox is full: we are rung when it has room. */
+		return SQ_BLOCK;
 	} else if (routed) {
 		if (!eng_sq_probe(w, &err))
 			goto fail;
@@ -1335,6 +1578,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		break;
 	case ENG_NAK_RNR:
 		if (!q->rnr_left) {
+			trn_ctr_add(e->ctr, TRN_CTR_RNR_NAK_RETRY_ERR, 1);
 			SQ_FAIL(&err, RNR_RETRY_EXC_ERR, 0, "ctrl",
 				"RNR NAK from qp 0x%x, RNR retries exhausted "
 				"(rnr_retry %u)", w->pkt.dqpn,
@@ -1345,8 +1589,12 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 			q->rnr_left--;
 		eng_sq_park(e, q, ENG_WAIT_RNR, eng_rnr_timer_ns(r.rnr_timer));
 		return SQ_PARK;
-	case ENG_ACK_DROPPED:
 	case ENG_NAK_SEQ:
+		/* A sequence NAK or an implied one: resend at once, one
+		 * retry counted (eng_sq_run). */
+		eng_sq_park(e, q, ENG_WAIT_ACK, 0);
+		return SQ_PARK;
+	case ENG_ACK_DROPPED:
 		eng_sq_park(e, q, ENG_WAIT_ACK,
 			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
 						primary_address_path.ack_timeout)));
@@ -1389,6 +1637,31 @@ fail:
 	return eng_sq_fail(e, q, &err) ? SQ_DONE : SQ_FAILED;
 }
 
+/*
+ * The ACK timer fired, and the peer QP is gone: destroyed after it received
+ * requests up to its tombstone's PSN (smx_shm_tomb()). For those it would
+ * have re-ACKed a retry, so its tombstone answers as that ACK; what it did
+ * not receive goes on to retry and fail, as towards any vanished QP. True
+ * when the oldest request is answered now.
+ */
+static bool eng_sq_peer_tomb(struct eng *e, struct eng_qp *q)
+{
+	struct fw_qp *qp = q->qp;
+	struct ibp_hdr h = { 0 };
+	uint32_t epsn;
+
+	if (!q->nout || !smx_shm_tomb(e->shm, q->peer_slot,
+				      DEVX_GET(qpc, qp->qpc, remote_qpn), &epsn))
+		return false;
+	h.opcode = (qp->st == MLX5_QPC_ST_XRC ? IBP_TR_XRC : IBP_TR_RC) |
+		   IBP_OP_ACK;
+	h.dqpn = qp->obj.id;
+	h.psn = (epsn - 1) & 0xffffff;
+	h.syndrome = ibp_aeth_ack(IBP_AETH_CREDIT_INVALID);
+	eng_compl_pkt(e, &h, q->peer_slot);
+	return q->out[q->out_head].have_resp;
+}
+
 void eng_sq_run(struct eng *e, struct eng_qp *q)
 {
 	struct fw_qp *qp = q->qp;
@@ -1411,7 +1684,34 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 
 		if (eng_now() < q->deadline)
 			goto progress;	/* more may go out meanwhile */
+		if (reliable && eng_sq_peer_tomb(e, q))
+			goto progress;
 		alive = eng_fabric_peer_alive(e, q->peer_slot);
+		/* A peer that is stopped (a debugger, SIGSTOP) or has not
+		 * looked at its inbox since we last heard from it has lost
+		 * nothing: as a NIC would, wait for it without spending a
+		 * retry or resending into its full inbox. */
+		if (alive && smx_shm_stalled(e->shm, q->peer_slot,
+					     q->progress_ns)) {
+			trn_ctr_add(e->ctr, TRN_CTR_PEER_STALLED, 1);
+			q->tmo_since = eng_now();
+			q->wait = ENG_WAIT_NONE;
+			eng_sq_park(e, q, ENG_WAIT_RESP,
+				    eng_sq_resp_timeout(qp));
+			return;
+		}
+		/* Nor when it is our own inbox that nobody served since the
+		 * timer expired (this process starved of CPU): the response
+		 * may be waiting there, and a NIC handles what it received
+		 * before its timer decides. Else a busy host turns answers
+		 * that came in time into retries, and retries exhausted. */
+		if (smx_shm_stalled(e->shm, e->slot, q->deadline)) {
+			q->tmo_since = eng_now();
+			q->wait = ENG_WAIT_NONE;
+			eng_sq_park(e, q, ENG_WAIT_RESP,
+				    eng_sq_resp_timeout(qp));
+			return;
+		}
 		if (!reliable) {
 			/* UC / UD: unacknowledged on the wire; the response
 			 * only said the peer is done with our memory. */
@@ -1422,13 +1722,11 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 			uint32_t i;
 
 			for (i = 0; i < q->nout; i++) {
-				struct eng_out *o = &q->out[(q->out_head + i) &
-							    (ENG_SQ_WINDOW - 1)];
+				struct eng_out *o = eng_out_at(q, i);
 
 				if (!o->have_resp) {
 					o->have_resp = true;
 					o->resp.ack = ENG_ACK_DROPPED;
-					o->resp_data = false;
 				}
 			}
 			q->wait = ENG_WAIT_NONE;
@@ -1441,7 +1739,32 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 			}
 			q->retry_left = 0;
 			q->wait = ENG_WAIT_ACK;
+		} else if (eng_sq_adaptive(e, qp) &&
+			   eng_now() < q->tmo_since + eng_sq_resp_timeout(qp)) {
+			uint64_t left = q->tmo_since + eng_sq_resp_timeout(qp) -
+					eng_now();
+
+			if (!alive) {
+				/* Nothing to win from a process that is gone:
+				 * the QP's own timer decides, at its pace. */
+				q->wait = ENG_WAIT_NONE;
+				eng_sq_park(e, q, ENG_WAIT_RESP, left);
+				return;
+			}
+			/* The adaptive timer: go back now, no retry spent. */
+			trn_ctr_add(e->ctr, TRN_CTR_ROCE_ADP_RETRANS, 1);
+			smx_dbg("engine: qp 0x%x: no response within %llu us: "
+				"going back to psn 0x%x (adaptive retransmission, "
+				"%u in flight, next psn 0x%x)", qp->obj.id,
+				(unsigned long long)q->rto_ns / 1000,
+				q->nout ? q->out[q->out_head].psn : 0, q->nout,
+				DEVX_GET(qpc, qp->qpc, next_send_psn));
+			q->rto_ns *= 2;
+			q->wait = ENG_WAIT_NONE;
+			eng_sq_rewind(e, q);
 		} else {
+			trn_ctr_add(e->ctr, TRN_CTR_LOCAL_ACK_TIMEOUT_ERR, 1);
+			q->tmo_since = eng_now();
 			q->wait = ENG_WAIT_ACK;
 		}
 	}
@@ -1470,6 +1793,7 @@ progress:
 	/* busy: a responder error on this very QP (loopback) must not flush
 	 * the WQE being executed; the flush happens below instead. */
 	q->busy = true;
+	eng_sq_reread_all(e, q);
 	while (qp->state == MLX5_QPC_STATE_RTS) {
 		uint16_t pi = eng_sq_pi(qp);
 		enum sq_step st;
@@ -1487,21 +1811,27 @@ progress:
 
 			q->have_resp = true;
 			q->resp = o->resp;
-			q->resp_data = o->resp_data;
-			q->rbuf = o->rbuf;
 			o->have_resp = false;
 			st = eng_sq_exec(e, q, pi, q->sq_ci);
-			q->rbuf = NULL;
 			if (st != SQ_DONE)
 				break;	/* parked (rewound) or failed */
 			if (q->nout)
 				eng_sq_pop(e, q);
 			continue;
 		}
+		if (q->nout && eng_out_at(q, q->nout - 1u)->sent <
+			       eng_out_at(q, q->nout - 1u)->npkts) {
+			/* The newest request is still going out. */
+			if (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP)
+				break;
+			if (eng_sq_continue(e, q))
+				break;
+			continue;
+		}
 		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
-		if (q->sq_tx == q->sq_ci && eng_sq_fast(e, q)) {
+		if (q->sq_tx == q->sq_ci && e->fast && eng_sq_fast(e, q)) {
 			q->sq_tx = q->sq_ci;
 			continue;
 		}

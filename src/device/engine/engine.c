@@ -192,6 +192,7 @@ static void eng_hook_qp_created(void *arg, struct fw_qp *qp)
 {
 	struct eng *e = arg;
 
+	smx_shm_tomb_clear(e->shm, qp->obj.id);	/* a QPN alive again */
 	eng_qp_of(e, qp);
 	if (qp->scq)
 		eng_cq_of(e, qp->scq);
@@ -250,7 +251,11 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->attempted = false;
 		q->have_resp = false;
 		q->sig_drain = false;
-		q->token = 0;
+		q->tx_blocked = false;
+		q->resending = false;
+		q->rd_resume = false;
+		q->late_nak = false;
+		eng_resp_free(e, q);	/* a reset responder starts afresh */
 		q->last_wqe_sent = false;
 		q->db_mmio = false;
 		break;
@@ -285,9 +290,18 @@ static void eng_hook_free(void *arg, void *state)
 
 	eng_unlink(o);
 	if (o->kind == ENG_K_QP) {
+		struct fw_qp *qp = ((struct eng_qp *)o)->qp;
+
+		/* What it received stays known to its requesters: a lost last
+		 * ACK must not fail them (smx_shm_tomb_put()). */
+		if ((qp->st == MLX5_QPC_ST_RC || qp->st == MLX5_QPC_ST_XRC) &&
+		    qp->state != MLX5_QPC_STATE_RST &&
+		    qp->state != MLX5_QPC_STATE_INIT)
+			smx_shm_tomb_put(e->shm, qp->obj.id,
+					 DEVX_GET(qpc, qp->qpc, next_rcv_psn));
 		e->nqps--;
 		eng_watcher_qps(e, -1);
-		eng_sq_free((struct eng_qp *)o);
+		eng_sq_free(e, (struct eng_qp *)o);
 	}
 	if (o->kind == ENG_K_SQ)
 		eng_watcher_qps(e, -1);
@@ -510,6 +524,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 {
 	struct eng *e = aligned_alloc(64, sizeof(struct eng));
 	pthread_condattr_t ca;
+	const char *v;
 	int k;
 
 	if (!e)
@@ -524,6 +539,10 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	e->nr_uars = nr_uars;
 	e->next_timer = UINT64_MAX;
 	e->watch_spin_ns = eng_env_us("SOFTMLX5_WATCH_SPIN_US");
+	v = getenv("SOFTMLX5_FAST");
+	e->fast = !(v && !strcmp(v, "0"));
+	v = getenv("SOFTMLX5_ADAPTIVE_RETRANS");
+	e->adaptive = !(v && !strcmp(v, "0"));
 	for (k = 0; k < ENG_K_NUM; k++)
 		e->list[k].next = e->list[k].prev = &e->list[k];
 	pthread_mutex_init(&e->wlock, NULL);
@@ -564,7 +583,7 @@ void eng_destroy(struct eng *e)
 			switch (o->kind) {
 			case ENG_K_QP:
 				((struct eng_qp *)o)->qp->eng = NULL;
-				eng_sq_free((struct eng_qp *)o);
+				eng_sq_free(e, (struct eng_qp *)o);
 				break;
 			case ENG_K_CQ: ((struct eng_cq *)o)->cq->eng = NULL; break;
 			case ENG_K_EQ: ((struct eng_eq *)o)->eq->eng = NULL; break;
@@ -580,7 +599,6 @@ void eng_destroy(struct eng *e)
 	fw_unlock(e->fw);
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
-	free(e->rx_buf);
 	free(e);
 }
 

@@ -4,7 +4,9 @@
  * (mode 0600) that every process opening the device attaches to. It holds
  * the process table (one slot per attached process: pid, start time, a futex
  * doorbell) and, per slot, an inbox: a bounded multi-producer single-consumer
- * ring of fixed-size cells carrying fabric messages (requests and responses).
+ * ring of fixed-size cells, each carrying one RoCEv2 packet (IP header to
+ * ICRC, the transport's packets: docs/transport.md), an Ethernet frame
+ * (eth_switch) or a direct placement record.
  *
  * A process's slot number partitions the object number spaces (QPN, CQN,
  * SRQN, PDN, XRCD, mkey index), so the owner of any QPN is computable:
@@ -12,7 +14,12 @@
  *
  * Concurrency: the process table is changed under a robust process-shared
  * mutex (a process that dies holding it does not leave it stuck). The rings
- * are lock-free (Vyukov's bounded queue: a sequence word per cell).
+ * are lock-free (Vyukov's bounded queue: a sequence word per cell), and a
+ * link that drops nothing by design: a full inbox makes the producer wait
+ * for room (it is woken when the owner frees a cell), and a producer that
+ * dies between reserving a cell and publishing it does not wedge the inbox
+ * (its reservation record says whose the cell is; the owner skips the
+ * cell once no live producer claims it).
  */
 #ifndef SMX_DEVICE_FABRIC_SHM_H
 #define SMX_DEVICE_FABRIC_SHM_H
@@ -21,30 +28,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/transport/counters.h"
+
 #define SMX_SHM_SLOTS 64u		/* processes attached at once */
 #define SMX_SHM_CELLS 64u		/* inbox cells per process (power of 2) */
-#define SMX_SHM_INLINE 4096u		/* payload bytes a cell carries inline */
-#define SMX_SHM_MAX_IOV 128u		/* remote iovecs a request may name */
+/* Bytes a cell carries: one RoCEv2 packet at the 4096-byte MTU (IPv6 40,
+ * UDP 8, BTH 12, at most 28 bytes of extended headers, 4096 of payload,
+ * pad, ICRC 4), or an Ethernet frame of up to this size. */
+#define SMX_SHM_INLINE 4224u
 
 /* Number partition: slot s owns [base + s * 2^16, base + (s + 1) * 2^16). */
 #define SMX_SHM_ID_SHIFT 16u
 #define SMX_SHM_QPN_BASE 0x100u
 
-/* Message kinds. */
-enum { SMX_MSG_REQ = 1, SMX_MSG_RESP = 2, SMX_MSG_ETH = 3 /* a frame, len bytes inline */ };
-
-struct smx_drec;
-
-/* Payload modes of a request / response. */
+/* Cell kinds. */
 enum {
-	SMX_PAY_NONE = 0,
-	SMX_PAY_INLINE = 1,	/* @len bytes in data[] */
-	SMX_PAY_IOV = 2,	/* data[] holds niov struct smx_iov of the sender */
+	SMX_CELL_SKIP = 0,	/* nothing (a reservation given up) */
+	SMX_CELL_PKT = 1,	/* a RoCEv2 packet, IP header to ICRC */
+	SMX_CELL_ETH = 2,	/* an Ethernet frame (eth_switch) */
+	SMX_CELL_DREC = 3,	/* a struct smx_drec (direct placement) */
 };
 
-struct smx_iov {
-	uint64_t addr;		/* in the sender's address space */
-	uint64_t len;
+/* Cell flags (the link's, not the packet's). */
+enum {
+	SMX_CELL_F_ICRC = 1 << 0,	/* the ICRC is computed: check it */
+	SMX_CELL_F_DREQ = 1 << 1,	/* request: answer with a direct record */
 };
 
 /*
@@ -70,49 +78,14 @@ struct smx_drec {
 	uint64_t ino;		/* the memfd's inode (checked at open) */
 };
 
-/*
- * One fabric message as it travels between processes: the fields of the
- * engine's eng_pkt (requests) or eng_resp (responses), plus routing.
- */
-struct smx_msg {
-	uint8_t kind;		/* SMX_MSG_* */
-	uint8_t op, flags, st;
-	uint8_t pay;		/* SMX_PAY_* for the payload (SEND/WRITE data,
-				 * or READ data in a response) */
-	uint8_t rpay;		/* SMX_PAY_IOV: READ data goes to riov */
-	uint8_t ack, rnr_timer;	/* responses */
-	uint32_t src_slot;
-	int32_t src_pid;
-	uint32_t sqpn, dqpn;
-	uint32_t psn, npkts, len;
-	uint32_t imm, inv_rkey, qkey, xrc_srqn, rkey;
-	uint32_t flow_label;
-	uint16_t pkey;
-	uint8_t tclass, hop_limit;
-	uint16_t niov, nriov;	/* iovecs in data[]: payload first, then READ */
-	uint32_t dc_key_hi;	/* DC access key, high half (was padding) */
-	uint64_t raddr, swap_add, compare;
-	uint64_t atomic_orig;	/* responses */
-	uint64_t token;		/* matches a response to its request */
-	uint8_t sgid[16], dgid[16];
-	uint32_t data_len;	/* bytes used in data[] */
-	uint32_t dc_key_lo;	/* DC access key, low half (was padding) */
-};
-
-/* Version 1's layout: new fields only ever take former padding. */
-_Static_assert(sizeof(struct smx_msg) == 152, "smx_msg layout version 1");
-
-/*
- * flags bit of a request: "answer with a direct record"; of a response: a
- * struct smx_drec follows the inline payload in data[] (at offset len).
- * Both are ignored by processes that do not know them: the layout is
- * version 1's.
- */
-#define SMX_MSG_F_DR 0x80u
-
 struct smx_cell {
 	uint64_t seq;		/* ring sequence word */
-	struct smx_msg m;
+	uint8_t kind;		/* SMX_CELL_* */
+	uint8_t flags;		/* SMX_CELL_F_* */
+	uint16_t rsvd;
+	uint32_t len;		/* bytes in data[] */
+	uint32_t src_slot;	/* the producer's slot and pid (checked */
+	int32_t src_pid;	/* against the process table) */
 	uint8_t data[SMX_SHM_INLINE] __attribute__((aligned(16)));
 } __attribute__((aligned(64)));
 
@@ -130,6 +103,12 @@ struct smx_shm;
 struct smx_shm *smx_shm_attach(void);
 /* Frees the slot; in a fork child (@s is the parent's) only forgets @s. */
 void smx_shm_detach(struct smx_shm *s);
+/* Before leaving: waits, at most @wait_ns in all, until every inbox we
+ * published cells into has taken the last of them -- packets on the wire
+ * arrive after their sender left, and the owner drops cells of a slot that
+ * was freed. An owner that is gone, stopped, no longer the one we sent to,
+ * or whose process cannot run is not waited for. */
+void smx_shm_flush(struct smx_shm *s, uint64_t wait_ns);
 
 uint32_t smx_shm_slot(const struct smx_shm *s);
 const char *smx_shm_path(const struct smx_shm *s);
@@ -148,14 +127,58 @@ bool smx_shm_alive(struct smx_shm *s, uint32_t slot, int32_t *pid);
  * sender's pid before using it for cross-memory copies; no system call.) */
 bool smx_shm_peer(struct smx_shm *s, uint32_t slot, int32_t pid);
 
-/* Field 22 of /proc/<pid>/stat: start time in clock ticks after boot; 0
- * when unknown. */
+/* Fields 3 (state) and 22 (start time in clock ticks after boot, 0 when
+ * unreadable) of /proc/<pid>/stat; false when there is no such file to
+ * read. smx_shm_start_time(): field 22 alone, 0 when unknown. (shm_ro.c) */
+bool smx_shm_proc_stat(int32_t pid, char *state, uint64_t *start);
 uint64_t smx_shm_start_time(int32_t pid);
+
+/* Inode of /proc/self/ns/pid (smx_slot.pidns); 0 when unknown. (shm_ro.c) */
+uint64_t smx_shm_pidns(void);
+
+/*
+ * Where the segment is, for smx_shm_attach() and for readers that do not
+ * attach (shm_ro.c): $SOFTMLX5_SHM_PATH, else /dev/shm/softmlx5-<uid>,
+ * else $XDG_RUNTIME_DIR/softmlx5-shm. NULL with errno ENODEV when
+ * SOFTMLX5_SHM_PATH is "off" or "none" (no segment: every process alone),
+ * ENOENT when there is no place for one, ENAMETOOLONG.
+ */
+const char *smx_shm_default_path(char *buf, size_t len);
+
+/*
+ * Port counters (device/transport/counters.h). smx_shm_counters(): this
+ * process's, in its slot (never NULL: without a segment -- @s NULL -- or
+ * in a fork child of the attached process, in process memory).
+ * smx_shm_counters_sum(): the port's, summed over the live slots
+ * (smx_shm_alive() and our own); with @s NULL, this process's.
+ */
+struct trn_counters *smx_shm_counters(struct smx_shm *s);
+void smx_shm_counters_sum(struct smx_shm *s, uint64_t out[TRN_CTR_NUM]);
+
+/*
+ * The port's counters without attaching (shm_ro.c; `softmlx5 counters`, the
+ * sysfs view of `softmlx5 run`): opens the segment at @path (NULL:
+ * smx_shm_default_path()) read-only and sums its live slots, as
+ * smx_shm_counters_sum() does; *nlive (if given) gets how many there
+ * were. 0; -ENOENT: no segment (nobody has the device open: out[] zeros);
+ * -ESTALE: a segment of another layout (out[] zeros); -ENODEV:
+ * SOFTMLX5_SHM_PATH is off; -EPERM: not ours; other -errno.
+ */
+int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
+			  uint32_t *nlive);
 
 /*
  * Producer side: reserves the next cell of @slot's inbox, waiting at most
- * @wait_ns for room. NULL when the inbox stays full or the slot is dead.
- * The caller fills the cell and publishes it with smx_shm_publish().
+ * @wait_ns for room (0: not at all). NULL when the slot is not a live peer,
+ * or when the inbox stays full: then this process is registered as waiting
+ * for room there, and when the owner frees a cell it rings our doorbell
+ * (our inbox thread returns from smx_shm_wait()): the caller keeps what it
+ * wanted to send and tries again then. The caller fills the cell and
+ * publishes it with smx_shm_publish() or smx_shm_publish_quiet(), from the
+ * same thread and always (a cell it no longer wants goes out as one its
+ * owner ignores): a process holds one reservation at a time -- another
+ * thread's reserve waits for that publish, and a second reserve from the
+ * same thread before it fails (NULL, logged).
  */
 struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 				 uint64_t wait_ns, uint64_t *pos);
@@ -168,15 +191,57 @@ void smx_shm_publish_quiet(struct smx_shm *s, uint32_t slot,
 void smx_shm_ring(struct smx_shm *s, uint32_t slot);
 /* Free cells in @slot's inbox right now (a hint: others may take them). */
 uint32_t smx_shm_room(struct smx_shm *s, uint32_t slot);
+/* No free cell in @slot's inbox right now (a hint, like smx_shm_room()). */
+bool smx_shm_full(struct smx_shm *s, uint32_t slot);
 
-/* Consumer side (this process's inbox): the next published cell or NULL;
- * smx_shm_pop() releases it. */
+/*
+ * Does the consumer of @slot's inbox appear stalled (for a transport's
+ * retry decisions; costs a /proc read)? True when its holder is alive and
+ * either stopped (state T or t: SIGSTOP, a debugger) or has not advanced
+ * its head since @since_ns (CLOCK_MONOTONIC, as eng_now()) while cells are
+ * waiting in its inbox. False for a dead or foreign slot.
+ */
+bool smx_shm_stalled(struct smx_shm *s, uint32_t slot, uint64_t since_ns);
+/* Is @pid stopped (state T or t in /proc/<pid>/stat)? False if unknown. */
+bool smx_shm_stopped(int32_t pid);
+
+/*
+ * Tombstones. A QP of ours that received requests is destroyed: its QPN
+ * and the PSN it expected next stay in our slot -- after we exit too, until
+ * the slot is taken again -- so that a requester whose last ACK was lost
+ * (an injected fault) learns what arrived, as the QP's responder would
+ * have re-ACKed it (smx_shm_tomb()). A QPN created again forgets its
+ * tombstone (smx_shm_tomb_clear()).
+ */
+void smx_shm_tomb_put(struct smx_shm *s, uint32_t qpn, uint32_t epsn);
+void smx_shm_tomb_clear(struct smx_shm *s, uint32_t qpn);
+/* The tombstone of QP @qpn in @slot: true with *epsn, or false. */
+bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint32_t qpn,
+		  uint32_t *epsn);
+
+/*
+ * Consumer side (this process's inbox): the next published cell or NULL;
+ * smx_shm_pop() releases it (and wakes producers waiting for room). A cell
+ * reserved by a producer that died before publishing it is skipped here,
+ * never returned: once it has waited SMX_SHM_STUCK_GRACE_NS and no live
+ * process's reservation record claims it (logged with SOFTMLX5_DEBUG;
+ * counted by smx_shm_skipped()). A live producer's cell -- one stopped
+ * between reserving and publishing included -- is always waited for.
+ */
 struct smx_cell *smx_shm_peek(struct smx_shm *s);
 void smx_shm_pop(struct smx_shm *s);
+/* Cells of this process's inbox skipped so far (dead producers). */
+uint64_t smx_shm_skipped(const struct smx_shm *s);
+
+#define SMX_SHM_STUCK_GRACE_NS 2000000ull	/* an unpublished head cell */
 
 /*
  * Parks the calling thread until a producer rings this process's doorbell
- * or @timeout_ns passes (spurious returns possible). smx_shm_kick() wakes
+ * or @timeout_ns passes (spurious returns possible). It does not park when
+ * a cell is ready, nor when an inbox we found full (smx_shm_reserve()) has
+ * room again: that room is reported once, by this early return. While the
+ * head cell waits for its producer, the park is cut short to check it
+ * again (smx_shm_peek(): dead producers). smx_shm_kick() wakes
  * it (used at shutdown). With @polled the owner says that its own threads
  * are polling the inbox meanwhile (smx_dev_progress()): producers then skip
  * the wake-up, and @timeout_ns bounds how long a cell may wait if they
