@@ -856,6 +856,9 @@ static void canary(void)
 	 * the resume, so that a responder owing packets stays so. */
 	peer_drain();
 	qp_to_rst(0);
+	/* The engine's watcher may have flushed owed packets between that
+	 * drain and the reset: sent before it, they are not the answer. */
+	peer_drain();
 	poll_cqes();
 	qp_forget(0);
 	qp_to_rts(0, FZR_CANARY_PSN, MLX5_QPC_MTU_1K_BYTES, 0, 1);
