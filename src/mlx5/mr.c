@@ -208,11 +208,10 @@ struct ibv_mr *mlx5_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	else if (!mr_pages_present(addr, length, access))
 		ret = EFAULT;
 	else {
-		/* Remotely accessible memory: shareable with the peer
-		 * processes' engines for direct placement (fabric/direct.h). */
-		if (access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			      IBV_ACCESS_REMOTE_ATOMIC))
-			mr->direct = smx_direct_back(addr, length);
+		/* Shareable with the peer processes' engines: remotely
+		 * accessible memory for direct placement, any memory as the
+		 * source of a SEND by reference (fabric/direct.h). */
+		mr->direct = smx_direct_back(addr, length);
 		ret = mr_mkey_create(ctx, to_mpd(ibpd)->pdn, addr, length, iova, access,
 				     &key);
 	}
@@ -305,9 +304,7 @@ int mlx5_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	}
 	if (r.set_access)
 		mr->access = access;
-	if (!mr->direct &&
-	    (mr->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC)))
+	if (!mr->direct)
 		mr->direct = r.nmtt ? smx_direct_back(addr, length) :
 			     smx_direct_back(ibmr->addr, ibmr->length);
 	if (r.nmtt)

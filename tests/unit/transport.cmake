@@ -44,6 +44,19 @@ add_test(NAME test_read_resume COMMAND test_read_resume)
 set_tests_properties(test_read_resume PROPERTIES LABELS "unit;transport"
                      TIMEOUT 120)
 
+# SEND by reference between two processes, and the same with
+# SOFTMLX5_DIRECT=0: data, immediates, order, a stale reference, a receive
+# too short; counters read with the tool.
+add_executable(test_send_ref unit/test_send_ref.c)
+target_link_libraries(test_send_ref PRIVATE ibverbs)
+target_include_directories(test_send_ref PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_compile_definitions(test_send_ref PRIVATE
+                           SMX_TOOL="$<TARGET_FILE:softmlx5>")
+add_dependencies(test_send_ref softmlx5)
+add_test(NAME test_send_ref COMMAND test_send_ref)
+set_tests_properties(test_send_ref PROPERTIES LABELS "unit;transport"
+                     TIMEOUT 120)
+
 # RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3;
 # counters read with the softmlx5 tool this build makes.
 add_executable(test_fault_rc unit/test_fault_rc.c)

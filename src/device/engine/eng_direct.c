@@ -48,6 +48,7 @@
 
 #include "device/engine/eng_loc.h"
 #include "device/fabric/direct.h"
+#include "device/transport/pcap.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -434,4 +435,104 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		memmove(dst, src, len);
 	smx_shm_dend(e->shm);
 	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* SEND by reference                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A SEND's payload is copied twice through cells (into the inbox by the
+ * sender, out of it by the receiver). When the payload lies in registered
+ * memory that is backed by a memfd (every reg_mr of a process sharing the
+ * device, fabric/direct.c), the sender references it instead and the
+ * responder copies it straight into the receive buffer, after its own
+ * checks of the receive WQE, exactly where the packets' payload would have
+ * gone. The message keeps its PSNs, ACK and completion; only the payload's
+ * path changes. Not with faults or capture on (the link must see the
+ * bytes), nor for inline data, gathers of several pieces, keys that are
+ * not one contiguous MTT run, or signature / crypto keys.
+ */
+#define ENG_SREF_MIN 1024u	/* smaller payloads: the copy is cheap */
+
+static bool sref_key(struct eng *e, const struct fw_mkey *mk, uint64_t dgen)
+{
+	struct eng_sref_key *k = &e->sref;
+	uint64_t psz, base, last, i, host, rva;
+
+	if (k->mk == mk && k->gen == e->gen && k->dgen == dgen)
+		return k->ok;
+	memset(k, 0, sizeof(*k));
+	k->mk = mk;
+	k->gen = e->gen;
+	k->dgen = dgen;
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem ||
+	    mk->len64 || mk->bound || !mk->len || !mk->mtt || eng_xform(mk))
+		return false;
+	psz = 1ull << mk->page_shift;
+	base = mk->start & ~(psz - 1);
+	last = (mk->start + mk->len - 1 - base) >> mk->page_shift;
+	if (last >= mk->nmtt || !mk->mtt[0])
+		return false;
+	for (i = 1; i <= last; i++)
+		if (mk->mtt[i] != mk->mtt[0] + i * psz)
+			return false;
+	host = mk->mtt[0] + (mk->start - base);
+	if (!smx_direct_find(host, mk->len, &k->fd, &k->ino, &rva, &k->rlen))
+		return false;
+	k->off0 = host - rva;
+	k->ok = true;
+	return true;
+}
+
+bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
+		     struct smx_sref *r)
+{
+	const struct eng_sge *sg;
+	uint64_t dgen, at;
+
+	if (!e->direct || !e->shm || e->fault_spec || trn_pcap_on() ||
+	    p->op != ENG_PKT_SEND || p->len < ENG_SREF_MIN || !p->payload ||
+	    p->payload->n != 1 ||
+	    (p->st != MLX5_QPC_ST_RC && p->st != MLX5_QPC_ST_UC &&
+	     p->st != MLX5_QPC_ST_XRC))
+		return false;
+	sg = &p->payload->sge[0];
+	if (sg->host || !sg->mk || sg->len < p->len)
+		return false;
+	/* The generation first (as eng_direct_record): a reference never
+	 * claims one newer than the memory it names. */
+	dgen = smx_shm_dgen(e->shm, e->slot);
+	if (!sref_key(e, sg->mk, dgen))
+		return false;
+	at = sg->va - sg->mk->start;
+	if (sg->va < sg->mk->start || at > sg->mk->len ||
+	    p->len > sg->mk->len - at)
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->npkts = npkts;
+	r->len = p->len;
+	r->fd = e->sref.fd;
+	r->ino = e->sref.ino;
+	r->rlen = e->sref.rlen;
+	r->off = e->sref.off0 + at;
+	r->gen = dgen;
+	return true;
+}
+
+const uint8_t *eng_direct_sref_map(struct eng *e, int32_t pid,
+				   const struct smx_sref *r)
+{
+	struct smx_drec d;
+	int m;
+
+	if (!e->direct || r->off > r->rlen || r->len > r->rlen - r->off)
+		return NULL;
+	memset(&d, 0, sizeof(d));
+	d.pid = pid;
+	d.fd = r->fd;
+	d.ino = r->ino;
+	d.rlen = r->rlen;
+	m = dmap_get(e, &d);
+	return m < 0 ? NULL : e->dmap[m].base + r->off;
 }

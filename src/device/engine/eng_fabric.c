@@ -246,9 +246,11 @@ static int fab_tx_void(struct eng *e, uint32_t slot, const struct ibp_hdr *h)
 	return 1;
 }
 
-int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
+/* eng_fabric_tx(), and for a SEND by reference (@ref: no payload in the
+ * cell; never with faults or capture on, eng_direct_sref()). */
+static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		  const struct roce_l3 *l3, const struct eng_sgl *src,
-		  uint64_t soff, uint8_t cflags)
+		  uint64_t soff, uint8_t cflags, const struct smx_sref *ref)
 {
 	struct trn_fault *f = fab_fault(e, slot);
 	bool icrc = f || trn_pcap_on();
@@ -314,7 +316,7 @@ int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		roce_mac_of_gid(l3->dgid, dmac);
 		trn_pcap_write(b, len, smac, dmac);
 	}
-	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, 1);
+	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, ref ? ref->npkts : 1);
 	if (f) {
 		struct trn_fault_pkt info = {
 			.tx = true, .dqpn = h->dqpn,
@@ -331,6 +333,11 @@ int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 	}
 	c->kind = SMX_CELL_PKT;
 	c->flags = (uint8_t)(cflags | (icrc ? SMX_CELL_F_ICRC : 0));
+	if (ref) {
+		memcpy(c->data + SMX_SHM_INLINE - sizeof(*ref), ref,
+		       sizeof(*ref));
+		c->flags |= SMX_CELL_F_REF;
+	}
 	c->src_slot = e->slot;
 	c->src_pid = e->pid;
 	c->len = len;
@@ -345,6 +352,13 @@ bad:
 		smx_shm_publish_quiet(e->shm, slot, c, pos);
 	}
 	return -EINVAL;
+}
+
+int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
+		  const struct roce_l3 *l3, const struct eng_sgl *src,
+		  uint64_t soff, uint8_t cflags)
+{
+	return fab_tx(e, slot, h, l3, src, soff, cflags, NULL);
 }
 
 /* The opcode of packet @i of @n of a request (the transport's base added
@@ -391,13 +405,52 @@ void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3)
 	l3->sport = roce_udp_sport(p->flow_label, p->sqpn, p->dqpn);
 }
 
+/* The one packet of a SEND by reference: the message's SEND ONLY header,
+ * its PSNs all taken (eng_direct.c says when). */
+static int fab_send_ref(struct eng *e, const struct eng_pkt *p,
+			struct eng_out *o, uint32_t slot,
+			const struct roce_l3 *l3, const struct smx_sref *ref)
+{
+	struct ibp_hdr h;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = (uint8_t)(fab_base(p->st) | fab_req_opcode(p, true, true));
+	h.se = (p->flags & ENG_PKT_F_SE) != 0;
+	h.pkey = p->pkey ? p->pkey : 0xffff;
+	h.dqpn = p->dqpn;
+	h.psn = p->psn;
+	h.ackreq = p->st != MLX5_QPC_ST_UC;
+	h.xrc_srqn = p->xrc_srqn;
+	memcpy(&h.imm, &p->imm, 4);
+	h.ieth_rkey = p->inv_rkey;
+	rc = fab_tx(e, slot, &h, l3, NULL, 0, 0, ref);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return -EAGAIN;
+	trn_ctr_add(e->ctr, TRN_CTR_TX_SEND_BY_REF, 1);
+	o->sent = o->npkts;
+	return 0;
+}
+
+/* No fault stage on the link to @slot. */
+static bool f_none(struct eng *e, uint32_t slot)
+{
+	return !fab_fault(e, slot);
+}
+
 int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 		    struct eng_out *o, uint32_t slot, bool dreq)
 {
+	struct smx_sref ref;
 	struct roce_l3 l3;
 	uint8_t base = fab_base(p->st);
 
 	eng_fabric_l3(e, p, &l3);
+	if (!o->sent && f_none(e, slot) &&
+	    eng_direct_sref(e, p, o->npkts, &ref))
+		return fab_send_ref(e, p, o, slot, &l3, &ref);
 	while (o->sent < o->npkts) {
 		uint32_t i = o->sent;
 		bool rd = p->op != ENG_PKT_SEND && p->op != ENG_PKT_WRITE;
@@ -537,6 +590,51 @@ void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
 	e->ring_mask |= 1ull << slot;
 }
 
+/* A SEND by reference (eng_direct.c): a SEND ONLY header without payload
+ * and the reference, checked like the rest of the cell; the responder
+ * takes the payload from the sender's memory, mapped here, while the
+ * sender's key generation has not moved (a moved one: the cell is lost,
+ * and the requester's timer sends the message again). */
+static struct eng_qp *fab_rx_ref(struct eng *e, const struct smx_cell *c,
+				 struct ibp_hdr *h, const struct roce_l3 *l3)
+{
+	const struct ibp_op *op = ibp_op(h->opcode);
+	struct smx_sref r;
+	const uint8_t *at;
+	const char *why;
+
+	memcpy(&r, c->data + SMX_SHM_INLINE - sizeof(r), sizeof(r));
+	if (!(op->flags & IBP_OF_SEND) || !(op->flags & IBP_OF_FIRST) ||
+	    !(op->flags & IBP_OF_LAST) || h->paylen ||
+	    c->len > SMX_SHM_INLINE - sizeof(r) || !r.npkts ||
+	    r.npkts > (1u << 21) || !r.len) {
+		why = "a reference that is not a SEND ONLY without payload";
+		goto drop;
+	}
+	at = eng_direct_sref_map(e, c->src_pid, &r);
+	if (!at) {
+		why = "the referenced payload cannot be mapped";
+		goto drop;
+	}
+	if (!smx_shm_dbegin(e->shm, c->src_slot, r.gen)) {
+		trn_ctr_add(e->ctr, TRN_CTR_RX_SEND_REF_STALE, 1);
+		smx_dbg("engine: SEND by reference psn 0x%x from slot %u "
+			"dropped: the sender's keys changed since", h->psn,
+			c->src_slot);
+		return NULL;
+	}
+	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, r.npkts);
+	h->payload = at;
+	h->paylen = r.len;
+	eng_resp_pkt(e, h, l3, c->src_slot, false, r.npkts);
+	smx_shm_dend(e->shm);
+	return NULL;
+drop:
+	trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
+	smx_dbg("engine: cell from slot %u dropped: %s", c->src_slot, why);
+	return NULL;
+}
+
 /* One packet from another process: checked as hostile input, then to the
  * responder or the completer. */
 static struct eng_qp *fab_rx_pkt(struct eng *e, const struct smx_cell *c)
@@ -560,10 +658,12 @@ static struct eng_qp *fab_rx_pkt(struct eng *e, const struct smx_cell *c)
 		goto drop;
 	}
 	op = ibp_op(h.opcode);
+	if (c->flags & SMX_CELL_F_REF)
+		return fab_rx_ref(e, c, &h, &l3);
 	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
 	if (op->flags & IBP_OF_REQ) {
 		eng_resp_pkt(e, &h, &l3, c->src_slot,
-			     (c->flags & SMX_CELL_F_DREQ) != 0);
+			     (c->flags & SMX_CELL_F_DREQ) != 0, 1);
 		return NULL;
 	}
 	return eng_compl_pkt(e, &h, c->src_slot);

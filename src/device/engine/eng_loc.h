@@ -323,6 +323,16 @@ struct eng {
 		uint64_t len;
 	} dmap[8];
 	uint32_t dmap_next;		/* round-robin victim */
+	/* SEND by reference (eng_direct.c): where the last source key's
+	 * pages lie in our memfds, valid for (gen, dgen). */
+	struct eng_sref_key {
+		const struct fw_mkey *mk;
+		uint64_t gen, dgen;
+		bool ok;		/* false: the key is not in a memfd */
+		int32_t fd;
+		uint64_t ino, rlen;
+		uint64_t off0;		/* memfd offset of the key's start */
+	} sref;
 
 	/* Scratch for the WQE being executed (fw->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
@@ -736,6 +746,14 @@ bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
  * bytes whose local side is the checked, contiguous host range @local:
  * memory an lkey names when @app (copied through the fault guard; false
  * if it faulted), else our own (inline data). */
+/* SEND by reference: fills @r for a SEND of @p (@npkts PSNs) whose payload
+ * lies in our memfd-backed memory; false: send the payload in packets. */
+bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
+		     struct smx_sref *r);
+/* The receiving side: the referenced payload mapped here (@pid: the
+ * sender's, from the process table), or NULL. */
+const uint8_t *eng_direct_sref_map(struct eng *e, int32_t pid,
+				   const struct smx_sref *r);
 bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
 		     uint8_t *local, bool app);
@@ -782,9 +800,11 @@ void eng_fabric_resume(struct eng *e);
  * can complete now. */
 struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
 			     uint32_t slot);
-/* eng_resp.c: a request packet from process @slot. */
+/* eng_resp.c: a request packet from process @slot, taking @npkts PSNs (1;
+ * more for a whole SEND by reference, its payload at h->payload). */
 void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
-		  const struct roce_l3 *l3, uint32_t slot, bool dreq);
+		  const struct roce_l3 *l3, uint32_t slot, bool dreq,
+		  uint32_t npkts);
 /* Sends what responders owe requesters whose inbox was full. */
 void eng_resp_flush_all(struct eng *e);
 void eng_resp_free(struct eng *e, struct eng_qp *q);

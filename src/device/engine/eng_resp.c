@@ -1348,7 +1348,8 @@ static uint8_t resp_nak(uint8_t ack, uint8_t rnr_timer)
 }
 
 void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
-		  const struct roce_l3 *l3, uint32_t slot, bool dreq)
+		  const struct roce_l3 *l3, uint32_t slot, bool dreq,
+		  uint32_t npkts)
 {
 	const struct ibp_op *op = ibp_op(h->opcode);
 	struct fw_qp *qp = fw_qp_lookup(e->fw, h->dqpn);
@@ -1420,6 +1421,21 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		p.len = first ? h->dma_len : 0;	/* later: the message's */
 	} else if (p.op != ENG_PKT_SEND) {
 		p.len = 8;
+	} else {
+		uint64_t mtu = eng_mtu_bytes(DEVX_GET(qpc, qp->qpc, mtu));
+
+		/* A packet's payload fits the path MTU; a SEND by reference
+		 * takes exactly the PSNs its packets would. */
+		if (!npkts || h->paylen > npkts * mtu ||
+		    (npkts > 1 && h->paylen <= (npkts - 1) * mtu)) {
+			trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
+			smx_dbg("engine: %s to qp 0x%x psn 0x%x dropped: %u "
+				"payload bytes in %u PSNs at MTU %llu", op->name,
+				h->dqpn, h->psn, h->paylen, npkts,
+				(unsigned long long)mtu);
+			return;
+		}
+		p.npkts = npkts;
 	}
 	/* Responses go back the way the request came. */
 	back = *l3;
@@ -1582,7 +1598,8 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 	if (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE) {
 		if ((conn || dct) && h->ackreq)
 			resp_owe(rs, dct, IBP_AETH_KIND_ACK | IBP_AETH_CREDIT_INVALID,
-				 h->psn, p.sqpn, &back);
+				 eng_psn_add(h->psn, p.npkts - 1), p.sqpn,
+				 &back);
 	} else {
 		rs->res[(rs->res_next + ENG_RRES - 1) % ENG_RRES].msn = rs->msn;
 	}

@@ -53,6 +53,23 @@ enum {
 enum {
 	SMX_CELL_F_ICRC = 1 << 0,	/* the ICRC is computed: check it */
 	SMX_CELL_F_DREQ = 1 << 1,	/* request: answer with a direct record */
+	SMX_CELL_F_REF = 1 << 2,	/* a SEND whose payload is referenced:
+					 * struct smx_sref at the cell's end */
+};
+
+/*
+ * SEND by reference (eng_fabric.c): the cell holds the message's SEND ONLY
+ * packet without payload; the payload is @len bytes at @off in the
+ * sender's memfd (fd @fd of the cell's sender, inode @ino, @rlen bytes),
+ * readable while the sender's key generation (smx_shm_dgen) stays @gen.
+ * The message takes @npkts PSNs, as its packets would. The responder
+ * copies it straight into the receive buffer: one copy instead of two.
+ */
+struct smx_sref {
+	uint32_t npkts, len;
+	int32_t fd;
+	uint32_t rsvd;
+	uint64_t ino, rlen, off, gen;
 };
 
 /*

@@ -102,6 +102,12 @@ const struct trn_ctr_info trn_ctr_info[TRN_CTR_NUM] = {
 	C(PEER_STALLED, "peer_stalled",
 	  "softmlx5: ACK timeouts not counted: the peer was stopped or not "
 	  "reading its inbox"),
+	C(TX_SEND_BY_REF, "tx_send_by_ref",
+	  "softmlx5: SENDs whose payload the receiver copied from our memory "
+	  "(one cell for the message, not one packet per MTU)"),
+	C(RX_SEND_REF_STALE, "rx_send_ref_stale",
+	  "softmlx5: SENDs by reference dropped because the sender's keys "
+	  "changed after it sent them (it sends them again)"),
 };
 
 int trn_ctr_lookup(const char *name)
