@@ -125,6 +125,11 @@ static bool trace;
 /* The canary's view of the device's answers. */
 static bool capture;
 static uint32_t ncaptured;
+/* FZR_K_REF: the harness's memory a reference names, and whether the
+ * next cell delivered is one. */
+static int ref_fd = -1;
+static uint64_t ref_ino;
+static bool ref_next;
 static struct ibp_hdr captured;
 
 static uint8_t *mr_addr(unsigned int i)
@@ -327,7 +332,8 @@ static void deliver(uint8_t mode)
 			cell->len, mode);
 	cell->kind = SMX_CELL_PKT;
 	cell->flags = (uint8_t)((mode & FZR_MODE_ICRC ? SMX_CELL_F_ICRC : 0) |
-				(mode & FZR_MODE_DREQ ? SMX_CELL_F_DREQ : 0));
+				(mode & FZR_MODE_DREQ ? SMX_CELL_F_DREQ : 0) |
+				(ref_next ? SMX_CELL_F_REF : 0));
 	cell->src_slot = mode & FZR_MODE_STRANGER ? stranger_slot : peer_slot;
 	cell->src_pid = me_pid;
 	eng_fabric_rx_cell(eng, cell);
@@ -467,6 +473,45 @@ static uint8_t msg_opcode(uint8_t kind, bool first, bool last)
 	}
 }
 
+/* FZR_MSG with FZR_K_REF: the message as one SEND by reference. */
+static uint32_t pkt_ref(const uint8_t *f, uint32_t np, uint32_t last_len,
+			uint8_t mode)
+{
+	uint8_t kind = f[FZR_M_KIND], qs = f[FZR_M_QP], how = f[FZR_M_SYND];
+	struct smx_sref r;
+	struct roce_l3 l3;
+	struct ibp_hdr h;
+
+	default_l3(&l3, 0);
+	memset(&h, 0, sizeof(h));
+	h.opcode = (uint8_t)(sel_tr(qs) | msg_opcode(kind, true, true));
+	h.pkey = 0xffff;
+	h.dqpn = sel_qpn(qs, 0);
+	h.psn = (base_psn + get32(f, FZR_M_PSN)) & 0xffffff;
+	h.ackreq = true;
+	h.se = kind & FZR_K_SE;
+	memcpy(&h.imm, f + FZR_M_IMM, 4);
+	h.ieth_rkey = sel_key((uint8_t)get32(f, FZR_M_IMM), get32(f, FZR_M_IMM));
+	h.qkey = FZR_QKEY;
+	h.src_qp = fake_qpn(3);
+	if (ref_fd < 0 || !build(&h, &l3, NULL, 0, 0, mode))
+		return 1;
+	memset(&r, 0, sizeof(r));
+	r.npkts = np + (how & 4 ? 1 : 0);
+	r.len = (np - 1) * mtu + last_len;
+	r.fd = ref_fd;
+	r.ino = ref_ino ^ (how & 2 ? 1 : 0);
+	r.rlen = FZR_REF_BYTES;
+	r.off = get32(f, FZR_M_VA);
+	r.gen = __atomic_load_n(&seg->slot[peer_slot].dgen, __ATOMIC_RELAXED) +
+		(how & 1);
+	memcpy(cell->data + SMX_SHM_INLINE - sizeof(r), &r, sizeof(r));
+	ref_next = true;
+	deliver(mode);
+	ref_next = false;
+	return 1;
+}
+
 /* FZR_MSG: a message cut into packets of one MTU; returns how many. */
 static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 			uint32_t budget)
@@ -490,6 +535,8 @@ static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 	if (dma_len == UINT32_MAX)
 		dma_len = (np - 1) * mtu + last_len;
 	default_l3(&l3, 0);
+	if (kind & FZR_K_REF)
+		return pkt_ref(f, np, last_len, mode);
 	for (i = 0; i < np; i++) {
 		bool first = i == 0, last = i + 1 == np;
 		struct ibp_hdr h;
@@ -705,6 +752,24 @@ static void setup(void)
 	sl->start_time = smx_shm_start_time(me_pid);
 	sl->pidns = smx_shm_pidns();
 	__atomic_store_n(&sl->state, SMX_SLOT_ALIVE, __ATOMIC_RELEASE);
+
+	/* The peer's registered memory a SEND by reference names. */
+	ref_fd = memfd_create("fuzz_rc_rx-ref", MFD_CLOEXEC);
+	if (ref_fd >= 0 && !ftruncate(ref_fd, FZR_REF_BYTES)) {
+		struct stat st;
+		uint8_t *m = mmap(NULL, FZR_REF_BYTES, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, ref_fd, 0);
+
+		if (m != MAP_FAILED && !fstat(ref_fd, &st)) {
+			for (i = 0; i < FZR_REF_BYTES; i++)
+				m[i] = (uint8_t)(i * 7 + 3);
+			ref_ino = (uint64_t)st.st_ino;
+			munmap(m, FZR_REF_BYTES);
+		} else {
+			close(ref_fd);
+			ref_fd = -1;
+		}
+	}
 
 	arena = t_zalloc(FZR_ARENA);
 	golden = t_zalloc(FZR_ARENA);

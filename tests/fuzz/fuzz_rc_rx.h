@@ -138,6 +138,7 @@ enum {
 };
 
 #define FZR_MSG_MAX 32u
+#define FZR_REF_BYTES 65536u
 
 enum {
 	FZR_K_SEND = 0,
@@ -148,6 +149,12 @@ enum {
 	FZR_K_INV = 1 << 3,	/* SEND: the last packet carries an IETH */
 	FZR_K_ACKALL = 1 << 4,	/* AckReq on every packet, not only the last */
 	FZR_K_SE = 1 << 5,
+	/* The message as one SEND by reference (SMX_CELL_F_REF): its ONLY
+	 * header without payload and a struct smx_sref naming the harness's
+	 * memfd (FZR_REF_BYTES of pattern): np PSNs, (np - 1) * MTU +
+	 * FZR_M_LAST bytes at offset FZR_M_VA; FZR_M_SYND bit 0: a stale key
+	 * generation, bit 1: a wrong inode, bit 2: np + 1 PSNs claimed. */
+	FZR_K_REF = 1 << 6,
 };
 
 /* The requests QP 1 may have in flight, in posting order: @len bytes from

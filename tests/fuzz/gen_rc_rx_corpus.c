@@ -169,6 +169,18 @@ int main(int argc, char **argv)
 	msg(&s, 0, FZR_K_SEND | FZR_K_IMM | FZR_K_SE, 1, 0, 3, 0, 64, 7, 0);
 	put(argv[1], "send-msg-psn-wrap", &s);
 
+	/* SENDs by reference into QP 0: one that lands, a stale one (its
+	 * PSN is then taken by the next), a wrong inode, a length that
+	 * does not fill the PSNs claimed, and one with immediate. */
+	start(&s, 1, 0, 0x500);
+	msg(&s, 0, FZR_K_SEND | FZR_K_REF, 3, 0, 0, 40, 100, 0, 0);
+	msg(&s, 0, FZR_K_SEND | FZR_K_REF, 1, 0, 3, 0, 200, 0, 1);
+	msg(&s, 0, FZR_K_SEND | FZR_K_REF, 1, 0, 3, 0, 200, 0, 2);
+	msg(&s, 0, FZR_K_SEND | FZR_K_REF, 2, 0, 3, 0, 300, 0, 4);
+	msg(&s, 0, FZR_K_SEND | FZR_K_REF | FZR_K_IMM, 2, 0, 3, 100, 300, 5, 0);
+	msg(&s, 0, FZR_K_WRITE | FZR_K_REF, 1, 0, 5, 0, 64, 0, 0);
+	put(argv[1], "send-by-ref", &s);
+
 	/* SEND with invalidate of region 5, then a WRITE through it. */
 	start(&s, 2, 0, 0x2000);
 	hdr(&s, &(struct hdr){ .op = RC(SEND_ONLY_INV), .flags = rc | FZR_F_IETH_MR,

@@ -4,7 +4,8 @@
  * page-rounded range of private anonymous memory is re-backed by a memfd at
  * the same addresses, so a peer's engine can map the memfd
  * (/proc/<pid>/fd/<fd>) and place RDMA WRITE / READ data directly, after
- * its own check of the target's key (eng_direct.c, docs/multiprocess.md).
+ * its own check of the target's key, or read a SEND's payload from it
+ * (SEND by reference; eng_direct.c, docs/multiprocess.md).
  *
  * The application never sees the switch: it happens with every other
  * thread of the process parked (freeze.h), so no store is lost, and it is
