@@ -150,6 +150,17 @@ static inline struct eng_dent *dfind(struct eng *e, uint32_t slot,
 	return d;
 }
 
+bool eng_direct_ready(struct eng *e, uint32_t slot, const struct eng_pkt *p)
+{
+	struct eng_dent *d;
+
+	if (!e->direct || !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM,
+				     p->raddr, p->len))
+		return false;
+	d = dfind(e, slot, p->dqpn, p->rkey);
+	return d && !d->nomap && d->r.gen == smx_shm_dgen(e->shm, slot);
+}
+
 bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
 	struct eng_dent *d;

@@ -734,6 +734,8 @@ void eng_direct_fini(struct eng *e);
 void eng_direct_bump(struct eng *e);
 /* Should the request to @slot ask for a record? */
 bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p);
+/* Direct placement would take @p now (its record is current). */
+bool eng_direct_ready(struct eng *e, uint32_t slot, const struct eng_pkt *p);
 /* Responder side: a record for the (QP, rkey) a request has just used. */
 void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 		       struct smx_drec *d);

@@ -1312,6 +1312,25 @@ blocked:
 	return false;
 }
 
+/* Positive acknowledgements owed and nothing else: they may wait for the
+ * end of the batch. NAKs, READ responses and atomic results go at once. */
+static bool resp_acks_only(const struct eng_rstate *rs)
+{
+	uint32_t i, acks = 0;
+
+	for (i = 0; i < ENG_RRES; i++)
+		if (rs->res[i].pending)
+			return false;
+	for (i = 0; i < ENG_RACKS; i++) {
+		if (!rs->ack[i].pending)
+			continue;
+		if (!ibp_aeth_is_ack(rs->ack[i].syndrome))
+			return false;
+		acks++;
+	}
+	return acks != 0;
+}
+
 void eng_resp_flush_all(struct eng *e)
 {
 	struct eng_obj *o;
@@ -1613,5 +1632,14 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		eng_fabric_drec(e, slot, p.op, p.dqpn, p.rkey);
 out:
 	rs->l3 = NULL;
+	if (resp_acks_only(rs)) {
+		/* Coalesced: the batch's end (eng_resp_flush_all()) sends
+		 * the newest, which acknowledges every PSN before it too. */
+		if (!rs->listed) {
+			rs->listed = true;
+			e->resp_pending++;
+		}
+		return;
+	}
 	resp_flush(e, q);
 }

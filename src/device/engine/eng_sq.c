@@ -1533,7 +1533,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		 * would take (its record is current) waits for the window
 		 * to drain rather than join it: else a requester that keeps
 		 * posting never leaves the inbox. */
-		if (at != q->sq_ci && !eng_direct_want(e, (uint32_t)peer, &w->pkt))
+		if (at != q->sq_ci &&
+		    eng_direct_ready(e, (uint32_t)peer, &w->pkt))
 			return SQ_BLOCK;
 		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, mtu);
 
