@@ -24,6 +24,13 @@
  *
  * N=3 and N=1 run with SOFTMLX5_ADAPTIVE_RETRANS=0, so that no timer can
  * take part; N=8 with it on.
+ *
+ * The same for an 8 KiB RDMA WRITE whose 3rd request packet R's own fault
+ * stage drops (nth=3,class=req): T NAKs the gap at the 4th, and R resends
+ * from the 3rd packet, with its original opcode -- not the whole message:
+ * T counts no duplicate request (the first two are not sent again), the
+ * bytes are right, and T receives 2 + 5 + 6 packets (the whole WRITE
+ * again: 2 + 5 + 8, two of them duplicates).
  * T receives the READ request and the one asked again (duplicate_request
  * +1). The segment is private to each case ($SOFTMLX5_SHM_PATH); an alarm
  * fails the test instead of letting it hang.
@@ -185,6 +192,109 @@ static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 	unlink(path);
 }
 
+/* T for the WRITE case: exposes LEN bytes for remote writes, then reports
+ * the first byte that is not the pattern (LEN: none). */
+static int wtarget(int in, int out)
+{
+	uint8_t buf[LEN];
+	struct peer_hello peer;
+	struct peer_end x;
+	uint32_t i, bad = LEN;
+	char c;
+
+	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, buf,
+		      sizeof(buf));
+	memset(x.buf, 0, LEN);
+	peer = peer_end_swap(&x, in, out, true);
+	if (qp_connect_peer_t(x.qp, peer.qpn, &peer.gid, IBV_ACCESS_REMOTE_WRITE,
+			      18, 3))
+		return 2;
+	xwrite(out, "r", 1);
+	xread(in, &c, 1);
+	for (i = 0; i < LEN; i++)
+		if (x.buf[i] != pattern(9, i)) {
+			bad = i;
+			break;
+		}
+	xwrite(out, &bad, sizeof(bad));
+	xread(in, &c, 1);
+	peer_end_close(&x);
+	return 0;
+}
+
+static void run_write(void)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	int in, out, pid, st, i;
+	uint64_t v[NCNT];
+	bool seen[NCNT];
+	uint8_t buf[LEN];
+	struct peer_hello peer;
+	struct ibv_wc wc;
+	struct peer_end x;
+	char path[96], why[600], c;
+	uint32_t k, bad_at;
+
+	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-wres-%d",
+		 (int)getpid());
+	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	setenv("SOFTMLX5_ADAPTIVE_RETRANS", "0", 1);
+	/* Packets, so that the fault stage sees the WRITE. */
+	setenv("SOFTMLX5_DIRECT", "0", 1);
+	pid = peer_fork(&in, &out);
+	if (pid < 0)
+		exit(2);
+	if (pid == 0)
+		_exit(wtarget(in, out));
+	setenv("SOFTMLX5_FAULT", "nth=3,class=req", 1);
+	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE, buf, sizeof(buf));
+	unsetenv("SOFTMLX5_FAULT");
+	peer = peer_end_swap(&x, in, out, false);
+	CHECK(qp_connect_peer_t(x.qp, peer.qpn, &peer.gid, 0, 18, 3) == 0);
+	xread(in, &c, 1);
+
+	for (k = 0; k < LEN; k++)
+		x.buf[k] = pattern(9, k);
+	sge = (struct ibv_sge){ (uintptr_t)x.buf, LEN, x.mr->lkey };
+	wr.wr.rdma.remote_addr = peer.addr;
+	wr.wr.rdma.rkey = peer.rkey;
+	CHECK_EQ(ibv_post_send(x.qp, &wr, &bad), 0);
+	for (i = 0; i < 50000 && ibv_poll_cq(x.cq, 1, &wc) != 1; i++)
+		usleep(100);
+	CHECKM(i < 50000, "WRITE: no completion in 5 s");
+	CHECKM(wc.status == IBV_WC_SUCCESS, "WRITE completed with %s",
+	       ibv_wc_status_str(wc.status));
+	CHECKM(peer_counters_read(getenv("SOFTMLX5_TOOL") ?
+				  getenv("SOFTMLX5_TOOL") : SMX_TOOL,
+				  cnt_name, NCNT, v, seen, why, sizeof(why)),
+	       "counters: %s", why);
+	printf("WRITE nth=3: rx_packets %llu (expected 2 + 5 + 6 + 2), "
+	       "out_of_sequence %llu, duplicate_request %llu, "
+	       "fault_dropped %llu\n", (unsigned long long)v[C_RX],
+	       (unsigned long long)v[C_OOS], (unsigned long long)v[C_DUP],
+	       (unsigned long long)v[C_DROP]);
+	CHECKM(v[C_DROP] == 1, "WRITE: %llu packets dropped",
+	       (unsigned long long)v[C_DROP]);
+	CHECKM(v[C_DUP] == 0, "WRITE: T saw %llu duplicate requests: the "
+	       "go-back resent packets it had", (unsigned long long)v[C_DUP]);
+	CHECKM(v[C_RX] == 2 + 5 + 6 + 2, "WRITE: %llu packets received",
+	       (unsigned long long)v[C_RX]);
+	xwrite(out, "x", 1);
+	xread(in, &bad_at, sizeof(bad_at));
+	CHECKM(bad_at == LEN, "WRITE: T's bytes wrong from %u", bad_at);
+	xwrite(out, "x", 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	peer_end_close(&x);
+	close(out);
+	close(in);
+	unlink(path);
+	unsetenv("SOFTMLX5_DIRECT");
+}
+
 int main(void)
 {
 	alarm(60);
@@ -193,5 +303,6 @@ int main(void)
 	run(3, 2 + 7 + 6, 2 + 7 + 1, true);
 	run(8, 2 + 7 + 1, 2 + 7 + 1, false);
 	run(1, 2 + 7 + 8, 2 + 7 + 8, true);
+	run_write();
 	return smx_test_done();
 }

@@ -284,8 +284,17 @@ struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
 	if (kind == IBP_AETH_KIND_RNR_NAK) {
 		compl_answer(o, ENG_NAK_RNR, h->syndrome & 0x1f, 0);
 	} else {
-		if (h->syndrome == IBP_NAK_PSN_SEQ_ERR)
+		if (h->syndrome == IBP_NAK_PSN_SEQ_ERR) {
+			int32_t k = eng_psn_diff(h->psn, o->psn);
+
 			trn_ctr_add(e->ctr, TRN_CTR_PACKET_SEQ_ERR, 1);
+			/* The packets before the one it names arrived: the
+			 * go-back resends from there, as rxe's req_retry()
+			 * does, not the whole message. */
+			if ((o->op == ENG_PKT_SEND || o->op == ENG_PKT_WRITE) &&
+			    k > 0 && (uint32_t)k < o->sent)
+				o->nak_k = (uint32_t)k;
+		}
 		compl_answer(o, compl_nak_code(h->syndrome), 0, 0);
 	}
 	return eng_out_at(q, 0)->have_resp ? q : NULL;

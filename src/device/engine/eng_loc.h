@@ -91,6 +91,9 @@ struct eng_qp {
 	 * asks only from the first missing response (IBTA 9.7.5.1.2). */
 	bool rd_resume;
 	uint32_t rd_resume_psn, rd_resume_k;
+	/* A SEND / WRITE a sequence NAK cut: resent from that packet. */
+	bool tx_resume;
+	uint32_t tx_resume_psn, tx_resume_k;
 	uint64_t deadline;	/* ns, CLOCK_MONOTONIC, when wait != NONE */
 	/* The QP's own ACK timer runs from tmo_since (a first send into an
 	 * empty window, a response heard, a timeout spent); the adaptive
@@ -152,6 +155,9 @@ struct eng_qp {
 					 * again from rd_next (eng_sq_run) */
 		bool rd_retry;		/* READ: asked again; later gaps wait
 					 * for a response in order */
+		uint32_t nak_k;		/* SEND / WRITE: a sequence NAK named
+					 * its packet nak_k (> 0): the ones
+					 * before it arrived */
 		uint32_t len;		/* message length */
 		struct eng_resp_saved resp;
 	} out[32];

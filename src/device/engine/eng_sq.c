@@ -821,6 +821,7 @@ static void eng_sq_rewind(struct eng *e, struct eng_qp *q)
 	/* Responses are taken in PSN order, so only the oldest unanswered
 	 * request can be a READ half placed. */
 	q->rd_resume = false;
+	q->tx_resume = false;
 	for (i = 0; i < q->nout; i++) {
 		struct eng_out *x = eng_out_at(q, i);
 
@@ -830,6 +831,11 @@ static void eng_sq_rewind(struct eng *e, struct eng_qp *q)
 			q->rd_resume = true;
 			q->rd_resume_psn = x->psn;
 			q->rd_resume_k = x->rd_next;
+		}
+		if (x->nak_k) {
+			q->tx_resume = true;
+			q->tx_resume_psn = x->psn;
+			q->tx_resume_k = x->nak_k;
 		}
 		break;
 	}
@@ -961,6 +967,12 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		/* What was placed before the go-back stays placed. */
 		o->rd_from = o->rd_next = q->rd_resume_k;
 		q->rd_resume = false;
+	}
+	if (q->tx_resume && (o->op == ENG_PKT_SEND || o->op == ENG_PKT_WRITE) &&
+	    o->psn == q->tx_resume_psn && q->tx_resume_k < o->npkts) {
+		/* What arrived before the NAK'd packet stays arrived. */
+		o->sent = q->tx_resume_k;
+		q->tx_resume = false;
 	}
 	rc = eng_fabric_send(e, &w->pkt, mtu, o, slot,
 			     eng_direct_want(e, slot, &w->pkt));

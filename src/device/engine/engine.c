@@ -254,6 +254,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->tx_blocked = false;
 		q->resending = false;
 		q->rd_resume = false;
+		q->tx_resume = false;
 		q->late_nak = false;
 		eng_resp_free(e, q);	/* a reset responder starts afresh */
 		q->last_wqe_sent = false;
