@@ -698,6 +698,23 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 	return NULL;
 }
 
+/* Requesters that stopped sending until our inbox was served (eng_sq_run)
+ * go on (fw->lock held). */
+static void fab_unpause(struct eng *e)
+{
+	struct eng_obj *o;
+
+	e->tx_paused = false;
+	for (o = e->list[ENG_K_QP].next; o != &e->list[ENG_K_QP]; o = o->next) {
+		struct eng_qp *q = (struct eng_qp *)o;
+
+		if (q->tx_blocked) {
+			q->tx_blocked = false;
+			eng_sq_run(e, q);
+		}
+	}
+}
+
 /* The end of a batch (fw->lock held): completions in order and the next
  * requests of the QPs in @run, once per batch; what responders owe; the
  * compressed CQEs; the wake-ups. */
@@ -708,6 +725,8 @@ static void fab_rx_end(struct eng *e, struct eng_qp *const *run,
 
 	for (i = 0; i < nrun; i++)
 		eng_sq_run(e, run[i]);
+	if (e->tx_paused)
+		fab_unpause(e);
 	eng_resp_flush_all(e);
 	eng_comp_batch_end(e);
 	eng_fabric_ring(e);

@@ -294,6 +294,8 @@ struct eng {
 	uint32_t wire_q_head, wire_q_n;
 	int32_t pid;			/* ours, in the cells we send */
 	struct trn_counters *ctr;	/* port counters (in our slot) */
+	bool tx_paused;			/* a requester waits for our inbox to
+					 * be served (fw->lock) */
 	bool resume;			/* the inbox thread was woken: QPs
 					 * blocked on a full inbox go on */
 	uint32_t resp_pending;		/* responders owing packets (fw->lock) */
@@ -790,6 +792,12 @@ int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		  const struct roce_l3 *l3, const struct eng_sgl *src,
 		  uint64_t soff, uint8_t cflags);
+/* May the links lose packets (a fault stage is configured)? The
+ * shared-memory link itself never drops one. */
+static inline bool eng_fabric_lossy(const struct eng *e)
+{
+	return e->shm && e->fault_spec;
+}
 /* The addressing of a request @p (GIDs, traffic class, UDP source port). */
 void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3);
 /* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */

@@ -1844,6 +1844,18 @@ progress:
 		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
+		if (q->nout && eng_fabric_lossy(e) && eng_sq_reliable(qp->st) &&
+		    smx_shm_peek(e->shm)) {
+			/* On a link that loses packets, responses first (a
+			 * NIC takes them while it sends): a NAK waiting there
+			 * makes everything sent from here on a loss for
+			 * go-back-N. The end of the batch that takes them
+			 * sends on (fab_unpause()). Where nothing is lost,
+			 * the pause would only cost pipelining. */
+			q->tx_blocked = true;
+			e->tx_paused = true;
+			break;
+		}
 		if (q->sq_tx == q->sq_ci && e->fast && eng_sq_fast(e, q)) {
 			q->sq_tx = q->sq_ci;
 			continue;
