@@ -1675,7 +1675,21 @@ static bool eng_sq_peer_tomb(struct eng *e, struct eng_qp *q)
 	return q->out[q->out_head].have_resp;
 }
 
+static void eng_sq_run_once(struct eng *e, struct eng_qp *q);
+
+/* A sequence NAK parks the QP with a timer that has already expired
+ * (resend at once): rather than wait for the watcher thread to notice --
+ * a wake-up and a context switch on a busy core, ~100 us per go-back -- the
+ * resend runs here, once. */
 void eng_sq_run(struct eng *e, struct eng_qp *q)
+{
+	eng_sq_run_once(e, q);
+	if (q->wait == ENG_WAIT_ACK && q->deadline <= eng_now() &&
+	    q->qp->state == MLX5_QPC_STATE_RTS)
+		eng_sq_run_once(e, q);
+}
+
+static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 {
 	struct fw_qp *qp = q->qp;
 
