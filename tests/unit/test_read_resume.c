@@ -30,7 +30,11 @@
  * from the 3rd packet, with its original opcode -- not the whole message:
  * T counts no duplicate request (the first two are not sent again), the
  * bytes are right, and T receives 2 + 5 + 6 packets (the whole WRITE
- * again: 2 + 5 + 8, two of them duplicates).
+ * again: 2 + 5 + 8, two of them duplicates). Then with the resent 3rd
+ * packet dropped too (nth=3 and nth=9): T NAKs again at the resent 4th
+ * (a PSN it saw after the gap: R went back, and the packet is still
+ * missing), so R goes back a second time at once -- no ACK timeout (1.07
+ * s; the adaptive timer is off) -- and T receives 2 + 5 + 5 + 6.
  * T receives the READ request and the one asked again (duplicate_request
  * +1). The segment is private to each case ($SOFTMLX5_SHM_PATH); an alarm
  * fails the test instead of letting it hang.
@@ -222,7 +226,7 @@ static int wtarget(int in, int out)
 	return 0;
 }
 
-static void run_write(void)
+static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 {
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
@@ -249,7 +253,7 @@ static void run_write(void)
 		exit(2);
 	if (pid == 0)
 		_exit(wtarget(in, out));
-	setenv("SOFTMLX5_FAULT", "nth=3,class=req", 1);
+	setenv("SOFTMLX5_FAULT", spec, 1);
 	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE, buf, sizeof(buf));
 	unsetenv("SOFTMLX5_FAULT");
 	peer = peer_end_swap(&x, in, out, false);
@@ -271,16 +275,20 @@ static void run_write(void)
 				  getenv("SOFTMLX5_TOOL") : SMX_TOOL,
 				  cnt_name, NCNT, v, seen, why, sizeof(why)),
 	       "counters: %s", why);
-	printf("WRITE nth=3: rx_packets %llu (expected 2 + 5 + 6 + 2), "
+	printf("WRITE %s: rx_packets %llu (expected %llu), "
 	       "out_of_sequence %llu, duplicate_request %llu, "
-	       "fault_dropped %llu\n", (unsigned long long)v[C_RX],
+	       "local_ack_timeout_err %llu, fault_dropped %llu\n", spec,
+	       (unsigned long long)v[C_RX], (unsigned long long)rx,
 	       (unsigned long long)v[C_OOS], (unsigned long long)v[C_DUP],
+	       (unsigned long long)v[C_TMO], (unsigned long long)v[C_DROP]);
+	CHECKM(v[C_DROP] == drops, "WRITE %s: %llu packets dropped", spec,
 	       (unsigned long long)v[C_DROP]);
-	CHECKM(v[C_DROP] == 1, "WRITE: %llu packets dropped",
-	       (unsigned long long)v[C_DROP]);
-	CHECKM(v[C_DUP] == 0, "WRITE: T saw %llu duplicate requests: the "
-	       "go-back resent packets it had", (unsigned long long)v[C_DUP]);
-	CHECKM(v[C_RX] == 2 + 5 + 6 + 2, "WRITE: %llu packets received",
+	CHECKM(v[C_DUP] == 0, "WRITE %s: T saw %llu duplicate requests: the "
+	       "go-back resent packets it had", spec,
+	       (unsigned long long)v[C_DUP]);
+	CHECKM(v[C_TMO] == 0, "WRITE %s: %llu ACK timeouts: a lost resend "
+	       "was not NAKed again", spec, (unsigned long long)v[C_TMO]);
+	CHECKM(v[C_RX] == rx, "WRITE %s: %llu packets received", spec,
 	       (unsigned long long)v[C_RX]);
 	xwrite(out, "x", 1);
 	xread(in, &bad_at, sizeof(bad_at));
@@ -303,6 +311,8 @@ int main(void)
 	run(3, 2 + 7 + 6, 2 + 7 + 1, true);
 	run(8, 2 + 7 + 1, 2 + 7 + 1, false);
 	run(1, 2 + 7 + 8, 2 + 7 + 8, true);
-	run_write();
+	/* rx_packets: T's, then R's NAKs and the ACK. */
+	run_write("nth=3,class=req", 1, 2 + 5 + 6 + 2);
+	run_write("nth=3,class=req;nth=9,class=req", 2, 2 + 5 + 5 + 6 + 3);
 	return smx_test_done();
 }
