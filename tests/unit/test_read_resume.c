@@ -94,21 +94,61 @@ static int target(int in, int out, unsigned int nth)
 	return 0;
 }
 
+/* T told to exit and reaped; R's end closed, the case's segment gone. */
+static void finish(int pid, int in, int out, struct peer_end *x,
+		   const char *path)
+{
+	int st;
+
+	xwrite(out, "x", 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	peer_end_close(x);
+	close(out);
+	close(in);
+	unlink(path);
+}
+
+/* R's one RDMA @op of LEN bytes at T's memory, to completion (5 s at
+ * most); then the port's counters, both processes still attached, into
+ * @v. false: it did not complete, or not successfully (said why). */
+static bool one_rdma(struct peer_end *x, const struct peer_hello *peer,
+		     enum ibv_wr_opcode op, const char *what, uint64_t *v)
+{
+	struct ibv_sge sge = { (uintptr_t)x->buf, LEN, x->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	bool seen[NCNT];
+	struct ibv_wc wc;
+	char why[600];
+	int i;
+
+	wr.wr.rdma.remote_addr = peer->addr;
+	wr.wr.rdma.rkey = peer->rkey;
+	CHECK_EQ(ibv_post_send(x->qp, &wr, &bad), 0);
+	for (i = 0; i < 50000 && ibv_poll_cq(x->cq, 1, &wc) != 1; i++)
+		usleep(100);
+	CHECKM(i < 50000, "%s: no completion in 5 s", what);
+	if (i == 50000)
+		return false;
+	CHECKM(wc.status == IBV_WC_SUCCESS, "%s completed with %s", what,
+	       ibv_wc_status_str(wc.status));
+	CHECKM(peer_counters_read(getenv("SOFTMLX5_TOOL") ?
+				  getenv("SOFTMLX5_TOOL") : SMX_TOOL,
+				  cnt_name, NCNT, v, seen, why, sizeof(why)),
+	       "counters: %s", why);
+	return wc.status == IBV_WC_SUCCESS;
+}
+
 static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 		bool gap)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_RDMA_READ,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	int in, out, pid, st, i;
-	uint64_t v[NCNT];
-	bool seen[NCNT];
+	int in, out, pid;
+	uint64_t v[NCNT] = { 0 };
 	uint8_t buf[LEN];
 	struct peer_hello peer;
-	struct ibv_wc wc;
 	struct peer_end x;
-	char path[96], why[600], c;
+	char path[96], what[32], c;
 	uint32_t k, bad_at = LEN;
 
 	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-rdres-%d-%u",
@@ -133,15 +173,8 @@ static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 	xread(in, &c, 1);
 
 	memset(x.buf, 0, x.len);
-	sge = (struct ibv_sge){ (uintptr_t)x.buf, LEN, x.mr->lkey };
-	wr.wr.rdma.remote_addr = peer.addr;
-	wr.wr.rdma.rkey = peer.rkey;
-	CHECK_EQ(ibv_post_send(x.qp, &wr, &bad), 0);
-	for (i = 0; i < 50000 && ibv_poll_cq(x.cq, 1, &wc) != 1; i++)
-		usleep(100);
-	CHECKM(i < 50000, "nth=%u: the READ did not complete in 5 s", nth);
-	CHECKM(wc.status == IBV_WC_SUCCESS, "nth=%u: READ completed with %s",
-	       nth, ibv_wc_status_str(wc.status));
+	snprintf(what, sizeof(what), "READ nth=%u", nth);
+	one_rdma(&x, &peer, IBV_WR_RDMA_READ, what, v);
 	for (k = 0; k < LEN; k++)
 		if (x.buf[k] != pattern(nth, k)) {
 			bad_at = k;
@@ -149,12 +182,6 @@ static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 		}
 	CHECKM(bad_at == LEN, "nth=%u: READ data wrong from byte %u", nth,
 	       bad_at);
-
-	/* Both processes still attached: the counters are this case's. */
-	CHECKM(peer_counters_read(getenv("SOFTMLX5_TOOL") ?
-				  getenv("SOFTMLX5_TOOL") : SMX_TOOL,
-				  cnt_name, NCNT, v, seen, why, sizeof(why)),
-	       "counters: %s", why);
 	printf("nth=%u: rx_packets %llu (expected %llu..%llu), "
 	       "out_of_sequence %llu, local_ack_timeout_err %llu, "
 	       "roce_adp_retrans %llu, duplicate_request %llu, "
@@ -187,13 +214,7 @@ static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 		       (unsigned long long)v[C_ADP],
 		       (unsigned long long)v[C_TMO]);
 
-	xwrite(out, "x", 1);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
-	peer_end_close(&x);
-	close(out);
-	close(in);
-	unlink(path);
+	finish(pid, in, out, &x, path);
 }
 
 /* T for the WRITE case: exposes LEN bytes for remote writes, then reports
@@ -228,18 +249,12 @@ static int wtarget(int in, int out)
 
 static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_RDMA_WRITE,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	int in, out, pid, st, i;
-	uint64_t v[NCNT];
-	bool seen[NCNT];
+	int in, out, pid;
+	uint64_t v[NCNT] = { 0 };
 	uint8_t buf[LEN];
 	struct peer_hello peer;
-	struct ibv_wc wc;
 	struct peer_end x;
-	char path[96], why[600], c;
+	char path[96], c;
 	uint32_t k, bad_at;
 
 	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-wres-%d",
@@ -262,19 +277,7 @@ static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 
 	for (k = 0; k < LEN; k++)
 		x.buf[k] = pattern(9, k);
-	sge = (struct ibv_sge){ (uintptr_t)x.buf, LEN, x.mr->lkey };
-	wr.wr.rdma.remote_addr = peer.addr;
-	wr.wr.rdma.rkey = peer.rkey;
-	CHECK_EQ(ibv_post_send(x.qp, &wr, &bad), 0);
-	for (i = 0; i < 50000 && ibv_poll_cq(x.cq, 1, &wc) != 1; i++)
-		usleep(100);
-	CHECKM(i < 50000, "WRITE: no completion in 5 s");
-	CHECKM(wc.status == IBV_WC_SUCCESS, "WRITE completed with %s",
-	       ibv_wc_status_str(wc.status));
-	CHECKM(peer_counters_read(getenv("SOFTMLX5_TOOL") ?
-				  getenv("SOFTMLX5_TOOL") : SMX_TOOL,
-				  cnt_name, NCNT, v, seen, why, sizeof(why)),
-	       "counters: %s", why);
+	one_rdma(&x, &peer, IBV_WR_RDMA_WRITE, "WRITE", v);
 	printf("WRITE %s: rx_packets %llu (expected %llu), "
 	       "out_of_sequence %llu, duplicate_request %llu, "
 	       "local_ack_timeout_err %llu, fault_dropped %llu\n", spec,
@@ -293,13 +296,7 @@ static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 	xwrite(out, "x", 1);
 	xread(in, &bad_at, sizeof(bad_at));
 	CHECKM(bad_at == LEN, "WRITE: T's bytes wrong from %u", bad_at);
-	xwrite(out, "x", 1);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
-	peer_end_close(&x);
-	close(out);
-	close(in);
-	unlink(path);
+	finish(pid, in, out, &x, path);
 	unsetenv("SOFTMLX5_DIRECT");
 }
 

@@ -32,39 +32,34 @@ smx_unit_test(test_tomb unit/test_tomb.c LIBS ibverbs)
 target_include_directories(test_tomb PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 set_tests_properties(test_tomb PROPERTIES LABELS "unit;transport")
 
+# A two-process verbs test that reads the port's counters with the softmlx5
+# tool this build makes (SMX_TOOL).
+function(smx_counters_test name)
+  add_executable(${name} unit/${name}.c)
+  target_link_libraries(${name} PRIVATE ibverbs)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
+  target_compile_definitions(${name} PRIVATE SMX_TOOL="$<TARGET_FILE:softmlx5>")
+  add_dependencies(${name} softmlx5)
+endfunction()
+
 # A READ that lost one response packet asks again only for the rest
-# (SOFTMLX5_FAULT="nth=N,class=rdresp"); counters read with the tool.
-add_executable(test_read_resume unit/test_read_resume.c)
-target_link_libraries(test_read_resume PRIVATE ibverbs)
-target_include_directories(test_read_resume PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_compile_definitions(test_read_resume PRIVATE
-                           SMX_TOOL="$<TARGET_FILE:softmlx5>")
-add_dependencies(test_read_resume softmlx5)
+# (SOFTMLX5_FAULT="nth=N,class=rdresp"); a WRITE that lost one packet (and
+# its resend) is resent from it.
+smx_counters_test(test_read_resume)
 add_test(NAME test_read_resume COMMAND test_read_resume)
 set_tests_properties(test_read_resume PROPERTIES LABELS "unit;transport"
                      TIMEOUT 120)
 
 # SEND by reference between two processes, and the same with
 # SOFTMLX5_DIRECT=0: data, immediates, order, a stale reference, a receive
-# too short; counters read with the tool.
-add_executable(test_send_ref unit/test_send_ref.c)
-target_link_libraries(test_send_ref PRIVATE ibverbs)
-target_include_directories(test_send_ref PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_compile_definitions(test_send_ref PRIVATE
-                           SMX_TOOL="$<TARGET_FILE:softmlx5>")
-add_dependencies(test_send_ref softmlx5)
+# too short.
+smx_counters_test(test_send_ref)
 add_test(NAME test_send_ref COMMAND test_send_ref)
 set_tests_properties(test_send_ref PROPERTIES LABELS "unit;transport"
                      TIMEOUT 120)
 
-# RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3;
-# counters read with the softmlx5 tool this build makes.
-add_executable(test_fault_rc unit/test_fault_rc.c)
-target_link_libraries(test_fault_rc PRIVATE ibverbs)
-target_include_directories(test_fault_rc PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_compile_definitions(test_fault_rc PRIVATE
-                           SMX_TOOL="$<TARGET_FILE:softmlx5>")
-add_dependencies(test_fault_rc softmlx5)
+# RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3.
+smx_counters_test(test_fault_rc)
 foreach(seed 1 2 3)
   add_test(NAME test_fault_rc_${seed} COMMAND test_fault_rc ${seed})
   set_tests_properties(test_fault_rc_${seed} PROPERTIES LABELS "unit;transport"

@@ -150,26 +150,27 @@ static inline struct eng_dent *dfind(struct eng *e, uint32_t slot,
 	return d;
 }
 
-bool eng_direct_ready(struct eng *e, uint32_t slot, const struct eng_pkt *p)
+/* What direct placement knows for @p: -1 it never takes it, 0 no current
+ * record (ask for one), 1 a current record. */
+static int dstate(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
 	struct eng_dent *d;
 
 	if (!e->direct || !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM,
 				     p->raddr, p->len))
-		return false;
+		return -1;
 	d = dfind(e, slot, p->dqpn, p->rkey);
-	return d && !d->nomap && d->r.gen == smx_shm_dgen(e->shm, slot);
+	return d && d->r.gen == smx_shm_dgen(e->shm, slot) ? 1 + d->nomap : 0;
+}
+
+bool eng_direct_ready(struct eng *e, uint32_t slot, const struct eng_pkt *p)
+{
+	return dstate(e, slot, p) == 1;
 }
 
 bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
-	struct eng_dent *d;
-
-	if (!e->direct || !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM,
-				     p->raddr, p->len))
-		return false;
-	d = dfind(e, slot, p->dqpn, p->rkey);
-	return !d || d->r.gen != smx_shm_dgen(e->shm, slot);
+	return dstate(e, slot, p) == 0;
 }
 
 /* ------------------------------------------------------------------ */
