@@ -30,11 +30,7 @@
  * from the 3rd packet, with its original opcode -- not the whole message:
  * T counts no duplicate request (the first two are not sent again), the
  * bytes are right, and T receives 2 + 5 + 6 packets (the whole WRITE
- * again: 2 + 5 + 8, two of them duplicates). Then with the resent 3rd
- * packet dropped too (nth=3 and nth=9): T NAKs again at the resent 4th
- * (a PSN it saw after the gap: R went back, and the packet is still
- * missing), so R goes back a second time at once -- no ACK timeout (1.07
- * s; the adaptive timer is off) -- and T receives 2 + 5 + 5 + 6.
+ * again: 2 + 5 + 8, two of them duplicates).
  * T receives the READ request and the one asked again (duplicate_request
  * +1). The segment is private to each case ($SOFTMLX5_SHM_PATH); an alarm
  * fails the test instead of letting it hang.
@@ -289,8 +285,8 @@ static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 	CHECKM(v[C_DUP] == 0, "WRITE %s: T saw %llu duplicate requests: the "
 	       "go-back resent packets it had", spec,
 	       (unsigned long long)v[C_DUP]);
-	CHECKM(v[C_TMO] == 0, "WRITE %s: %llu ACK timeouts: a lost resend "
-	       "was not NAKed again", spec, (unsigned long long)v[C_TMO]);
+	CHECKM(v[C_TMO] == 0, "WRITE %s: %llu ACK timeouts", spec,
+	       (unsigned long long)v[C_TMO]);
 	CHECKM(v[C_RX] == rx, "WRITE %s: %llu packets received", spec,
 	       (unsigned long long)v[C_RX]);
 	xwrite(out, "x", 1);
@@ -308,8 +304,7 @@ int main(void)
 	run(3, 2 + 7 + 6, 2 + 7 + 1, true);
 	run(8, 2 + 7 + 1, 2 + 7 + 1, false);
 	run(1, 2 + 7 + 8, 2 + 7 + 8, true);
-	/* rx_packets: T's, then R's NAKs and the ACK. */
+	/* rx_packets: T's, then R's NAK and the ACK. */
 	run_write("nth=3,class=req", 1, 2 + 5 + 6 + 2);
-	run_write("nth=3,class=req;nth=9,class=req", 2, 2 + 5 + 5 + 6 + 3);
 	return smx_test_done();
 }

@@ -155,8 +155,6 @@ struct eng_rstate {
 	uint32_t dctx_next;
 	uint32_t msn;
 	bool nak_sent;		/* a sequence NAK went out for this gap */
-	uint32_t nak_hi;	/* the highest PSN seen after the gap */
-	uint32_t nak_oos;	/* packets dropped since that NAK */
 	bool listed;		/* counted in e->resp_pending */
 	uint32_t res_next;
 	struct eng_rres res[ENG_RRES];
@@ -165,10 +163,6 @@ struct eng_rstate {
 	uint32_t slot;
 	const struct roce_l3 *l3;
 };
-
-/* Packets dropped after a gap's NAK before it is sent again: an inbox's
- * worth (the requester reads a NAK before more than that follows). */
-#define ENG_RESP_RENAK SMX_SHM_CELLS
 
 static struct eng_rres *resp_res_add(struct resp_ctx *c, uint64_t orig)
 {
@@ -1511,21 +1505,10 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 			/* A gap: one sequence NAK, later packets dropped
 			 * until the expected one comes (go-back-N). */
 			trn_ctr_add(e->ctr, TRN_CTR_OUT_OF_SEQUENCE, 1);
-			/* Again when the requester evidently went back and
-			 * the expected packet is still missing (its resend
-			 * was lost: a PSN at or below the highest seen), or
-			 * when an inbox's worth came after the NAK (the NAK
-			 * was lost): else only its ACK timer would tell. */
-			if (!rs->nak_sent ||
-			    eng_psn_diff(h->psn, rs->nak_hi) <= 0 ||
-			    ++rs->nak_oos >= ENG_RESP_RENAK) {
+			if (!rs->nak_sent) {
 				rs->nak_sent = true;
-				rs->nak_hi = h->psn;
-				rs->nak_oos = 0;
 				resp_owe(rs, false, IBP_NAK_PSN_SEQ_ERR, expect,
 					 p.sqpn, &back);
-			} else if (eng_psn_diff(h->psn, rs->nak_hi) > 0) {
-				rs->nak_hi = h->psn;
 			}
 			goto out;
 		}
