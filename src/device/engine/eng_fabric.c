@@ -405,6 +405,36 @@ void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3)
 	l3->sport = roce_udp_sport(p->flow_label, p->sqpn, p->dqpn);
 }
 
+/* The headers of packet @i of request @p (@last: its last packet), with no
+ * payload yet. */
+static void fab_req_hdr(const struct eng_pkt *p, uint32_t i, bool last,
+			struct ibp_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = (uint8_t)(fab_base(p->st) | fab_req_opcode(p, i == 0, last));
+	if (p->st == MLX5_QPC_ST_UD)
+		h->opcode = p->flags & ENG_PKT_F_IMM ?
+			    (IBP_TR_UD | IBP_OP_SEND_ONLY_IMM) :
+			    (IBP_TR_UD | IBP_OP_SEND_ONLY);
+	h->se = last && (p->flags & ENG_PKT_F_SE);
+	h->pkey = p->pkey ? p->pkey : 0xffff;
+	h->dqpn = p->dqpn;
+	h->psn = eng_psn_add(p->psn, i);
+	h->ackreq = last && p->st != MLX5_QPC_ST_UC && p->st != MLX5_QPC_ST_UD;
+	h->xrc_srqn = p->xrc_srqn;
+	h->dc_key = p->dc_key;
+	h->dc_sqpn = p->sqpn;
+	h->qkey = p->qkey;
+	h->src_qp = p->sqpn;
+	h->va = p->raddr;
+	h->rkey = p->rkey;
+	h->dma_len = p->len;
+	h->swap_add = p->swap_add;
+	h->compare = p->compare;
+	memcpy(&h->imm, &p->imm, 4);
+	h->ieth_rkey = p->inv_rkey;
+}
+
 /* The one packet of a SEND by reference: the message's SEND ONLY header,
  * its PSNs all taken (eng_direct.c says when). */
 static int fab_send_ref(struct eng *e, const struct eng_pkt *p,
@@ -414,16 +444,7 @@ static int fab_send_ref(struct eng *e, const struct eng_pkt *p,
 	struct ibp_hdr h;
 	int rc;
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = (uint8_t)(fab_base(p->st) | fab_req_opcode(p, true, true));
-	h.se = (p->flags & ENG_PKT_F_SE) != 0;
-	h.pkey = p->pkey ? p->pkey : 0xffff;
-	h.dqpn = p->dqpn;
-	h.psn = p->psn;
-	h.ackreq = p->st != MLX5_QPC_ST_UC;
-	h.xrc_srqn = p->xrc_srqn;
-	memcpy(&h.imm, &p->imm, 4);
-	h.ieth_rkey = p->inv_rkey;
+	fab_req_hdr(p, 0, true, &h);
 	rc = fab_tx(e, slot, &h, l3, NULL, 0, 0, ref);
 	if (rc < 0)
 		return rc;
@@ -434,51 +455,25 @@ static int fab_send_ref(struct eng *e, const struct eng_pkt *p,
 	return 0;
 }
 
-/* No fault stage on the link to @slot. */
-static bool f_none(struct eng *e, uint32_t slot)
-{
-	return !fab_fault(e, slot);
-}
-
 int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 		    struct eng_out *o, uint32_t slot, bool dreq)
 {
 	struct smx_sref ref;
 	struct roce_l3 l3;
-	uint8_t base = fab_base(p->st);
 
 	eng_fabric_l3(e, p, &l3);
-	if (!o->sent && f_none(e, slot) &&
-	    eng_direct_sref(e, p, o->npkts, &ref))
+	/* (Never with a fault stage: eng_direct_sref() checks.) */
+	if (!o->sent && eng_direct_sref(e, p, o->npkts, &ref))
 		return fab_send_ref(e, p, o, slot, &l3, &ref);
 	while (o->sent < o->npkts) {
 		uint32_t i = o->sent;
 		bool rd = p->op != ENG_PKT_SEND && p->op != ENG_PKT_WRITE;
-		bool first = i == 0, last = rd || i + 1 == o->npkts;
+		bool last = rd || i + 1 == o->npkts;
 		uint64_t off = (uint64_t)i * mtu;
 		struct ibp_hdr h;
 		int rc;
 
-		memset(&h, 0, sizeof(h));
-		h.opcode = (uint8_t)(base | fab_req_opcode(p, first, last));
-		if (p->st == MLX5_QPC_ST_UD)
-			h.opcode = p->flags & ENG_PKT_F_IMM ?
-				   (IBP_TR_UD | IBP_OP_SEND_ONLY_IMM) :
-				   (IBP_TR_UD | IBP_OP_SEND_ONLY);
-		h.se = last && (p->flags & ENG_PKT_F_SE);
-		h.pkey = p->pkey ? p->pkey : 0xffff;
-		h.dqpn = p->dqpn;
-		h.psn = eng_psn_add(p->psn, i);
-		h.ackreq = last && p->st != MLX5_QPC_ST_UC &&
-			   p->st != MLX5_QPC_ST_UD;
-		h.xrc_srqn = p->xrc_srqn;
-		h.dc_key = p->dc_key;
-		h.dc_sqpn = p->sqpn;
-		h.qkey = p->qkey;
-		h.src_qp = p->sqpn;
-		h.va = p->raddr;
-		h.rkey = p->rkey;
-		h.dma_len = p->len;
+		fab_req_hdr(p, i, last, &h);
 		if (p->op == ENG_PKT_READ && o->rd_from) {
 			/* Asked again from a missing response: the rest of
 			 * the message, at that response's PSN. */
@@ -486,10 +481,6 @@ int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 			h.va += (uint64_t)o->rd_from * mtu;
 			h.dma_len -= o->rd_from * mtu;
 		}
-		h.swap_add = p->swap_add;
-		h.compare = p->compare;
-		memcpy(&h.imm, &p->imm, 4);
-		h.ieth_rkey = p->inv_rkey;
 		if (!rd) {
 			uint64_t left = p->len - off;
 
