@@ -473,27 +473,48 @@ static uint8_t msg_opcode(uint8_t kind, bool first, bool last)
 	}
 }
 
+/* FZR_MSG: the headers of packet @i of the message @f describes (@np
+ * packets; the last carries @last_len bytes). */
+static void msg_hdr(const uint8_t *f, uint32_t i, uint32_t np,
+		    uint32_t last_len, uint32_t dma_len, struct ibp_hdr *h)
+{
+	uint8_t kind = f[FZR_M_KIND], qs = f[FZR_M_QP], ms = f[FZR_M_MR];
+	bool first = i == 0, last = i + 1 == np;
+
+	memset(h, 0, sizeof(*h));
+	h->opcode = (uint8_t)(sel_tr(qs) | msg_opcode(kind, first, last));
+	h->pkey = 0xffff;
+	h->dqpn = sel_qpn(qs, 0);
+	h->psn = (base_psn + get32(f, FZR_M_PSN) + i) & 0xffffff;
+	h->ackreq = (last || (kind & FZR_K_ACKALL)) &&
+		    (kind & FZR_K_OPMASK) != FZR_K_RDRESP;
+	h->se = last && (kind & FZR_K_SE);
+	h->rkey = sel_key(ms, 0);
+	h->va = get32(f, FZR_M_VA) +
+		(ms < FZR_NMR ? (uint64_t)(uintptr_t)mr_addr(ms) : 0);
+	h->dma_len = dma_len;
+	memcpy(&h->imm, f + FZR_M_IMM, 4);
+	h->ieth_rkey = sel_key((uint8_t)get32(f, FZR_M_IMM), get32(f, FZR_M_IMM));
+	h->qkey = FZR_QKEY;
+	h->src_qp = fake_qpn(3);
+	h->syndrome = f[FZR_M_SYND];
+	h->msn = i;
+	h->paylen = last ? last_len : mtu;
+}
+
 /* FZR_MSG with FZR_K_REF: the message as one SEND by reference. */
 static uint32_t pkt_ref(const uint8_t *f, uint32_t np, uint32_t last_len,
 			uint8_t mode)
 {
-	uint8_t kind = f[FZR_M_KIND], qs = f[FZR_M_QP], how = f[FZR_M_SYND];
+	uint8_t how = f[FZR_M_SYND];
 	struct smx_sref r;
 	struct roce_l3 l3;
 	struct ibp_hdr h;
 
 	default_l3(&l3, 0);
-	memset(&h, 0, sizeof(h));
-	h.opcode = (uint8_t)(sel_tr(qs) | msg_opcode(kind, true, true));
-	h.pkey = 0xffff;
-	h.dqpn = sel_qpn(qs, 0);
-	h.psn = (base_psn + get32(f, FZR_M_PSN)) & 0xffffff;
-	h.ackreq = true;
-	h.se = kind & FZR_K_SE;
-	memcpy(&h.imm, f + FZR_M_IMM, 4);
-	h.ieth_rkey = sel_key((uint8_t)get32(f, FZR_M_IMM), get32(f, FZR_M_IMM));
-	h.qkey = FZR_QKEY;
-	h.src_qp = fake_qpn(3);
+	/* Its ONLY header (the message as one packet), without payload. */
+	msg_hdr(f, 0, 1, 0, 0, &h);
+	h.syndrome = 0;
 	if (ref_fd < 0 || !build(&h, &l3, NULL, 0, 0, mode))
 		return 1;
 	memset(&r, 0, sizeof(r));
@@ -519,12 +540,10 @@ static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 	uint8_t f[FZR_M_BYTES] = { 0 };
 	uint32_t np, i, last_len, dma_len;
 	struct roce_l3 l3;
-	uint8_t kind, qs, ms;
+	uint8_t kind;
 
 	memcpy(f, b, n < FZR_M_BYTES ? n : FZR_M_BYTES);
 	kind = f[FZR_M_KIND];
-	qs = f[FZR_M_QP];
-	ms = f[FZR_M_MR];
 	np = f[FZR_M_NPKTS] ? f[FZR_M_NPKTS] : 1;
 	if (np > FZR_MSG_MAX)
 		np = FZR_MSG_MAX;
@@ -538,29 +557,9 @@ static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 	if (kind & FZR_K_REF)
 		return pkt_ref(f, np, last_len, mode);
 	for (i = 0; i < np; i++) {
-		bool first = i == 0, last = i + 1 == np;
 		struct ibp_hdr h;
 
-		memset(&h, 0, sizeof(h));
-		h.opcode = (uint8_t)(sel_tr(qs) | msg_opcode(kind, first, last));
-		h.pkey = 0xffff;
-		h.dqpn = sel_qpn(qs, 0);
-		h.psn = (base_psn + get32(f, FZR_M_PSN) + i) & 0xffffff;
-		h.ackreq = (last || (kind & FZR_K_ACKALL)) &&
-			   (kind & FZR_K_OPMASK) != FZR_K_RDRESP;
-		h.se = last && (kind & FZR_K_SE);
-		h.rkey = sel_key(ms, 0);
-		h.va = get32(f, FZR_M_VA) +
-		       (ms < FZR_NMR ? (uint64_t)(uintptr_t)mr_addr(ms) : 0);
-		h.dma_len = dma_len;
-		memcpy(&h.imm, f + FZR_M_IMM, 4);
-		h.ieth_rkey = sel_key((uint8_t)get32(f, FZR_M_IMM),
-				      get32(f, FZR_M_IMM));
-		h.qkey = FZR_QKEY;
-		h.src_qp = fake_qpn(3);
-		h.syndrome = f[FZR_M_SYND];
-		h.msn = i;
-		h.paylen = last ? last_len : mtu;
+		msg_hdr(f, i, np, last_len, dma_len, &h);
 		if (build(&h, &l3, NULL, 0, (uint8_t)(f[FZR_M_FILL] + i * 13),
 			  mode))
 			deliver(mode);
