@@ -177,13 +177,36 @@ bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 /* Responder side                                                     */
 /* ------------------------------------------------------------------ */
 
+/* Where the pages of @mk lie in one of our memfds (*@host: the address of
+ * its first byte): direct MTT keys over one contiguous run of pages only
+ * (the pages of a reg_mr); windows, umem, PA and MEMIC keys are not. */
+static bool dkey_memfd(const struct fw_mkey *mk, uint64_t *host, int *fd,
+		       uint64_t *ino, uint64_t *rva, uint64_t *rlen)
+{
+	uint64_t psz, base, last, i;
+
+	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem ||
+	    mk->len64 || mk->bound || !mk->len || !mk->mtt)
+		return false;
+	psz = 1ull << mk->page_shift;
+	base = mk->start & ~(psz - 1);
+	last = (mk->start + mk->len - 1 - base) >> mk->page_shift;
+	if (last >= mk->nmtt || !mk->mtt[0])
+		return false;
+	for (i = 1; i <= last; i++)
+		if (mk->mtt[i] != mk->mtt[0] + i * psz)
+			return false;
+	*host = mk->mtt[0] + (mk->start - base);
+	return smx_direct_find(*host, mk->len, fd, ino, rva, rlen);
+}
+
 void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 		       struct smx_drec *d)
 {
 	struct fw_qp *qp = fw_qp_lookup(e->fw, dqpn);
 	struct fw_mkey *mk = fw_mkey_lookup(e->fw, rkey);
 	const struct fw_pd *pd;
-	uint64_t psz, base, last, i, host, gen;
+	uint64_t host, gen;
 
 	memset(d, 0, sizeof(*d));
 	if (!e->direct || !qp || !mk || mk->free)
@@ -196,26 +219,12 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	pd = qp->srq ? qp->srq->pd : qp->pd;	/* as resp_chk_qp */
 	if (!pd || mk->pd != pd)
 		return;
-	/* Direct MTT keys over one contiguous run of pages only (the pages
-	 * of a reg_mr); windows, umem, PA, MEMIC keys take the inbox. */
-	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem ||
-	    mk->len64 || mk->bound || !mk->len || !mk->mtt)
-		return;
-	psz = 1ull << mk->page_shift;
-	base = mk->start & ~(psz - 1);
-	last = (mk->start + mk->len - 1 - base) >> mk->page_shift;
-	if (last >= mk->nmtt || !mk->mtt[0])
-		return;
-	for (i = 1; i <= last; i++)
-		if (mk->mtt[i] != mk->mtt[0] + i * psz)
-			return;
-	host = mk->mtt[0] + (mk->start - base);
 	/* The generation is read before the region is looked up: fork()
 	 * moves it without fw->lock (direct.c) and then holds the region
 	 * table until the memory is shared again, so a record never claims
 	 * a generation newer than the memory it describes. */
 	gen = smx_shm_dgen(e->shm, e->slot);
-	if (!smx_direct_find(host, mk->len, &d->fd, &d->ino, &d->rva, &d->rlen))
+	if (!dkey_memfd(mk, &host, &d->fd, &d->ino, &d->rva, &d->rlen))
 		return;
 	(void)op;
 	d->st = (uint8_t)qp->st;
@@ -470,7 +479,7 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 static bool sref_key(struct eng *e, const struct fw_mkey *mk, uint64_t dgen)
 {
 	struct eng_sref_key *k = &e->sref;
-	uint64_t psz, base, last, i, host, rva;
+	uint64_t host, rva;
 
 	if (k->mk == mk && k->gen == e->gen && k->dgen == dgen)
 		return k->ok;
@@ -478,19 +487,8 @@ static bool sref_key(struct eng *e, const struct fw_mkey *mk, uint64_t dgen)
 	k->mk = mk;
 	k->gen = e->gen;
 	k->dgen = dgen;
-	if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || mk->umem ||
-	    mk->len64 || mk->bound || !mk->len || !mk->mtt || eng_xform(mk))
-		return false;
-	psz = 1ull << mk->page_shift;
-	base = mk->start & ~(psz - 1);
-	last = (mk->start + mk->len - 1 - base) >> mk->page_shift;
-	if (last >= mk->nmtt || !mk->mtt[0])
-		return false;
-	for (i = 1; i <= last; i++)
-		if (mk->mtt[i] != mk->mtt[0] + i * psz)
-			return false;
-	host = mk->mtt[0] + (mk->start - base);
-	if (!smx_direct_find(host, mk->len, &k->fd, &k->ino, &rva, &k->rlen))
+	if (eng_xform(mk) ||
+	    !dkey_memfd(mk, &host, &k->fd, &k->ino, &rva, &k->rlen))
 		return false;
 	k->off0 = host - rva;
 	k->ok = true;
