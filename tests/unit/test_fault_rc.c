@@ -26,6 +26,8 @@
  *
  * The segment is private to the test ($SOFTMLX5_SHM_PATH); a
  * watchdog (alarm) fails the test instead of letting it hang.
+ * SOFTMLX5_DEBUG is dropped unless FRC_KEEP_DEBUG is set too (then every
+ * go-back and retry is logged, with its reason).
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -213,7 +215,8 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "/tmp/softmlx5-test-fault-rc-%d",
 			 (int)getpid());
 	setenv("SOFTMLX5_SHM_PATH", path, 1);
-	unsetenv("SOFTMLX5_DEBUG");
+	if (!getenv("FRC_KEEP_DEBUG"))
+		unsetenv("SOFTMLX5_DEBUG");
 	printf("SOFTMLX5_FAULT=%s\n", fault);
 	fplan_make(&plan, &cfg);
 	printf("%u requests per end (%u SEND, %u WRITE, %u WRITE_IMM, %u READ, "

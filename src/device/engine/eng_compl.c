@@ -45,6 +45,36 @@ static void compl_answer(struct eng_out *o, uint8_t ack, uint8_t timer,
 	o->resp.atomic_orig = orig;
 }
 
+/*
+ * A sequence NAK, or an implied one, for request @o at PSN @psn: stale if
+ * the oldest request already went back for a NAK from a PSN at or after
+ * @psn -- the responder sent it before it saw that resend (one NAK per
+ * gap: a later gap names a later PSN). The resend's own answer, or the
+ * timer, decides instead, and no second retry is spent on one loss.
+ */
+static bool compl_nak_stale(struct eng *e, struct eng_qp *q,
+			    const struct eng_out *o, uint32_t psn)
+{
+	if (!q->nak_retry || o != eng_out_at(q, 0) ||
+	    eng_psn_diff(psn, q->nak_retry_psn) > 0)
+		return false;
+	trn_ctr_add(e->ctr, TRN_CTR_DUPLICATE_RESPONSE, 1);
+	smx_dbg("engine: qp 0x%x: NAK of psn 0x%x ignored: already resent "
+		"from psn 0x%x", q->qp->obj.id, psn, q->nak_retry_psn);
+	return true;
+}
+
+/* An ACK passed READ or atomic @o that has no answer: an implied NAK,
+ * unless stale. */
+static void compl_implied_nak(struct eng *e, struct eng_qp *q,
+			      struct eng_out *o)
+{
+	if (compl_nak_stale(e, q, o, o->psn))
+		return;
+	trn_ctr_add(e->ctr, TRN_CTR_IMPLIED_NAK_SEQ_ERR, 1);
+	compl_answer(o, ENG_NAK_SEQ, 0, 0);
+}
+
 /* Requests before index @n are acknowledged; one that needed its own
  * answer (READ, atomic) and lacks it is an implied NAK (false). @earlier:
  * the ACK covers them as sent before a go-back, even those not wholly
@@ -60,8 +90,7 @@ static bool compl_ack_upto(struct eng *e, struct eng_qp *q, uint32_t n,
 		if (o->have_resp)
 			continue;
 		if (compl_rd(o)) {
-			trn_ctr_add(e->ctr, TRN_CTR_IMPLIED_NAK_SEQ_ERR, 1);
-			compl_answer(o, ENG_NAK_SEQ, 0, 0);
+			compl_implied_nak(e, q, o);
 			return false;
 		}
 		if (earlier || o->sent == o->npkts)
@@ -269,8 +298,7 @@ struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
 		if (!o->have_resp && (uint32_t)d + 1 == o->npkts &&
 		    o->sent == o->npkts) {
 			if (compl_rd(o)) {
-				trn_ctr_add(e->ctr, TRN_CTR_IMPLIED_NAK_SEQ_ERR, 1);
-				compl_answer(o, ENG_NAK_SEQ, 0, 0);
+				compl_implied_nak(e, q, o);
 			} else {
 				compl_answer(o, ENG_ACK_OK, 0, 0);
 			}
@@ -288,12 +316,22 @@ struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
 			int32_t k = eng_psn_diff(h->psn, o->psn);
 
 			trn_ctr_add(e->ctr, TRN_CTR_PACKET_SEQ_ERR, 1);
+			if (compl_nak_stale(e, q, o, h->psn))
+				return NULL;
 			/* The packets before the one it names arrived: the
 			 * go-back resends from there, as rxe's req_retry()
 			 * does, not the whole message. */
 			if ((o->op == ENG_PKT_SEND || o->op == ENG_PKT_WRITE) &&
-			    k > 0 && (uint32_t)k < o->sent)
+			    k > 0 && (uint32_t)k < o->sent) {
 				o->nak_k = (uint32_t)k;
+				/* Forward progress in the oldest request (a
+				 * NAK after an earlier one names a later
+				 * packet): its retries count afresh, as READ
+				 * responses make them (eng_sq_progress()). */
+				if (o == eng_out_at(q, 0))
+					q->retry_left = (uint8_t)DEVX_GET(qpc,
+						qp->qpc, retry_count);
+			}
 		}
 		compl_answer(o, compl_nak_code(h->syndrome), 0, 0);
 	}

@@ -82,6 +82,14 @@ struct eng_qp {
 	bool attempted;		/* the WQE at sq_ci went out at least once */
 	uint8_t rnr_left;	/* RNR retries left (7: infinite) */
 	uint8_t retry_left;	/* transport retries left */
+	uint8_t retry_why;	/* enum eng_retry_why: the next retry's */
+	/* A sequence NAK (or an implied one) made the oldest request go
+	 * back, resending from PSN nak_retry_psn: until it is answered, a
+	 * NAK naming that PSN or an earlier one, or an implied NAK of it,
+	 * was sent before the responder saw the resend, and costs no second
+	 * retry (eng_compl.c; rxe's comp.started_retry). */
+	bool nak_retry;
+	uint32_t nak_retry_psn;
 	uint32_t wqe_psn;	/* first PSN of the WQE at sq_ci */
 	/* After a go-back: WQEs before PSN resend_end went out as packets
 	 * and go again as packets (eng_sq_resending()). */
@@ -165,7 +173,14 @@ struct eng_qp {
 	 * message being received, responder resources, what is owed. */
 	struct eng_rstate *rs;
 };
-#define ENG_SQ_WINDOW 32u	/* requests in flight per QP (power of 2) */
+#define ENG_SQ_WINDOW 32u
+
+/* Why the oldest request goes back and spends a retry. */
+enum eng_retry_why {
+	ENG_RETRY_TIMEOUT = 0,	/* the local ACK timer expired */
+	ENG_RETRY_NAK,		/* a sequence NAK, or an implied one */
+	ENG_RETRY_DROPPED,	/* in-process: the request was lost */
+};	/* requests in flight per QP (power of 2) */
 
 /* The @i-th oldest request in flight (0: the oldest, q->nout - 1: the
  * newest). */

@@ -925,24 +925,6 @@ static uint32_t eng_sq_window(const struct fw_qp *qp)
 	}
 }
 
-/*
- * On a link that loses packets (a fault stage), at most ENG_SQ_LOSSY_WINDOW
- * requests in flight: every go-back resends the whole window and costs the
- * oldest request a retry, and with 32 in flight under 5% loss, duplication
- * and reordering a request ran out of retries (test_fault_rc, a few runs
- * in a hundred) -- the go-back accounting that would make a full window
- * safe there is not done yet.
- */
-#define ENG_SQ_LOSSY_WINDOW 4u
-
-static uint32_t eng_sq_window_now(const struct eng *e, const struct fw_qp *qp)
-{
-	uint32_t w = eng_sq_window(qp);
-
-	return eng_fabric_lossy(e) && w > ENG_SQ_LOSSY_WINDOW ?
-	       ENG_SQ_LOSSY_WINDOW : w;
-}
-
 /* May the decoded WQE at sq_tx go out behind the ones in flight? */
 static bool eng_sq_may_pipeline(struct eng *e, struct eng_qp *q,
 				const struct sq_wqe *w)
@@ -1040,6 +1022,7 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	q->wqe_psn = o->psn;
 	q->rnr_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, rnr_retry);
 	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
+	q->nak_retry = false;
 	q->peer_slot = o->slot;
 	q->wait = ENG_WAIT_RESP;
 	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
@@ -1381,6 +1364,7 @@ void eng_sq_progress(struct eng *e, struct eng_qp *q)
 	if (q->wait != ENG_WAIT_RESP)
 		return;
 	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
+	q->nak_retry = false;
 	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
 	eng_timer_note(e, q->deadline);
 }
@@ -1532,6 +1516,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		q->wqe_psn = DEVX_GET(qpc, qc, next_send_psn);
 		q->rnr_left = DEVX_GET(qpc, qc, rnr_retry);
 		q->retry_left = DEVX_GET(qpc, qc, retry_count);
+		q->nak_retry = false;
 		DEVX_SET(qpc, qp->qpc, next_send_psn,
 			 eng_psn_add(q->wqe_psn, w->pkt.npkts));
 	}
@@ -1623,9 +1608,11 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	case ENG_NAK_SEQ:
 		/* A sequence NAK or an implied one: resend at once, one
 		 * retry counted (eng_sq_run). */
+		q->retry_why = ENG_RETRY_NAK;
 		eng_sq_park(e, q, ENG_WAIT_ACK, 0);
 		return SQ_PARK;
 	case ENG_ACK_DROPPED:
+		q->retry_why = ENG_RETRY_DROPPED;
 		eng_sq_park(e, q, ENG_WAIT_ACK,
 			    eng_ack_timeout_ns(DEVX_GET(qpc, qc,
 						primary_address_path.ack_timeout)));
@@ -1694,6 +1681,29 @@ static bool eng_sq_peer_tomb(struct eng *e, struct eng_qp *q)
 }
 
 static void eng_sq_run_once(struct eng *e, struct eng_qp *q);
+
+/* A retry was spent on the oldest request (rewound already). After a
+ * NAK's, NAKs up to the PSN it resends from are stale (eng_loc.h). */
+static void eng_sq_retry_note(struct eng_qp *q)
+{
+	static const char *const why[] = {
+		[ENG_RETRY_TIMEOUT] = "local ACK timeout",
+		[ENG_RETRY_NAK] = "sequence NAK",
+		[ENG_RETRY_DROPPED] = "request lost",
+	};
+	uint32_t k = q->tx_resume && q->tx_resume_psn == q->wqe_psn ?
+		     q->tx_resume_k :
+		     q->rd_resume && q->rd_resume_psn == q->wqe_psn ?
+		     q->rd_resume_k : 0;
+
+	if (q->retry_why == ENG_RETRY_NAK) {
+		q->nak_retry = true;
+		q->nak_retry_psn = eng_psn_add(q->wqe_psn, k);
+	}
+	smx_dbg("engine: qp 0x%x: retry from psn 0x%x (%s), %u left",
+		q->qp->obj.id, eng_psn_add(q->wqe_psn, k),
+		why[q->retry_why], q->retry_left);
+}
 
 /* A sequence NAK parks the QP with a timer that has already expired
  * (resend at once): rather than wait for the watcher thread to notice --
@@ -1810,6 +1820,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		} else {
 			trn_ctr_add(e->ctr, TRN_CTR_LOCAL_ACK_TIMEOUT_ERR, 1);
 			q->tmo_since = eng_now();
+			q->retry_why = ENG_RETRY_TIMEOUT;
 			q->wait = ENG_WAIT_ACK;
 		}
 	}
@@ -1830,6 +1841,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 					return;
 			} else {
 				q->retry_left--;
+				eng_sq_retry_note(q);
 			}
 		}
 		q->wait = ENG_WAIT_NONE;
@@ -1873,7 +1885,7 @@ progress:
 				break;
 			continue;
 		}
-		if (pi == q->sq_tx || q->nout >= eng_sq_window_now(e, qp) ||
+		if (pi == q->sq_tx || q->nout >= eng_sq_window(qp) ||
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
 		if (q->nout && eng_fabric_lossy(e) && eng_sq_reliable(qp->st) &&
