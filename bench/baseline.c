@@ -4,7 +4,8 @@
  *   baseline lat [ROUNDS]   one-way latency of handing a cache line between
  *                           two processes through shared memory (fork, a
  *                           MAP_SHARED page, each side waits for the other's
- *                           store); prints microseconds.
+ *                           store); prints microseconds, the median of 20
+ *                           chunks of the rounds.
  *   baseline memcpy SIZE    single-thread memcpy bandwidth between two hot
  *                           buffers of SIZE bytes; prints MiB/s (2^20 bytes,
  *                           as perftest's MB/sec).
@@ -28,13 +29,34 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The middle of @n values (sorts them). */
+static double median(double *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define LAT_CHUNKS 20
+
+/* The rounds go in LAT_CHUNKS chunks, each timed: the median chunk is the
+ * figure, so that a chunk during which the other side was descheduled
+ * (another process took its CPU) does not move it. */
 static int lat(long rounds)
 {
 	volatile uint64_t *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	double t0, t1;
+	long per = rounds / LAT_CHUNKS > 0 ? rounds / LAT_CHUNKS : 1, i;
+	double t[LAT_CHUNKS], t0;
 	pid_t pid;
-	long i;
+	int c;
 
 	if (line == MAP_FAILED) {
 		perror("baseline: mmap");
@@ -48,7 +70,7 @@ static int lat(long rounds)
 	}
 	if (pid == 0) {
 		/* Child: answer every odd value with the next even one. */
-		for (i = 0; i < rounds; i++) {
+		for (i = 0; i < per * LAT_CHUNKS; i++) {
 			uint64_t want = 2 * (uint64_t)i + 1;
 
 			while (__atomic_load_n(&line[0], __ATOMIC_ACQUIRE) != want)
@@ -57,17 +79,22 @@ static int lat(long rounds)
 		}
 		_exit(0);
 	}
-	t0 = now_s();
-	for (i = 0; i < rounds; i++) {
-		uint64_t v = 2 * (uint64_t)i + 1;
+	for (c = 0, i = 0; c < LAT_CHUNKS; c++) {
+		long end = i + per;
 
-		__atomic_store_n(&line[0], v, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&line[0], __ATOMIC_ACQUIRE) != v + 1)
-			;
+		t0 = now_s();
+		for (; i < end; i++) {
+			uint64_t v = 2 * (uint64_t)i + 1;
+
+			__atomic_store_n(&line[0], v, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&line[0], __ATOMIC_ACQUIRE) !=
+			       v + 1)
+				;
+		}
+		t[c] = (now_s() - t0) / (double)per / 2 * 1e6;
 	}
-	t1 = now_s();
 	waitpid(pid, NULL, 0);
-	printf("%.3f\n", (t1 - t0) / (double)rounds / 2 * 1e6);
+	printf("%.3f\n", median(t, LAT_CHUNKS));
 	return 0;
 }
 
