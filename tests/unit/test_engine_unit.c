@@ -2,9 +2,14 @@
 /*
  * Engine internals in isolation: PSN arithmetic (24-bit wrap), the IB RNR
  * timer table, ACK timeouts, MTUs, mkey translation (PA, MTT over several
- * page sizes and scattered pages, MEMIC), key checks at the exact edges, and
- * the CQE writer (byte positions, owner bit across ring passes, overrun).
+ * page sizes and scattered pages, MEMIC), key checks at the exact edges, the
+ * rules of a remote request at its QP (eng_racc_op(): every operation on
+ * every transport, each right, atomic alignment, the message size limit),
+ * and the CQE writer (byte positions, owner bit across ring passes,
+ * overrun).
  */
+#include <string.h>
+
 #include "device/engine/eng_loc.h"
 #include "eng_test_util.h"
 
@@ -224,6 +229,74 @@ static void test_cqe_writer(void)
 	}
 }
 
+/* eng_racc_op(): the one rule the responder and direct placement share. */
+static void test_racc(void)
+{
+	static const uint8_t sts[] = { MLX5_QPC_ST_RC, MLX5_QPC_ST_UC,
+				       MLX5_QPC_ST_UD, MLX5_QPC_ST_XRC,
+				       FW_QP_ST_DCT };
+	static const uint8_t right[] = { 0, ENG_ACC_RW, ENG_ACC_RR, ENG_ACC_A,
+					 ENG_ACC_A };
+	struct eng_racc a;
+	char why[128];
+	uint32_t i, op;
+
+	for (i = 0; i < sizeof(sts); i++) {
+		bool conn = sts[i] == MLX5_QPC_ST_RC ||
+			    sts[i] == MLX5_QPC_ST_XRC || sts[i] == FW_QP_ST_DCT;
+
+		for (op = ENG_PKT_SEND; op <= ENG_PKT_FETCH_ADD; op++) {
+			bool legal = op == ENG_PKT_SEND ||
+				     (op == ENG_PKT_WRITE ?
+				      sts[i] != MLX5_QPC_ST_UD : conn);
+
+			a.st = sts[i];
+			a.log_msg = 0;
+			/* every right: legal operations pass */
+			a.acc = ENG_ACC_RW | ENG_ACC_RR | ENG_ACC_A;
+			CHECK_EQ(eng_racc_op(&a, 7, (uint8_t)op, 0x1000, 8, why,
+					     sizeof(why)),
+				 legal ? ENG_RACC_OK : ENG_RACC_INV_REQ);
+			if (!legal || !right[op])
+				continue;
+			/* all but the one it needs: a remote access error */
+			a.acc = (uint8_t)(ENG_ACC_RW | ENG_ACC_RR | ENG_ACC_A) &
+				(uint8_t)~right[op];
+			CHECK_EQ(eng_racc_op(&a, 7, (uint8_t)op, 0x1000, 8, why,
+					     sizeof(why)), ENG_RACC_ACCESS);
+			CHECK(strstr(why, "qp 0x7 does not allow") != NULL);
+		}
+	}
+	a.st = MLX5_QPC_ST_RC;
+	a.acc = ENG_ACC_RW | ENG_ACC_RR | ENG_ACC_A;
+	a.log_msg = 12;
+	/* atomics at 8-byte aligned addresses only */
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_FETCH_ADD, 0x1004, 8, NULL, 0),
+		 ENG_RACC_INV_REQ);
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_CMP_SWAP, 0x1008, 8, NULL, 0),
+		 ENG_RACC_OK);
+	/* 2^log_msg_max bytes and no more; 0: no limit */
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_WRITE, 0, 4096, NULL, 0),
+		 ENG_RACC_OK);
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_READ, 0, 4097, NULL, 0),
+		 ENG_RACC_INV_REQ);
+	a.log_msg = 0;
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_READ, 0, 1ull << 31, NULL, 0),
+		 ENG_RACC_OK);
+	/* UD: a message above the 4 KiB MTU is dropped */
+	a.st = MLX5_QPC_ST_UD;
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_SEND, 0, 4096, NULL, 0),
+		 ENG_RACC_OK);
+	CHECK_EQ(eng_racc_op(&a, 7, ENG_PKT_SEND, 0, 4097, NULL, 0),
+		 ENG_RACC_DROP);
+	/* ranges: the key's edges */
+	CHECK(eng_key_inside(0x1000, 0x100, 0x1000, 0x100));
+	CHECK(eng_key_inside(0x1000, 0x100, 0x1100, 0));
+	CHECK(!eng_key_inside(0x1000, 0x100, 0x10ff, 2));
+	CHECK(!eng_key_inside(0x1000, 0x100, 0xfff, 1));
+	CHECK(!eng_key_inside(0x1000, 0x100, 0x1101, 0));
+}
+
 int main(void)
 {
 	t_env_open(&env);
@@ -231,6 +304,7 @@ int main(void)
 	test_timers();
 	test_xlate();
 	test_key_check();
+	test_racc();
 	test_cqe_writer();
 	smx_dev_close(env.d);
 	t_free_all();

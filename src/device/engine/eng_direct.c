@@ -13,8 +13,9 @@
  *
  * A later WRITE / READ / atomic on the same pair, with the QP's window
  * empty, is then executed by the requester itself: the same checks the
- * responder makes (QP transport, rwe / rre / rae, message size, key rights,
- * bounds, 8-byte alignment of atomics; PD, key
+ * responder makes, by the same functions (eng_access.c: QP transport,
+ * rwe / rre / rae, message size, 8-byte alignment of atomics; the key's
+ * rights and bounds as eng_key_check() has them; PD, key
  * validity, QP state and window binding are what the record was made from,
  * and any change to them moves the generation), then a copy into or out of
  * the peer's memfd, mapped here once (atomics: the responder's lock-free
@@ -65,8 +66,7 @@ struct eng_dent {
 	uint32_t uses;		/* accesses since (the clock is read every
 				 * ENG_DALIVE_OPS of them) */
 	/* From the record, once (eng_direct_learn()): */
-	uint32_t acc;		/* rights both the QP and the key grant */
-	uint64_t max_msg;	/* the QP's log_msg_max in bytes */
+	struct eng_racc qp;	/* the target QP, for eng_racc_op() */
 	uint64_t rel;		/* byte @start is at map base + rel */
 	uint8_t *at;		/* byte @start here (d->map's mapping), or
 				 * NULL until mapped */
@@ -206,6 +206,7 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	struct fw_qp *qp = fw_qp_lookup(e->fw, dqpn);
 	struct fw_mkey *mk = fw_mkey_lookup(e->fw, rkey);
 	const struct fw_pd *pd;
+	struct eng_racc a;
 	uint64_t host, gen;
 
 	memset(d, 0, sizeof(*d));
@@ -213,8 +214,7 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 		return;
 	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
 		return;
-	if (qp->state != MLX5_QPC_STATE_RTR && qp->state != MLX5_QPC_STATE_RTS &&
-	    qp->state != MLX5_QPC_STATE_SQD && qp->state != MLX5_QPC_STATE_SQER)
+	if (!eng_racc_ready(qp))
 		return;
 	pd = qp->srq ? qp->srq->pd : qp->pd;	/* as resp_chk_qp */
 	if (!pd || mk->pd != pd)
@@ -227,11 +227,10 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	if (!dkey_memfd(mk, &host, &d->fd, &d->ino, &d->rva, &d->rlen))
 		return;
 	(void)op;
-	d->st = (uint8_t)qp->st;
-	d->qp_acc = (uint8_t)((DEVX_GET(qpc, qp->qpc, rwe) ? ENG_ACC_RW : 0) |
-			      (DEVX_GET(qpc, qp->qpc, rre) ? ENG_ACC_RR : 0) |
-			      (DEVX_GET(qpc, qp->qpc, rae) ? ENG_ACC_A : 0));
-	d->log_msg = (uint8_t)DEVX_GET(qpc, qp->qpc, log_msg_max);
+	eng_racc_of(qp, &a);
+	d->st = a.st;
+	d->qp_acc = a.acc;
+	d->log_msg = a.log_msg;
 	d->key_acc = mk->access;
 	d->dqpn = dqpn;
 	d->rkey = rkey;
@@ -270,9 +269,9 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
 	d->slot = slot;
 	d->map = -1;
 	d->alive_ns = eng_now();
-	d->acc = r->qp_acc & r->key_acc;
-	d->max_msg = r->log_msg && r->log_msg < 32 ? 1ull << r->log_msg :
-		     UINT64_MAX;
+	d->qp.st = r->st;
+	d->qp.acc = r->qp_acc;
+	d->qp.log_msg = r->log_msg;
 	d->rel = r->host - r->rva;
 	d->valid = true;
 }
@@ -325,9 +324,10 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 
 /*
  * Where in @slot's memory (mapped here) an access of @op lands: every check
- * the responder would make passes (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY --
- * transport, rights of both the QP and the key, message size, bounds; the
- * key's range lies in the mapping, checked in eng_direct_learn()), the
+ * the responder would make passes (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY,
+ * through eng_racc_op() and eng_key_inside() -- transport, rights of both
+ * the QP and the key, message size, bounds; the key's range lies in the
+ * mapping, checked in eng_direct_learn()), the
  * target was seen alive lately and its memory is mapped. NULL: take the
  * inbox. *@dp is the record; its generation is checked by the caller's
  * smx_shm_dbegin(), around the copy.
@@ -349,16 +349,15 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	if (!d || d->nomap)
 		return NULL;
 	r = &d->r;
-	if (r->st != st)
-		return NULL;
+	/* The responder's checks (eng_access.c, eng_key_check()) on what
+	 * the record says of the QP and the key. */
 	need = op == ENG_PKT_WRITE ? ENG_ACC_RW :
 	       op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
-	if ((d->acc & need) != need || len > d->max_msg)
+	if (r->st != st ||
+	    eng_racc_op(&d->qp, dqpn, op, raddr, len, NULL, 0) != ENG_RACC_OK ||
+	    (need & ~r->key_acc) || !eng_key_inside(r->start, r->len, raddr, alen))
 		return NULL;
 	off = raddr - r->start;
-	if (raddr < r->start || off > r->len || alen > r->len - off ||
-	    (atomic && ((r->host + off) & 7)))
-		return NULL;
 	if (++d->uses >= ENG_DALIVE_OPS &&
 	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
 		int32_t pid = 0;

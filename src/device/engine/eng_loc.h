@@ -654,12 +654,38 @@ uint8_t eng_umr_exec(struct eng *e, struct fw_qp *qp, const uint8_t *wqe,
 int eng_key_check(struct eng *e, uint32_t key, const struct fw_pd *pd,
 		  uint32_t need, uint64_t va, uint64_t len,
 		  struct fw_mkey **mkp, char *why, size_t whylen);
-/* [va, va + len) inside a key's range starting at @base (not len64). */
-static inline bool eng_key_inside(const struct fw_mkey *mk, uint64_t base,
-				  uint64_t va, uint64_t len)
+/* [va, va + len) inside a key's range [base, base + klen) (not len64):
+ * eng_key_check()'s bounds, and direct placement's on a record. */
+static inline bool eng_key_inside(uint64_t base, uint64_t klen, uint64_t va,
+				  uint64_t len)
 {
-	return va >= base && va - base <= mk->len && len <= mk->len - (va - base);
+	return va >= base && va - base <= klen && len <= klen - (va - base);
 }
+
+/* eng_access.c: the rules a remote request meets at its target QP */
+struct eng_racc {
+	uint8_t st;		/* the QP's transport (MLX5_QPC_ST_*, DCT) */
+	uint8_t acc;		/* ENG_ACC_RW / RR / A: rwe, rre, rae */
+	uint8_t log_msg;	/* log_msg_max (0: no limit) */
+};
+enum eng_racc_verdict {
+	ENG_RACC_OK = 0,
+	ENG_RACC_DROP,		/* silently dropped (UD) */
+	ENG_RACC_INV_REQ,	/* NAK invalid request */
+	ENG_RACC_ACCESS,	/* NAK remote access error */
+};
+/* @qp receives (RTR, RTS, SQD, SQER). */
+bool eng_racc_ready(const struct fw_qp *qp);
+/* Transport @st has connections, and READ, atomics and responder
+ * resources (RC, XRC, DCT). */
+bool eng_racc_connected(uint32_t st);
+void eng_racc_of(const struct fw_qp *qp, struct eng_racc *a);
+/* May operation @op (enum eng_pkt_op) of a @len-byte message (a SEND: the
+ * bytes so far) at @raddr go to QP @qpn that @a describes? @why says why
+ * not (may be NULL). */
+enum eng_racc_verdict eng_racc_op(const struct eng_racc *a, uint32_t qpn,
+				  uint8_t op, uint64_t raddr, uint64_t len,
+				  char *why, size_t whylen);
 
 /* [va, va + len) (len > 0) inside an MTT key's range: are its first and last
  * pages translated? (Registration fills every page; a partial MTT may not.) */
@@ -709,7 +735,7 @@ static inline struct fw_mkey *eng_kcache_hit(const struct eng *e,
 	struct fw_mkey *mk = kc->mk;
 
 	if (mk && kc->gen == e->gen && kc->key == key && kc->pd == pd &&
-	    !(need & ~kc->need) && eng_key_inside(mk, mk->start, va, len) &&
+	    !(need & ~kc->need) && eng_key_inside(mk->start, mk->len, va, len) &&
 	    (!len || eng_mtt_covers(mk, va, len)))
 		return mk;
 	return NULL;

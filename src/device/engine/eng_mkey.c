@@ -229,7 +229,7 @@ static int eng_key_check_at(struct eng *e, uint32_t key, const struct fw_pd *pd,
 	 * [0, len) maps onto the device memory that starts at start_addr. */
 	uint64_t base = mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ? 0 : mk->start;
 
-	if (!mk->len64 && !eng_key_inside(mk, base, va, len)) {
+	if (!mk->len64 && !eng_key_inside(base, mk->len, va, len)) {
 		if (why)
 			snprintf(why, whylen, "key 0x%x bounds [0x%llx,+0x%llx) "
 				 "outside mkey [0x%llx,+0x%llx)", key,

@@ -246,12 +246,6 @@ static enum resp_state resp_read_grant(struct resp_ctx *c)
 	return RESP_COMPLETE;
 }
 
-static bool resp_connected(uint32_t st)
-{
-	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_XRC ||
-	       st == FW_QP_ST_DCT;
-}
-
 #define ENG_EVT_DCT_KEY_VIOLATION 0x1d
 
 /* A DCI's request: to a DCT holding the same DC access key. */
@@ -313,8 +307,7 @@ static enum resp_state resp_chk_qp(struct resp_ctx *c)
 			 "packet of type %u", qp->obj.id, qp->st, p->st);
 		return RESP_DROP;
 	}
-	if (qp->state != MLX5_QPC_STATE_RTR && qp->state != MLX5_QPC_STATE_RTS &&
-	    qp->state != MLX5_QPC_STATE_SQD && qp->state != MLX5_QPC_STATE_SQER) {
+	if (!eng_racc_ready(qp)) {
 		snprintf(c->why, sizeof(c->why), "qp 0x%x is in state %u, not "
 			 "ready to receive", qp->obj.id, qp->state);
 		return RESP_DROP;
@@ -383,63 +376,19 @@ static enum resp_state resp_chk_psn(struct resp_ctx *c)
 static enum resp_state resp_chk_op(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
-	const uint8_t *q = c->qp->qpc;
-	uint32_t st = c->qp->st;
-	uint32_t log_msg = DEVX_GET(qpc, q, log_msg_max);
+	struct eng_racc a;
 
-	switch (p->op) {
-	case ENG_PKT_SEND:
+	eng_racc_of(c->qp, &a);
+	switch (eng_racc_op(&a, c->qp->obj.id, p->op, p->raddr,
+			    p->op == ENG_PKT_SEND ? (uint64_t)c->off + p->plen :
+			    p->len, c->why, sizeof(c->why))) {
+	case ENG_RACC_OK:
 		break;
-	case ENG_PKT_WRITE:
-		if (st == MLX5_QPC_ST_UD)
-			goto bad_op;
-		if (!DEVX_GET(qpc, q, rwe)) {
-			snprintf(c->why, sizeof(c->why), "qp 0x%x does not allow "
-				 "remote write (rwe 0)", c->qp->obj.id);
-			return RESP_ERR_ACCESS;
-		}
-		break;
-	case ENG_PKT_READ:
-		if (!resp_connected(st))
-			goto bad_op;
-		if (!DEVX_GET(qpc, q, rre)) {
-			snprintf(c->why, sizeof(c->why), "qp 0x%x does not allow "
-				 "remote read (rre 0)", c->qp->obj.id);
-			return RESP_ERR_ACCESS;
-		}
-		break;
-	case ENG_PKT_CMP_SWAP:
-	case ENG_PKT_FETCH_ADD:
-		if (!resp_connected(st))
-			goto bad_op;
-		if (!DEVX_GET(qpc, q, rae)) {
-			snprintf(c->why, sizeof(c->why), "qp 0x%x does not allow "
-				 "atomics (rae 0)", c->qp->obj.id);
-			return RESP_ERR_ACCESS;
-		}
-		if (p->raddr & 7) {
-			snprintf(c->why, sizeof(c->why), "atomic address 0x%llx "
-				 "is not 8-byte aligned",
-				 (unsigned long long)p->raddr);
-			return RESP_ERR_INV_REQ;
-		}
-		break;
+	case ENG_RACC_DROP:
+		return RESP_DROP;
+	case ENG_RACC_ACCESS:
+		return RESP_ERR_ACCESS;
 	default:
-		goto bad_op;
-	}
-	if (st == MLX5_QPC_ST_UD) {
-		if (p->len > 4096u) {
-			snprintf(c->why, sizeof(c->why), "UD message of %u bytes "
-				 "above the MTU", p->len);
-			return RESP_DROP;
-		}
-	} else if (log_msg && log_msg < 32 &&
-		   (p->op == ENG_PKT_SEND ? (uint64_t)c->off + p->plen :
-		    p->len) > (1ull << log_msg)) {
-		snprintf(c->why, sizeof(c->why), "message of %llu bytes above "
-			 "2^log_msg_max (%u)", (unsigned long long)
-			 (p->op == ENG_PKT_SEND ? (uint64_t)c->off + p->plen :
-			  p->len), log_msg);
 		return RESP_ERR_INV_REQ;
 	}
 	/* The rkey is checked over the RETH's [va, va + len) only (not at
@@ -452,10 +401,6 @@ static enum resp_state resp_chk_op(struct resp_ctx *c)
 		return RESP_ERR_INV_REQ;
 	}
 	return RESP_CHK_RKEY;
-bad_op:
-	snprintf(c->why, sizeof(c->why), "operation %u is not valid on qp "
-		 "0x%x of type %u", p->op, c->qp->obj.id, st);
-	return RESP_ERR_INV_REQ;
 }
 
 static enum resp_state resp_chk_rkey(struct resp_ctx *c)
@@ -1079,7 +1024,7 @@ static void resp_run(struct resp_ctx *c)
 			r->ack = ENG_ACK_DROPPED;
 			return;
 		case RESP_RNR:
-			rc = resp_connected(c->qp->st);
+			rc = eng_racc_connected(c->qp->st);
 			if (!rc)
 				smx_dbg("engine: packet to qp 0x%x dropped: no "
 					"receive WQE posted", p->dqpn);
@@ -1092,7 +1037,7 @@ static void resp_run(struct resp_ctx *c)
 		if (s < RESP_ERR_INV_REQ)
 			continue;
 		/* Error states. */
-		rc = resp_connected(c->qp->st);
+		rc = eng_racc_connected(c->qp->st);
 		switch (s) {
 		case RESP_ERR_INV_REQ:
 			if (c->have_wqe)
