@@ -273,7 +273,7 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 		cqe.srqn_uidx = htobe32(c->srqn_uidx & 0xffffff);
 		cqe.imm_inval_pkey = c->imm_inval_pkey;
 		cqe.byte_cnt = htobe32(c->byte_cnt);
-		cqe.timestamp = htobe64(eng_now());
+		cqe.timestamp = htobe64(eng_clock(e));
 		cqe.flags_rqpn = htobe32(c->flags_rqpn);
 		cqe.sop_drop_qpn = htobe32((c->opcode == MLX5_CQE_REQ ?
 					    (uint32_t)c->sq_opcode << 24 : 0) |

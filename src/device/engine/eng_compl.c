@@ -167,7 +167,7 @@ static bool compl_ack_resent(struct eng *e, struct eng_qp *q,
 	if (eng_psn_diff(h->psn, eng_psn_add(last->psn, last->npkts)) < 0 ||
 	    eng_psn_diff(h->psn, q->resend_end) >= 0)
 		return false;
-	eng_sq_heard(q);
+	eng_sq_heard(e, q);
 	compl_ack_upto(e, q, q->nout, true);
 	return true;
 }
@@ -218,7 +218,7 @@ struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
 		why = "from another process than the request went to";
 		goto drop;
 	}
-	eng_sq_heard(q);
+	eng_sq_heard(e, q);
 	mtu = eng_mtu_bytes(DEVX_GET(qpc, qp->qpc, mtu));
 	kind = h->syndrome & IBP_AETH_KIND_MASK;
 

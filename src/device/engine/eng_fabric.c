@@ -729,13 +729,19 @@ static unsigned int fab_drain(struct eng *e)
 	struct eng_qp *run[FAB_MAX_BATCH];
 	unsigned int n = 0, nrun = 0, i;
 	struct smx_cell *c;
+	uint64_t now;
+	bool clk;
 
 	if (!smx_shm_peek(e->shm))
 		return 0;
 	fw_lock(e->fw);
+	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);	/* flooded frames' CQEs may compress */
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
-		struct eng_qp *q = fab_rx_cell(e, c);
+		struct eng_qp *q;
+
+		eng_clock_tick(e);
+		q = fab_rx_cell(e, c);
 
 		smx_shm_pop(e->shm);
 		n++;
@@ -745,22 +751,30 @@ static unsigned int fab_drain(struct eng *e)
 		if (q)
 			run[nrun++] = q;
 	}
-	/* Objects stay valid: fw->lock is held throughout. */
+	/* Objects stay valid: fw->lock is held throughout. The QPs' timers
+	 * start from now, not from before a cell's copy (a SEND by
+	 * reference may be long). */
+	eng_clock_tick(e);
 	fab_rx_end(e, run, nrun);
+	now = eng_clock(e);
+	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 	if (n)
-		__atomic_store_n(&e->traffic_ns, eng_now(), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->traffic_ns, now, __ATOMIC_RELAXED);
 	return n;
 }
 
 void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c)
 {
 	struct eng_qp *q;
+	bool clk;
 
 	fw_lock(e->fw);
+	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);
 	q = fab_rx_cell(e, c);
 	fab_rx_end(e, &q, q ? 1 : 0);
+	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 }
 

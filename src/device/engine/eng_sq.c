@@ -850,12 +850,12 @@ static void eng_sq_park(struct eng *e, struct eng_qp *q, uint8_t why,
 			uint64_t ns)
 {
 	if (why == ENG_WAIT_RESP && q->wait == ENG_WAIT_RESP &&
-	    eng_now() < q->deadline)
+	    eng_clock(e) < q->deadline)
 		return;	/* the timer runs for the oldest request */
 	if (why != ENG_WAIT_RESP)
 		eng_sq_rewind(e, q);
 	q->wait = why;
-	q->deadline = ns == UINT64_MAX ? UINT64_MAX : eng_now() + ns;
+	q->deadline = ns == UINT64_MAX ? UINT64_MAX : eng_clock(e) + ns;
 	eng_timer_note(e, q->deadline);
 }
 
@@ -892,9 +892,9 @@ static bool eng_sq_adaptive(const struct eng *e, const struct fw_qp *qp)
 }
 
 /* How long the oldest request waits for its response from now. */
-static uint64_t eng_sq_resp_wait(const struct eng *e, struct eng_qp *q)
+static uint64_t eng_sq_resp_wait(struct eng *e, struct eng_qp *q)
 {
-	uint64_t full = eng_sq_resp_timeout(q->qp), now = eng_now(), end;
+	uint64_t full = eng_sq_resp_timeout(q->qp), now = eng_clock(e), end;
 
 	if (!eng_sq_adaptive(e, q->qp))
 		return full;
@@ -906,9 +906,9 @@ static uint64_t eng_sq_resp_wait(const struct eng *e, struct eng_qp *q)
 	return q->rto_ns < end - now ? q->rto_ns : end - now;
 }
 
-void eng_sq_heard(struct eng_qp *q)
+void eng_sq_heard(struct eng *e, struct eng_qp *q)
 {
-	q->progress_ns = q->tmo_since = eng_now();
+	q->progress_ns = q->tmo_since = eng_clock(e);
 	q->rto_ns = ENG_ADP_RTO_NS;
 }
 
@@ -982,7 +982,7 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		return rc;
 	if (!q->nout) {
 		q->peer_slot = slot;
-		q->progress_ns = eng_now();
+		q->progress_ns = eng_clock(e);
 		if (!q->resending)	/* a go-back keeps the timer running */
 			q->tmo_since = q->progress_ns;
 	}
@@ -1017,7 +1017,7 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	}
 	/* Its retry counters and PSN now count (eng_sq_exec at sq_ci). */
 	o = &q->out[q->out_head];
-	eng_sq_heard(q);
+	eng_sq_heard(e, q);
 	q->attempted = true;
 	q->wqe_psn = o->psn;
 	q->rnr_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, rnr_retry);
@@ -1025,7 +1025,7 @@ static void eng_sq_pop(struct eng *e, struct eng_qp *q)
 	q->nak_retry = false;
 	q->peer_slot = o->slot;
 	q->wait = ENG_WAIT_RESP;
-	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
+	q->deadline = eng_clock(e) + eng_sq_resp_wait(e, q);
 	eng_timer_note(e, q->deadline);
 }
 
@@ -1365,7 +1365,7 @@ void eng_sq_progress(struct eng *e, struct eng_qp *q)
 		return;
 	q->retry_left = (uint8_t)DEVX_GET(qpc, q->qp->qpc, retry_count);
 	q->nak_retry = false;
-	q->deadline = eng_now() + eng_sq_resp_wait(e, q);
+	q->deadline = eng_clock(e) + eng_sq_resp_wait(e, q);
 	eng_timer_note(e, q->deadline);
 }
 
@@ -1552,6 +1552,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		    eng_direct_ready(e, (uint32_t)peer, &w->pkt))
 			return SQ_BLOCK;
 		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, mtu);
+		if (w->pkt.len >= ENG_CLOCK_STALE_BYTES)
+			eng_clock_tick(e);	/* the copy took a while */
 
 		if (rc == -EINVAL || rc == -EFAULT) {
 			char f[96];
@@ -1712,7 +1714,7 @@ static void eng_sq_retry_note(struct eng_qp *q)
 void eng_sq_run(struct eng *e, struct eng_qp *q)
 {
 	eng_sq_run_once(e, q);
-	if (q->wait == ENG_WAIT_ACK && q->deadline <= eng_now() &&
+	if (q->wait == ENG_WAIT_ACK && q->deadline <= eng_clock(e) &&
 	    q->qp->state == MLX5_QPC_STATE_RTS)
 		eng_sq_run_once(e, q);
 }
@@ -1737,7 +1739,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		bool reliable = eng_sq_reliable(qp->st);
 		bool alive;
 
-		if (eng_now() < q->deadline)
+		if (eng_clock(e) < q->deadline)
 			goto progress;	/* more may go out meanwhile */
 		if (reliable && eng_sq_peer_tomb(e, q))
 			goto progress;
@@ -1749,7 +1751,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		if (alive && smx_shm_stalled(e->shm, q->peer_slot,
 					     q->progress_ns)) {
 			trn_ctr_add(e->ctr, TRN_CTR_PEER_STALLED, 1);
-			q->tmo_since = eng_now();
+			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
 			eng_sq_park(e, q, ENG_WAIT_RESP,
 				    eng_sq_resp_timeout(qp));
@@ -1761,7 +1763,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		 * before its timer decides. Else a busy host turns answers
 		 * that came in time into retries, and retries exhausted. */
 		if (smx_shm_stalled(e->shm, e->slot, q->deadline)) {
-			q->tmo_since = eng_now();
+			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
 			eng_sq_park(e, q, ENG_WAIT_RESP,
 				    eng_sq_resp_timeout(qp));
@@ -1795,9 +1797,9 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 			q->retry_left = 0;
 			q->wait = ENG_WAIT_ACK;
 		} else if (eng_sq_adaptive(e, qp) &&
-			   eng_now() < q->tmo_since + eng_sq_resp_timeout(qp)) {
+			   eng_clock(e) < q->tmo_since + eng_sq_resp_timeout(qp)) {
 			uint64_t left = q->tmo_since + eng_sq_resp_timeout(qp) -
-					eng_now();
+					eng_clock(e);
 
 			if (!alive) {
 				/* Nothing to win from a process that is gone:
@@ -1819,14 +1821,14 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 			eng_sq_rewind(e, q);
 		} else {
 			trn_ctr_add(e->ctr, TRN_CTR_LOCAL_ACK_TIMEOUT_ERR, 1);
-			q->tmo_since = eng_now();
+			q->tmo_since = eng_clock(e);
 			q->retry_why = ENG_RETRY_TIMEOUT;
 			q->wait = ENG_WAIT_ACK;
 		}
 	}
 	if (q->wait != ENG_WAIT_NONE) {
 		eng_sq_rewind(e, q);	/* a lost response: go back */
-		if (eng_now() < q->deadline)
+		if (eng_clock(e) < q->deadline)
 			return;
 		if (q->wait == ENG_WAIT_ACK) {
 			if (!q->retry_left) {
@@ -1855,6 +1857,7 @@ progress:
 		uint16_t pi = eng_sq_pi(qp);
 		enum sq_step st;
 
+		eng_clock_tick(e);
 		if (q->sig_drain && (!q->nout || !q->out[q->out_head].have_resp)) {
 			/* Nothing new after a signature error: SQD once the
 			 * requests in flight are done. */

@@ -605,7 +605,11 @@ void eng_destroy(struct eng *e)
 
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
 {
+	bool clk;
+
 	fw_lock(e->fw);
+	clk = eng_clock_begin(e);
 	eng_mmio(e, offset, buf, len);
+	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 }
