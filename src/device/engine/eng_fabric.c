@@ -740,8 +740,13 @@ static unsigned int fab_drain(struct eng *e)
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q;
 
-		eng_clock_tick(e);
+		/* A cell moves at most an MTU, but a SEND by reference a
+		 * whole message: the clock is read again after it. */
+		if (c->flags & SMX_CELL_F_REF)
+			eng_clock_tick(e);
 		q = fab_rx_cell(e, c);
+		if (c->flags & SMX_CELL_F_REF)
+			eng_clock_tick(e);
 
 		smx_shm_pop(e->shm);
 		n++;

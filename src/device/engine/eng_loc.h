@@ -497,10 +497,11 @@ enum {
 uint64_t eng_now(void);
 
 /*
- * CLOCK_MONOTONIC for the engine's timers and CQE timestamps: read once per
- * received packet or executed WQE inside a batch or a doorbell's run, not
- * at each use (a message used it 3-5 times, ~25 ns each, an eighth of a
- * small SEND's cost); elsewhere, read at each call.
+ * CLOCK_MONOTONIC for the engine's timers and CQE timestamps: read once for
+ * a batch of received cells or a doorbell's run, and again after whatever
+ * may have taken a while (a long copy, ENG_CLOCK_WQES WQEs), not at each
+ * use (a small SEND read it 3-5 times on each side, ~25 ns each, an eighth
+ * of its cost); outside a batch or run, read at each call.
  */
 static inline uint64_t eng_clock(struct eng *e)
 {
@@ -512,8 +513,10 @@ static inline uint64_t eng_clock(struct eng *e)
 }
 
 /* A message this long takes long enough to copy that the clock is read
- * again after it (its timer starts then). */
+ * again after it (its timer starts then); so is it every ENG_CLOCK_WQES
+ * WQEs of one run (a few microseconds). */
 #define ENG_CLOCK_STALE_BYTES 65536u
+#define ENG_CLOCK_WQES 16u
 
 /* The next packet or WQE: the clock is read again when next used. */
 static inline void eng_clock_tick(struct eng *e)

@@ -1722,6 +1722,7 @@ void eng_sq_run(struct eng *e, struct eng_qp *q)
 static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 {
 	struct fw_qp *qp = q->qp;
+	uint32_t ticks = 0;
 
 	if (!qp->sq_wqebbs || !qp->dbrec)
 		return;
@@ -1857,7 +1858,8 @@ progress:
 		uint16_t pi = eng_sq_pi(qp);
 		enum sq_step st;
 
-		eng_clock_tick(e);
+		if (!(++ticks % ENG_CLOCK_WQES))
+			eng_clock_tick(e);
 		if (q->sig_drain && (!q->nout || !q->out[q->out_head].have_resp)) {
 			/* Nothing new after a signature error: SQD once the
 			 * requests in flight are done. */
