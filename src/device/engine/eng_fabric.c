@@ -618,6 +618,8 @@ static struct eng_qp *fab_rx_ref(struct eng *e, const struct smx_cell *c,
 	h->payload = at;
 	h->paylen = r.len;
 	eng_resp_pkt(e, h, l3, c->src_slot, false, r.npkts);
+	if (r.len >= ENG_CLOCK_STALE_BYTES)
+		eng_clock_tick(e);	/* the copy took a while */
 	smx_shm_dend(e->shm);
 	return NULL;
 drop:
@@ -740,13 +742,7 @@ static unsigned int fab_drain(struct eng *e)
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q;
 
-		/* A cell moves at most an MTU, but a SEND by reference a
-		 * whole message: the clock is read again after it. */
-		if (c->flags & SMX_CELL_F_REF)
-			eng_clock_tick(e);
 		q = fab_rx_cell(e, c);
-		if (c->flags & SMX_CELL_F_REF)
-			eng_clock_tick(e);
 
 		smx_shm_pop(e->shm);
 		n++;
