@@ -416,23 +416,16 @@ static void fab_req_hdr(const struct eng_pkt *p, uint32_t i, bool last,
 		h->opcode = p->flags & ENG_PKT_F_IMM ?
 			    (IBP_TR_UD | IBP_OP_SEND_ONLY_IMM) :
 			    (IBP_TR_UD | IBP_OP_SEND_ONLY);
+#define FAB_TO_HDR(pf, hf) h->hf = p->pf;
+	ENG_PKT_HDR_FIELDS(FAB_TO_HDR)
+#undef FAB_TO_HDR
 	h->se = last && (p->flags & ENG_PKT_F_SE);
 	h->pkey = p->pkey ? p->pkey : 0xffff;
-	h->dqpn = p->dqpn;
 	h->psn = eng_psn_add(p->psn, i);
 	h->ackreq = last && p->st != MLX5_QPC_ST_UC && p->st != MLX5_QPC_ST_UD;
-	h->xrc_srqn = p->xrc_srqn;
-	h->dc_key = p->dc_key;
 	h->dc_sqpn = p->sqpn;
-	h->qkey = p->qkey;
 	h->src_qp = p->sqpn;
-	h->va = p->raddr;
-	h->rkey = p->rkey;
 	h->dma_len = p->len;
-	h->swap_add = p->swap_add;
-	h->compare = p->compare;
-	memcpy(&h->imm, &p->imm, 4);
-	h->ieth_rkey = p->inv_rkey;
 }
 
 /* The one packet of a SEND by reference: the message's SEND ONLY header,

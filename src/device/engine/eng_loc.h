@@ -438,6 +438,25 @@ struct eng_pkt {
 
 enum { ENG_SEG_FIRST = 1, ENG_SEG_LAST = 2, ENG_SEG_ONLY = 3 };
 
+/*
+ * The fields a request packet's headers carry as they are (struct eng_pkt
+ * field, struct ibp_hdr field): the one list the requester builds headers
+ * from (fab_req_hdr()) and the responder reads them back with
+ * (eng_resp_pkt()). What is derived -- the opcode, PSN, P_Key default,
+ * source QPN, length, AckReq, SE -- each of them handles.
+ */
+#define ENG_PKT_HDR_FIELDS(X)			\
+	X(dqpn, dqpn)		/* BTH */	\
+	X(xrc_srqn, xrc_srqn)	/* XRCETH */	\
+	X(dc_key, dc_key)	/* DCETH */	\
+	X(qkey, qkey)		/* DETH */	\
+	X(raddr, va)		/* RETH, AtomicETH */ \
+	X(rkey, rkey)				\
+	X(swap_add, swap_add)	/* AtomicETH */	\
+	X(compare, compare)			\
+	X(imm, imm)		/* ImmDt, wire order */ \
+	X(inv_rkey, ieth_rkey)	/* IETH */
+
 enum eng_ack {
 	ENG_ACK_OK = 0,
 	ENG_ACK_DROPPED,	/* no response at all (lost, or UC/UD) */

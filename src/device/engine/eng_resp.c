@@ -1351,7 +1351,9 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 	first = op->flags & IBP_OF_FIRST;
 	last = op->flags & IBP_OF_LAST;
 	p.seg = (uint8_t)((first ? ENG_SEG_FIRST : 0) | (last ? ENG_SEG_LAST : 0));
-	p.dqpn = h->dqpn;
+#define RESP_FROM_HDR(pf, hf) p.pf = h->hf;
+	ENG_PKT_HDR_FIELDS(RESP_FROM_HDR)
+#undef RESP_FROM_HDR
 	p.psn = h->psn;
 	p.npkts = 1;
 	p.ackreq = h->ackreq;
@@ -1361,15 +1363,6 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		 DEVX_GET(qpc, qp->qpc, remote_qpn);
 	p.plen = h->paylen;
 	p.payload = &pl;
-	memcpy(&p.imm, &h->imm, 4);
-	p.inv_rkey = h->ieth_rkey;
-	p.qkey = h->qkey;
-	p.xrc_srqn = h->xrc_srqn;
-	p.dc_key = h->dc_key;
-	p.raddr = h->va;
-	p.rkey = h->rkey;
-	p.swap_add = h->swap_add;
-	p.compare = h->compare;
 	p.pkey = h->pkey;
 	memcpy(p.sgid, l3->sgid, 16);
 	memcpy(p.dgid, l3->dgid, 16);
