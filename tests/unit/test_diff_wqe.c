@@ -558,6 +558,22 @@ int main(int argc, char **argv)
 	/* Else the test no longer reaches what it is for. */
 	CHECKM(fast[1] > 0 && direct[1] > 0, "the inputs never reached the "
 	       "fast lane or direct placement");
+	if (!fast[1] || !direct[1]) {
+		/* Once in about ten CI runs this failed, never here: the
+		 * first ten inputs once more in the twin setup, with the
+		 * device's debug lines (why a record or a mapping was
+		 * refused). */
+		uint64_t f = 0, d = 0;
+
+		setenv("SOFTMLX5_DEBUG", "1", 1);
+		verbose = true;
+		for (i = 0; i < ninputs && i < 10; i++)
+			compare(&inputs[i], true, &f, &d);
+		unsetenv("SOFTMLX5_DEBUG");
+		fprintf(stderr, "again with SOFTMLX5_DEBUG: fast lane %llu, "
+			"direct %llu\n", (unsigned long long)f,
+			(unsigned long long)d);
+	}
 	unlink(shm_path);
 	return smx_test_done();
 }
