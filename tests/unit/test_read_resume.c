@@ -30,7 +30,10 @@
  * from the 3rd packet, with its original opcode -- not the whole message:
  * T counts no duplicate request (the first two are not sent again), the
  * bytes are right, and T receives 2 + 5 + 6 packets (the whole WRITE
- * again: 2 + 5 + 8, two of them duplicates).
+ * again: 2 + 5 + 8, two of them duplicates). Then the same packet dropped
+ * as it arrives, by T's stage (dir=rx,nth=3,class=req), with the same
+ * counts; and T's stage with nth=1,class=req and no dir=, which acts on
+ * what T sends (no request) and so drops nothing: 8 packets and an ACK.
  * T receives the READ request and the one asked again (duplicate_request
  * +1). The segment is private to each case ($SOFTMLX5_SHM_PATH); an alarm
  * fails the test instead of letting it hang.
@@ -214,8 +217,9 @@ static void run(unsigned int nth, uint64_t rx_max, uint64_t rx_min,
 }
 
 /* T for the WRITE case: exposes LEN bytes for remote writes, then reports
- * the first byte that is not the pattern (LEN: none). */
-static int wtarget(int in, int out)
+ * the first byte that is not the pattern (LEN: none); @spec (or NULL) is
+ * its own fault stage. */
+static int wtarget(int in, int out, const char *spec)
 {
 	uint8_t buf[LEN];
 	struct peer_hello peer;
@@ -223,6 +227,8 @@ static int wtarget(int in, int out)
 	uint32_t i, bad = LEN;
 	char c;
 
+	if (spec)
+		setenv("SOFTMLX5_FAULT", spec, 1);
 	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, buf,
 		      sizeof(buf));
 	memset(x.buf, 0, LEN);
@@ -243,7 +249,9 @@ static int wtarget(int in, int out)
 	return 0;
 }
 
-static void run_write(const char *spec, uint64_t drops, uint64_t rx)
+/* The WRITE case with @spec as R's fault stage, or T's (@at_target). */
+static void run_write(const char *spec, bool at_target, uint64_t drops,
+		      uint64_t rx)
 {
 	int in, out, pid;
 	uint64_t v[NCNT] = { 0 };
@@ -263,8 +271,9 @@ static void run_write(const char *spec, uint64_t drops, uint64_t rx)
 	if (pid < 0)
 		exit(2);
 	if (pid == 0)
-		_exit(wtarget(in, out));
-	setenv("SOFTMLX5_FAULT", spec, 1);
+		_exit(wtarget(in, out, at_target ? spec : NULL));
+	if (!at_target)
+		setenv("SOFTMLX5_FAULT", spec, 1);
 	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE, buf, sizeof(buf));
 	unsetenv("SOFTMLX5_FAULT");
 	peer = peer_end_swap(&x, in, out, false);
@@ -305,6 +314,11 @@ int main(void)
 	run(8, 2 + 7 + 1, 2 + 7 + 1, false);
 	run(1, 2 + 7 + 8, 2 + 7 + 8, true);
 	/* rx_packets: T's, then R's NAK and the ACK. */
-	run_write("nth=3,class=req", 1, 2 + 5 + 6 + 2);
+	run_write("nth=3,class=req", false, 1, 2 + 5 + 6 + 2);
+	/* The same packet lost where it arrives: T's own stage drops it. */
+	run_write("dir=rx,nth=3,class=req", true, 1, 2 + 5 + 6 + 2);
+	/* A rule without dir= acts where packets leave only: on T, which
+	 * sends no request, it drops nothing. */
+	run_write("nth=1,class=req", true, 0, 8 + 1);
 	return smx_test_done();
 }

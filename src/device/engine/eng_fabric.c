@@ -190,14 +190,14 @@ static void fab_emit_cell(void *arg, const uint8_t *pkt, uint32_t len)
 	x->emitted++;
 }
 
-/* Held packets of the fault stage whose time has come. */
+static void fab_rx_emit(void *arg, const uint8_t *pkt, uint32_t len);
+
+/* Held packets of the fault stages whose time has come. */
 void eng_fabric_fault_poll(struct eng *e)
 {
 	uint32_t s;
 
-	if (!e->fault)
-		return;
-	for (s = 0; s < SMX_SHM_SLOTS; s++) {
+	for (s = 0; e->fault && s < SMX_SHM_SLOTS; s++) {
 		struct fab_emit x = { e, s, SMX_CELL_F_ICRC, 0 };
 
 		if (!e->fault[s])
@@ -206,6 +206,17 @@ void eng_fabric_fault_poll(struct eng *e)
 					       fab_emit_cell, &x);
 		if (e->fault_next)
 			eng_timer_note(e, e->fault_next);
+	}
+	for (s = 0; e->fault_rx && s < SMX_SHM_SLOTS; s++) {
+		struct fab_emit x = { e, s, SMX_CELL_F_ICRC, 0 };
+		uint64_t next;
+
+		if (!e->fault_rx[s])
+			continue;
+		next = trn_fault_poll(e->fault_rx[s], eng_now(), fab_rx_emit,
+				      &x);
+		if (next)
+			eng_timer_note(e, next);
 	}
 }
 
@@ -660,6 +671,121 @@ drop:
 	return NULL;
 }
 
+/*
+ * THE RECEIVE-SIDE FAULT STAGE (rules with dir=rx): a packet from @slot
+ * goes through the stage's decisions as it arrives, each packet the stage
+ * lets through (maybe duplicated, corrupted, late or reordered) is
+ * received then. A packet the sender left without ICRC gets one first,
+ * so that a corrupted copy fails the check as on a wire. A SEND by
+ * reference is not a packet on any wire: it is received as it is.
+ */
+static struct trn_fault *fab_fault_rx(struct eng *e, uint32_t slot,
+				      int32_t pid)
+{
+	char err[160];
+
+	if (e->fault_rx_on == 0) {
+		struct trn_fault *f = e->fault_spec ?
+			trn_fault_create(e->fault_spec, 0, err, sizeof(err)) :
+			NULL;
+
+		e->fault_rx_on = trn_fault_sees(f, false) ? 2 : 1;
+		trn_fault_destroy(f);
+	}
+	if (e->fault_rx_on != 2)
+		return NULL;
+	if (!e->fault_rx) {
+		e->fault_rx = calloc(SMX_SHM_SLOTS, sizeof(*e->fault_rx));
+		e->fault_rx_pid = calloc(SMX_SHM_SLOTS, sizeof(int32_t));
+		e->rx_in = malloc(sizeof(*e->rx_in));
+		e->rx_out = malloc(sizeof(*e->rx_out));
+		if (!e->fault_rx || !e->fault_rx_pid || !e->rx_in ||
+		    !e->rx_out) {
+			e->fault_rx_on = 1;
+			return NULL;
+		}
+	}
+	/* Packets held for a process that left are not its successor's. */
+	if (e->fault_rx[slot] && e->fault_rx_pid[slot] != pid) {
+		trn_fault_destroy(e->fault_rx[slot]);
+		e->fault_rx[slot] = NULL;
+	}
+	if (!e->fault_rx[slot]) {
+		e->fault_rx[slot] = trn_fault_create(e->fault_spec,
+						     1ull << 40 |
+						     (uint64_t)e->slot << 8 |
+						     slot, err, sizeof(err));
+		if (!e->fault_rx[slot])
+			return NULL;
+		trn_fault_set_counters(e->fault_rx[slot], e->ctr);
+		e->fault_rx_pid[slot] = pid;
+	}
+	return e->fault_rx[slot];
+}
+
+/* A packet the dir=rx stage lets through: received now (fw->lock held).
+ * Its QP runs at once (the batch's list is the caller's). */
+static void fab_rx_emit(void *arg, const uint8_t *pkt, uint32_t len)
+{
+	struct fab_emit *x = arg;
+	struct smx_cell *c = x->e->rx_out;
+	struct eng_qp *q;
+
+	if (len > SMX_SHM_INLINE ||
+	    !smx_shm_peer(x->e->shm, x->slot, x->e->fault_rx_pid[x->slot]))
+		return;
+	c->kind = SMX_CELL_PKT;
+	c->flags = x->cflags;
+	c->src_slot = x->slot;
+	c->src_pid = x->e->fault_rx_pid[x->slot];
+	c->len = len;
+	memcpy(c->data, pkt, len);
+	q = fab_rx_pkt(x->e, c);
+	if (q)
+		eng_sq_run(x->e, q);
+	x->emitted++;
+}
+
+/* @c through the dir=rx stage; false: there is none for it. */
+static bool fab_rx_faulted(struct eng *e, const struct smx_cell *c)
+{
+	struct trn_fault *f;
+	struct roce_l3 l3;
+	struct ibp_hdr h;
+	const char *why;
+	uint32_t off, len;
+
+	if ((c->flags & SMX_CELL_F_REF) ||
+	    !(f = fab_fault_rx(e, c->src_slot, c->src_pid)))
+		return false;
+	if (c->len > SMX_SHM_INLINE || c->len < 4 ||
+	    roce_parse(c->data, c->len, &l3, &off, &len, &why) ||
+	    ibp_parse(c->data + off, len, &h, &why))
+		return false;	/* malformed: dropped as such */
+	{
+		struct trn_fault_pkt info = {
+			.tx = false, .dqpn = h.dqpn,
+			.cls = fab_fault_class(h.opcode), .psn = h.psn,
+		};
+		struct fab_emit x = { e, c->src_slot,
+				      (uint8_t)(c->flags | SMX_CELL_F_ICRC), 0 };
+
+		memcpy(e->rx_in->data, c->data, c->len);
+		if (!(c->flags & SMX_CELL_F_ICRC))
+			roce_icrc_set(e->rx_in->data, c->len - 4);
+		trn_fault_xmit(f, &info, e->rx_in->data, c->len, off,
+			       fab_rx_emit, &x);
+	}
+	{
+		struct fab_emit x = { e, c->src_slot, SMX_CELL_F_ICRC, 0 };
+		uint64_t next = trn_fault_poll(f, eng_now(), fab_rx_emit, &x);
+
+		if (next)
+			eng_timer_note(e, next);
+	}
+	return true;
+}
+
 /* One cell (fw->lock held): its sender checked against the process table,
  * then handled by kind. Returns the QP whose oldest request can complete
  * now (run at the end of the batch), or NULL. */
@@ -674,6 +800,9 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 			"process attached there in our pid namespace",
 			c->src_slot, (int)c->src_pid);
 	} else if (c->kind == SMX_CELL_PKT) {
+		if (e->fault_spec && e->fault_rx_on != 1 &&
+		    fab_rx_faulted(e, c))
+			return NULL;
 		return fab_rx_pkt(e, c);
 	} else if (c->kind == SMX_CELL_ETH) {
 		if (c->len >= 14 && c->len <= SMX_SHM_INLINE)
@@ -918,6 +1047,16 @@ void eng_fabric_stop(struct eng *e)
 			trn_fault_destroy(e->fault[s]);
 	free(e->fault);
 	e->fault = NULL;
+	for (s = 0; e->fault_rx && s < SMX_SHM_SLOTS; s++)
+		trn_fault_destroy(e->fault_rx[s]);
+	free(e->fault_rx);
+	free(e->fault_rx_pid);
+	free(e->rx_in);
+	free(e->rx_out);
+	e->fault_rx = NULL;
+	e->fault_rx_pid = NULL;
+	e->rx_in = e->rx_out = NULL;
+	e->fault_rx_on = 0;
 	free((void *)e->fault_spec);
 	e->fault_spec = fw_config(e->fw)->fault;
 	free(e->txbuf);

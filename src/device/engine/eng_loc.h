@@ -319,11 +319,18 @@ struct eng {
 	bool resume;			/* the inbox thread was woken: QPs
 					 * blocked on a full inbox go on */
 	uint32_t resp_pending;		/* responders owing packets (fw->lock) */
-	/* Fault injection (SOFTMLX5_FAULT): one stage per peer slot. */
+	/* Fault injection (SOFTMLX5_FAULT): one stage per peer slot for
+	 * what we send, and one for what arrives from it if a rule says
+	 * dir=rx (fault_rx_on: 0 not looked at yet, 1 no, 2 yes). */
 	const char *fault_spec;
 	struct trn_fault **fault;
+	struct trn_fault **fault_rx;
+	int32_t *fault_rx_pid;		/* the sender each rx stage is for */
+	uint8_t fault_rx_on;
 	uint64_t fault_next;		/* a held packet's deadline */
 	uint8_t *txbuf;			/* a packet built for the fault stage */
+	struct smx_cell *rx_in, *rx_out; /* a received packet before and
+					  * after the dir=rx stage */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */
 
@@ -913,7 +920,8 @@ void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3);
 /* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */
 void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
 		     uint32_t rkey);
-/* Emits packets the fault stage held whose time has come. */
+/* Emits (sends or receives) packets the fault stages held whose time has
+ * come (fw->lock held). */
 void eng_fabric_fault_poll(struct eng *e);
 /* One cell as the inbox thread handles it, as a batch of its own (takes
  * fw->lock): the cell need not be in the inbox. For the receive-path

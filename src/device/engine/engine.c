@@ -423,6 +423,12 @@ bool eng_scan(struct eng *e, uint64_t now)
 	}
 	work |= eng_eth_scan(e);
 	work |= eng_eq_uar_scan(e);
+	/* Packets a fault stage delays go when their time comes, not when
+	 * the link next carries something. */
+	if (e->fault || e->fault_rx) {
+		eng_fabric_fault_poll(e);
+		eng_fabric_ring(e);
+	}
 	return work;
 }
 

@@ -676,7 +676,9 @@ struct decision {
 static bool rule_matches(const struct fault_rule *r,
 			 const struct trn_fault_pkt *in)
 {
-	if (r->dir == FD_TX && !in->tx)
+	/* Without dir=, a rule acts where packets leave, as netem does on
+	 * egress: each packet meets it once, not again where it arrives. */
+	if (r->dir != FD_RX && !in->tx)
 		return false;
 	if (r->dir == FD_RX && in->tx)
 		return false;
@@ -817,6 +819,16 @@ struct out {
 	uint32_t len;
 	void *owned;		/* freed after emit */
 };
+
+bool trn_fault_sees(const struct trn_fault *f, bool tx)
+{
+	unsigned int i;
+
+	for (i = 0; f && i < f->nrules; i++)
+		if ((f->rule[i].dir == FD_RX) != tx)
+			return true;
+	return false;
+}
 
 int trn_fault_xmit(struct trn_fault *f, const struct trn_fault_pkt *info,
 		   const uint8_t *pkt, uint32_t len, uint32_t min_off,

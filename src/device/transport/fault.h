@@ -18,8 +18,10 @@
  * with a unit ns, us, ms or s (a bare number is microseconds, as tc's).
  * "none" or "off" (or an empty spec) configures nothing.
  *
- * A link owns one struct trn_fault (trn_fault_create() per link) and hands
- * it every packet (trn_fault_xmit()); the links of the transport call it.
+ * A link owns one struct trn_fault per direction (trn_fault_create()) and
+ * hands it every packet it sends and, if a rule says dir=rx, every packet
+ * it receives (trn_fault_xmit()); a rule without dir= acts on packets
+ * sent only, so a packet meets it once.
  * Decisions come from a per-rule splitmix64 stream seeded with the rule's
  * seed mixed with the link's identity: a run repeats exactly, two links
  * (or two processes) do not make the same choices.
@@ -77,6 +79,10 @@ static inline bool trn_fault_active(const struct trn_fault *f)
 {
 	return f != NULL;
 }
+
+/* Does any rule of @f act on packets leaving (@tx) / arriving (!@tx)? A
+ * rule without dir= acts on packets leaving. */
+bool trn_fault_sees(const struct trn_fault *f, bool tx);
 
 typedef void (*trn_emit_fn)(void *ctx, const uint8_t *pkt, uint32_t len);
 
