@@ -37,6 +37,9 @@
 # their meaning.
 #
 # Usage: bench/run.sh [--build DIR] [--iters N]
+#   N (default 5000): iterations of a latency row (x20 at 8 B); an 8-byte
+#   message rate runs 200 N messages, a bandwidth row of 4 KiB or more
+#   max(N, 1 GiB / size).
 set -u
 BUILD=build
 ITERS=5000
@@ -73,10 +76,20 @@ wait_port() {
 perf() {
 	local prog=$1 size=$2 port=$((PORT++)) spid n=$ITERS
 	shift 2
-	[ "$size" -ge 1048576 ] && n=$((ITERS / 5 > 200 ? ITERS / 5 : 200))
 	# A message rate is a steady-state figure: 5000 8-byte messages last a
 	# few milliseconds, less than the noise of two processes starting up.
 	[ "$size" -le 64 ] && n=$((ITERS * 20))
+	# So is a bandwidth: 5000 x 4 KiB lasted 3 ms, and one stall of a
+	# millisecond (a descheduled thread) moved the figure 2-10x. A bandwidth
+	# run moves 1 GiB at least (5000 x 1 MiB at most).
+	# A message rate too: the first tens of milliseconds run slower (the
+	# receiving side's inbox thread has not seen the polling yet), so an
+	# 8-byte rate runs 1 M messages.
+	case $prog in *_bw)
+		[ "$size" -le 64 ] && n=$((ITERS * 200))
+		[ "$size" -ge 4096 ] && n=$(( (1 << 30) / size > ITERS ?
+					      (1 << 30) / size : ITERS )) ;;
+	esac
 	env "$@" timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port \
 		>"$WORK/$prog.$size.server" 2>&1 &
 	spid=$!
