@@ -173,14 +173,14 @@ struct eng_qp {
 	 * message being received, responder resources, what is owed. */
 	struct eng_rstate *rs;
 };
-#define ENG_SQ_WINDOW 32u
+#define ENG_SQ_WINDOW 32u	/* requests in flight per QP (power of 2) */
 
 /* Why the oldest request goes back and spends a retry. */
 enum eng_retry_why {
 	ENG_RETRY_TIMEOUT = 0,	/* the local ACK timer expired */
 	ENG_RETRY_NAK,		/* a sequence NAK, or an implied one */
 	ENG_RETRY_DROPPED,	/* in-process: the request was lost */
-};	/* requests in flight per QP (power of 2) */
+};
 
 /* The @i-th oldest request in flight (0: the oldest, q->nout - 1: the
  * newest). */
@@ -255,9 +255,9 @@ struct eng {
 	struct eng_obj list[ENG_K_NUM];	/* sentinels (fw->lock) */
 	uint64_t gen;			/* eng_gen_bump() (fw->lock) */
 	uint32_t nqps;			/* (fw->lock) */
-	/* The clock of the packet or WQE at hand (eng_clock(), fw->lock):
-	 * kept while clk_on (a batch of received cells, a doorbell's run),
-	 * read again for each packet and WQE (clk_ns 0: not read yet). */
+	/* The engine's clock reading (eng_clock(), fw->lock): kept while
+	 * clk_on (a batch of received cells, a doorbell's run) until
+	 * eng_clock_tick() (clk_ns 0: not read yet). */
 	bool clk_on;
 	uint64_t clk_ns;
 
