@@ -749,11 +749,18 @@ static void fab_rx_emit(void *arg, const uint8_t *pkt, uint32_t len)
 /* @c through the dir=rx stage; false: there is none for it. */
 static bool fab_rx_faulted(struct eng *e, const struct smx_cell *c)
 {
+	/* This cell keeps its flags; held ones released now say only that
+	 * they carry an ICRC, as eng_fabric_fault_poll() has them. */
+	struct fab_emit fresh = { e, c->src_slot,
+				  (uint8_t)(c->flags | SMX_CELL_F_ICRC), 0 };
+	struct fab_emit held = { e, c->src_slot, SMX_CELL_F_ICRC, 0 };
+	struct trn_fault_pkt info = { .tx = false };
 	struct trn_fault *f;
 	struct roce_l3 l3;
 	struct ibp_hdr h;
 	const char *why;
 	uint32_t off, len;
+	uint64_t next;
 
 	if ((c->flags & SMX_CELL_F_REF) ||
 	    !(f = fab_fault_rx(e, c->src_slot, c->src_pid)))
@@ -762,27 +769,17 @@ static bool fab_rx_faulted(struct eng *e, const struct smx_cell *c)
 	    roce_parse(c->data, c->len, &l3, &off, &len, &why) ||
 	    ibp_parse(c->data + off, len, &h, &why))
 		return false;	/* malformed: dropped as such */
-	{
-		struct trn_fault_pkt info = {
-			.tx = false, .dqpn = h.dqpn,
-			.cls = fab_fault_class(h.opcode), .psn = h.psn,
-		};
-		struct fab_emit x = { e, c->src_slot,
-				      (uint8_t)(c->flags | SMX_CELL_F_ICRC), 0 };
-
-		memcpy(e->rx_in->data, c->data, c->len);
-		if (!(c->flags & SMX_CELL_F_ICRC))
-			roce_icrc_set(e->rx_in->data, c->len - 4);
-		trn_fault_xmit(f, &info, e->rx_in->data, c->len, off,
-			       fab_rx_emit, &x);
-	}
-	{
-		struct fab_emit x = { e, c->src_slot, SMX_CELL_F_ICRC, 0 };
-		uint64_t next = trn_fault_poll(f, eng_now(), fab_rx_emit, &x);
-
-		if (next)
-			eng_timer_note(e, next);
-	}
+	info.dqpn = h.dqpn;
+	info.cls = fab_fault_class(h.opcode);
+	info.psn = h.psn;
+	memcpy(e->rx_in->data, c->data, c->len);
+	if (!(c->flags & SMX_CELL_F_ICRC))
+		roce_icrc_set(e->rx_in->data, c->len - 4);
+	trn_fault_xmit(f, &info, e->rx_in->data, c->len, off, fab_rx_emit,
+		       &fresh);
+	next = trn_fault_poll(f, eng_now(), fab_rx_emit, &held);
+	if (next)
+		eng_timer_note(e, next);
 	return true;
 }
 
@@ -862,9 +859,7 @@ static unsigned int fab_drain(struct eng *e)
 	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);	/* flooded frames' CQEs may compress */
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
-		struct eng_qp *q;
-
-		q = fab_rx_cell(e, c);
+		struct eng_qp *q = fab_rx_cell(e, c);
 
 		smx_shm_pop(e->shm);
 		n++;
