@@ -66,7 +66,6 @@ struct eng_dent {
 	uint32_t uses;		/* accesses since (the clock is read every
 				 * ENG_DALIVE_OPS of them) */
 	/* From the record, once (eng_direct_learn()): */
-	struct eng_racc qp;	/* the target QP, for eng_racc_op() */
 	uint64_t rel;		/* byte @start is at map base + rel */
 	uint8_t *at;		/* byte @start here (d->map's mapping), or
 				 * NULL until mapped */
@@ -269,9 +268,6 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
 	d->slot = slot;
 	d->map = -1;
 	d->alive_ns = eng_now();
-	d->qp.st = r->st;
-	d->qp.acc = r->qp_acc;
-	d->qp.log_msg = r->log_msg;
 	d->rel = r->host - r->rva;
 	d->valid = true;
 }
@@ -341,6 +337,7 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	uint64_t alen = atomic ? 8 : len, off, now;
 	struct eng_dent *d;
 	const struct smx_drec *r;
+	struct eng_racc qa;
 	uint32_t need;
 
 	if (!e->direct || !deligible(op, st, imm, raddr, len))
@@ -351,10 +348,11 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	r = &d->r;
 	/* The responder's checks (eng_access.c, eng_key_check()) on what
 	 * the record says of the QP and the key. */
+	qa = (struct eng_racc){ r->st, r->qp_acc, r->log_msg };
 	need = op == ENG_PKT_WRITE ? ENG_ACC_RW :
 	       op == ENG_PKT_READ ? ENG_ACC_RR : ENG_ACC_A;
 	if (r->st != st ||
-	    eng_racc_op(&d->qp, dqpn, op, raddr, len, NULL, 0) != ENG_RACC_OK ||
+	    eng_racc_op(&qa, dqpn, op, raddr, len, NULL, 0) != ENG_RACC_OK ||
 	    (need & ~r->key_acc) || !eng_key_inside(r->start, r->len, raddr, alen))
 		return NULL;
 	off = raddr - r->start;
