@@ -76,19 +76,20 @@ wait_port() {
 perf() {
 	local prog=$1 size=$2 port=$((PORT++)) spid n=$ITERS
 	shift 2
-	# A message rate is a steady-state figure: 5000 8-byte messages last a
-	# few milliseconds, less than the noise of two processes starting up.
-	[ "$size" -le 64 ] && n=$((ITERS * 20))
-	# So is a bandwidth: 5000 x 4 KiB lasted 3 ms, and one stall of a
-	# millisecond (a descheduled thread) moved the figure 2-10x. A bandwidth
-	# run moves 1 GiB at least (5000 x 1 MiB at most).
-	# A message rate too: the first tens of milliseconds run slower (the
-	# receiving side's inbox thread has not seen the polling yet), so an
-	# 8-byte rate runs 1 M messages.
-	case $prog in *_bw)
+	# Rates and bandwidths are steady-state figures: 5000 8-byte messages
+	# last a few milliseconds, less than the noise of two processes
+	# starting up, and the first tens of milliseconds run slower (the
+	# receiving side's inbox thread has not seen the polling yet); 5000 x
+	# 4 KiB lasted 3 ms, and one descheduled millisecond moved the figure
+	# 2-10x. So an 8-byte rate runs 1 M messages, a bandwidth row moves
+	# 1 GiB at least (5000 x 1 MiB at most), an 8-byte latency row 100 k.
+	case $prog in
+	*_bw)
 		[ "$size" -le 64 ] && n=$((ITERS * 200))
 		[ "$size" -ge 4096 ] && n=$(( (1 << 30) / size > ITERS ?
 					      (1 << 30) / size : ITERS )) ;;
+	*)
+		[ "$size" -le 64 ] && n=$((ITERS * 20)) ;;
 	esac
 	env "$@" timeout 120 "$SMX" run -- "$prog" -d mlx5_0 -x 0 -s "$size" -n "$n" -p $port \
 		>"$WORK/$prog.$size.server" 2>&1 &
