@@ -587,7 +587,7 @@ static void test_dead_producer(void)
 		CHECK(c != NULL);
 		if (c) {
 			CHECK_EQ(cell_marker(c), 0x600d + round);
-			smx_shm_pop(cons);
+			smx_shm_pop(cons, 0);
 		}
 		/* Parked for 1 s at a time: back early only by checking the
 		 * stuck cell on its own (2 ms grace, then 1 ms re-scans). */
@@ -604,7 +604,7 @@ static void test_dead_producer(void)
 			smx_shm_publish_quiet(prod, me, &h->slot[me].cell[pos &
 					      (SMX_SHM_CELLS - 1)], pos);
 		CHECK(consume(cons, 1000) != NULL);
-		smx_shm_pop(cons);
+		smx_shm_pop(cons, 0);
 		if (round == 0)
 			waitpid(pid, NULL, 0);
 		close(up);
@@ -645,13 +645,13 @@ static void test_stopped_producer(void)
 	CHECK(c != NULL);
 	if (c) {
 		CHECK_EQ(cell_marker(c), 0x5709);	/* its cell first */
-		smx_shm_pop(cons);
+		smx_shm_pop(cons, 0);
 	}
 	c = consume(cons, 1000);
 	CHECK(c != NULL);
 	if (c) {
 		CHECK_EQ(cell_marker(c), 0x600d);
-		smx_shm_pop(cons);
+		smx_shm_pop(cons, 0);
 	}
 	CHECK_EQ(smx_shm_skipped(cons), 0);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
@@ -719,7 +719,7 @@ static void test_full(void)
 	nanosleep(&pause, NULL);
 	CHECK_EQ(__atomic_load_n(&w.ns, __ATOMIC_ACQUIRE), 0);	/* parked */
 	CHECK(smx_shm_peek(cons) != NULL);
-	smx_shm_pop(cons);
+	smx_shm_pop(cons, 0);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	pthread_join(thr, NULL);
 	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
@@ -734,7 +734,7 @@ static void test_full(void)
 	 * the wait does not park. */
 	CHECK(smx_shm_reserve(prod, me, 0, &pos) == NULL);
 	CHECK(smx_shm_peek(cons) != NULL);
-	smx_shm_pop(cons);
+	smx_shm_pop(cons, 0);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	smx_shm_wait(prod, 5000000000ull, false);
 	ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
@@ -751,10 +751,10 @@ static void test_full(void)
 		CHECK(c && cell_marker(c) == i);
 		if (!c)
 			break;
-		smx_shm_pop(cons);
+		smx_shm_pop(cons, 0);
 	}
 	CHECK(smx_shm_peek(cons) && cell_marker(smx_shm_peek(cons)) == 1000);
-	smx_shm_pop(cons);
+	smx_shm_pop(cons, 0);
 	CHECK(smx_shm_peek(cons) == NULL);
 	CHECK_EQ(smx_shm_room(prod, me), SMX_SHM_CELLS);
 	CHECK_EQ(smx_shm_skipped(cons), 0);
@@ -788,7 +788,7 @@ static pid_t consumer_child(int *up, int *down)
 			while ((c = smx_shm_peek(s))) {
 				bool end = cell_marker(c) == 0xe0f;
 
-				smx_shm_pop(s);
+				smx_shm_pop(s, 0);
 				if (end)
 					_exit(0);
 			}

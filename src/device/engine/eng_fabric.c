@@ -861,7 +861,9 @@ static unsigned int fab_drain(struct eng *e)
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q = fab_rx_cell(e, c);
 
-		smx_shm_pop(e->shm);
+		/* the batch's clock: a cell's work is short, a SEND by
+		 * reference's copy ticks it (fab_rx_ref()) */
+		smx_shm_pop(e->shm, eng_clock(e));
 		n++;
 		for (i = 0; q && i < nrun; i++)
 			if (run[i] == q)
@@ -869,10 +871,7 @@ static unsigned int fab_drain(struct eng *e)
 		if (q)
 			run[nrun++] = q;
 	}
-	/* Objects stay valid: fw->lock is held throughout. The QPs' timers
-	 * start from now, not from before a cell's copy (a SEND by
-	 * reference may be long). */
-	eng_clock_tick(e);
+	/* Objects stay valid: fw->lock is held throughout. */
 	fab_rx_end(e, run, nrun);
 	now = eng_clock(e);
 	eng_clock_end(e, clk);

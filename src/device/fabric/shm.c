@@ -81,6 +81,7 @@ struct smx_shm {
 	 * position found reserved but unpublished, since when (0: none),
 	 * and when to scan the records next (shm_unstick()). */
 	uint64_t stuck_pos, stuck_ns, next_scan_ns, scan_every;
+	uint32_t idle_peeks;	/* empty peeks since the tail was read */
 	uint64_t skipped;	/* cells of dead producers skipped */
 	/* Producer: per inbox, 1 + the position of the last cell we
 	 * published there (0: none) and that slot's claim count then, for
@@ -101,6 +102,18 @@ static void shm_fork_child(void)
 static void shm_init_once(void)
 {
 	pthread_atfork(NULL, NULL, shm_fork_child);
+}
+
+/* Fetches the line at @p for writing, ahead of the stores (a cell's
+ * lines were last written by the other side: one trip each, overlapped,
+ * instead of a read miss and then an upgrade). */
+static inline void shm_prefetch_w(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
 }
 
 static uint64_t shm_now(void)
@@ -623,8 +636,13 @@ struct smx_cell *smx_shm_reserve(struct smx_shm *s, uint32_t slot,
 	pos = __atomic_load_n(&sl->tail, __ATOMIC_RELAXED);
 	for (;;) {
 		struct smx_cell *c = &sl->cell[pos & (SMX_SHM_CELLS - 1)];
-		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		int64_t d = (int64_t)(seq - pos);
+		uint64_t seq;
+		int64_t d;
+
+		shm_prefetch_w(c);
+		shm_prefetch_w((const uint8_t *)c + 64);
+		seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		d = (int64_t)(seq - pos);
 
 		if (d == 0) {
 			/* The claim before the CAS (seq_cst, and the CAS too:
@@ -731,6 +749,11 @@ void smx_shm_publish_quiet(struct smx_shm *s, uint32_t slot,
 	 * anything we write to it later, sees the cell published. */
 	__atomic_store_n(&s->h->slot[s->slot].resv, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->prod);
+	/* The next cell there was freed by its owner long ago: fetched now,
+	 * while nobody waits, it is ours when the next packet goes. */
+	c = &s->h->slot[slot].cell[(pos + 1) & (SMX_SHM_CELLS - 1)];
+	shm_prefetch_w(c);
+	shm_prefetch_w((const uint8_t *)c + 64);
 }
 
 void smx_shm_publish(struct smx_shm *s, uint32_t slot, struct smx_cell *c,
@@ -769,9 +792,10 @@ static bool shm_holder_runs(const struct smx_shm *s, uint32_t i)
 /* Head advanced past @h (cell freed): the time first, so that whoever sees
  * the new head sees a time at least as late; then producers waiting for
  * room are rung. */
-static void shm_advance(struct smx_shm *s, struct smx_slot *sl, uint64_t h)
+static void shm_advance(struct smx_shm *s, struct smx_slot *sl, uint64_t h,
+			uint64_t now)
 {
-	__atomic_store_n(&sl->head_ns, shm_now(), __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->head_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&sl->head, h + 1, __ATOMIC_RELEASE);
 	/* Dekker with smx_shm_reserve()'s registration: the freed cell,
 	 * fence, then the waiters' bits. */
@@ -873,15 +897,24 @@ static bool shm_unstick(struct smx_shm *s, struct smx_slot *sl, uint64_t h)
 			"producer died between reserving and publishing it "
 			"(no live process claims it; its slot was reclaimed)",
 			s->slot, (unsigned long long)h);
-	shm_advance(s, sl, h);
+	shm_advance(s, sl, h, now);
 	return true;
 }
 
 /* The owner consumes under its engine lock, but any of its threads may peek
  * first (a hint, checked again under the lock): head is read atomically,
  * and a skip takes the cell by CAS on its sequence, so two peekers never
- * both skip it, and a cell published meanwhile is never skipped. */
-struct smx_cell *smx_shm_peek(struct smx_shm *s)
+ * both skip it, and a cell published meanwhile is never skipped.
+ *
+ * An empty peek looks at the tail (shm_unstick(): a reserved head cell
+ * whose producer died) only every SHM_TAIL_LOOK_EVERY times, or at once
+ * while a head cell is known reserved: the tail is the producers' line,
+ * and reading it at each of the many empty peeks of a poller took it from
+ * the producer at every message. A dead producer is found at most that
+ * many peeks later, against a grace of SMX_SHM_STUCK_GRACE_NS. */
+#define SHM_TAIL_LOOK_EVERY 64u
+
+static struct smx_cell *shm_peek(struct smx_shm *s, bool tail)
 {
 	struct smx_slot *sl = &s->h->slot[s->slot];
 
@@ -889,23 +922,39 @@ struct smx_cell *smx_shm_peek(struct smx_shm *s)
 		uint64_t h = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
 		struct smx_cell *c = &sl->cell[h & (SMX_SHM_CELLS - 1)];
 		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		uint32_t n;
 
-		if (seq == h + 1)
+		if (seq == h + 1) {
+			/* a packet of more than one line: the rest too */
+			__builtin_prefetch((const uint8_t *)c + 64, 0, 3);
 			return c;
+		}
 		/* seq == h: free or reserved; else head moved meanwhile. */
-		if (seq != h || !shm_unstick(s, sl, h))
+		if (seq != h)
+			return NULL;
+		n = __atomic_load_n(&s->idle_peeks, __ATOMIC_RELAXED) + 1;
+		__atomic_store_n(&s->idle_peeks, n, __ATOMIC_RELAXED);
+		if (!tail && n % SHM_TAIL_LOOK_EVERY &&
+		    !__atomic_load_n(&s->stuck_ns, __ATOMIC_RELAXED))
+			return NULL;
+		if (!shm_unstick(s, sl, h))
 			return NULL;
 	}
 }
 
-void smx_shm_pop(struct smx_shm *s)
+struct smx_cell *smx_shm_peek(struct smx_shm *s)
+{
+	return shm_peek(s, false);
+}
+
+void smx_shm_pop(struct smx_shm *s, uint64_t now_ns)
 {
 	struct smx_slot *sl = &s->h->slot[s->slot];
 	uint64_t h = __atomic_load_n(&sl->head, __ATOMIC_RELAXED);
 	struct smx_cell *c = &sl->cell[h & (SMX_SHM_CELLS - 1)];
 
 	__atomic_store_n(&c->seq, h + SMX_SHM_CELLS, __ATOMIC_RELEASE);
-	shm_advance(s, sl, h);
+	shm_advance(s, sl, h, now_ns ? now_ns : shm_now());
 }
 
 uint64_t smx_shm_skipped(const struct smx_shm *s)
@@ -941,7 +990,7 @@ void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled)
 	__atomic_store_n(&sl->sleeping, polled ? SMX_SLEEP_POLLED : SMX_SLEEP_WAKE,
 			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!smx_shm_peek(s) && !shm_room_came(s)) {
+	if (!shm_peek(s, true) && !shm_room_came(s)) {
 		/* A head cell waiting for its producer: be back for the next
 		 * look at it (shm_unstick()). */
 		if (__atomic_load_n(&s->stuck_ns, __ATOMIC_RELAXED)) {

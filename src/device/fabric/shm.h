@@ -246,7 +246,10 @@ bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint32_t qpn,
  * between reserving and publishing included -- is always waited for.
  */
 struct smx_cell *smx_shm_peek(struct smx_shm *s);
-void smx_shm_pop(struct smx_shm *s);
+/* @now_ns: CLOCK_MONOTONIC, read by the caller moments ago (a batch's
+ * clock), or 0 to read it here -- when the head moved, for
+ * smx_shm_stalled(). */
+void smx_shm_pop(struct smx_shm *s, uint64_t now_ns);
 /* Cells of this process's inbox skipped so far (dead producers). */
 uint64_t smx_shm_skipped(const struct smx_shm *s);
 
