@@ -272,6 +272,8 @@ struct eng {
 	uint64_t watch_spin_ns;		/* it keeps looking this long after */
 	bool scan_now;			/* a pass is wanted at once (wlock) */
 	uint64_t next_timer;		/* earliest requester timer, ns */
+	uint64_t watch_wake;		/* when its nap ends: 0 awake (wlock) */
+	uint64_t timer_used;		/* latest deadline noted (wlock) */
 
 	/* The populated GIDs, read once from the firmware (the table is
 	 * fixed by the configuration): routing checks run per WQE. */

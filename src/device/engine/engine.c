@@ -358,7 +358,13 @@ void eng_timer_note(struct eng *e, uint64_t deadline)
 	/* wlock is a leaf: fine under fw->lock. */
 	pthread_mutex_lock(&e->wlock);
 	e->next_timer = deadline;
-	pthread_cond_signal(&e->wcond);
+	e->timer_used = deadline;
+	/* A watcher that wakes by then looks at next_timer when it does:
+	 * no wake-up (a system call, and on a busy core a context switch
+	 * in the requester's path) for the usual deadlines of a millisecond
+	 * and more (eng_watcher()'s naps). */
+	if (deadline < e->watch_wake)
+		pthread_cond_signal(&e->wcond);
 	pthread_mutex_unlock(&e->wlock);
 }
 
@@ -444,6 +450,11 @@ void eng_poll(struct eng *e)
 		__atomic_store_n(&e->last_activity, now, __ATOMIC_RELAXED);
 }
 
+/* The watcher's longest nap while requester timers are in use: as long as
+ * the adaptive retransmission timer (eng_sq.c), the shortest deadline a
+ * requester sets per message. */
+#define ENG_WATCH_TIMER_NAP_NS 1000000ull
+
 static void *eng_watcher(void *arg)
 {
 	struct eng *e = arg;
@@ -458,7 +469,9 @@ static void *eng_watcher(void *arg)
 		struct timespec ts;
 
 		if (!e->wqps) {
+			e->watch_wake = UINT64_MAX;
 			pthread_cond_wait(&e->wcond, &e->wlock);
+			e->watch_wake = 0;
 			continue;
 		}
 		if (e->scan_now) {
@@ -482,6 +495,13 @@ static void *eng_watcher(void *arg)
 		}
 		period = idle < 20000000ull ? 100000ull :
 			 idle < 1000000000ull ? 1000000ull : 5000000ull;
+		/* Requester timers in use within the last second: naps of
+		 * ENG_WATCH_TIMER_NAP_NS at most, so that a deadline of that
+		 * much or more from now falls after the nap and needs no
+		 * wake-up (eng_timer_note()). */
+		if (period > ENG_WATCH_TIMER_NAP_NS &&
+		    e->timer_used + 1000000000ull > now)
+			period = ENG_WATCH_TIMER_NAP_NS;
 		next = now + period;
 		timer = __atomic_load_n(&e->next_timer, __ATOMIC_RELAXED);
 		if (timer < next)
@@ -489,8 +509,11 @@ static void *eng_watcher(void *arg)
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
 		if (next > now) {
-			int r = pthread_cond_timedwait(&e->wcond, &e->wlock, &ts);
+			int r;
 
+			e->watch_wake = next;
+			r = pthread_cond_timedwait(&e->wcond, &e->wlock, &ts);
+			e->watch_wake = 0;
 			if (r != ETIMEDOUT)
 				continue;	/* woken: re-evaluate */
 		}
