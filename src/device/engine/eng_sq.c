@@ -1740,8 +1740,12 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		bool reliable = eng_sq_reliable(qp->st);
 		bool alive;
 
-		if (eng_clock(e) < q->deadline)
-			goto progress;	/* more may go out meanwhile */
+		/* More may go out meanwhile. An answer to the oldest request
+		 * that came after the deadline, before the timer was looked
+		 * at, is progress all the same: the timer is moot. */
+		if (eng_clock(e) < q->deadline ||
+		    (q->nout && eng_out_at(q, 0)->have_resp))
+			goto progress;
 		if (reliable && eng_sq_peer_tomb(e, q))
 			goto progress;
 		alive = eng_fabric_peer_alive(e, q->peer_slot);
