@@ -42,7 +42,8 @@ static int same_fields(const struct ibp_hdr *a, const struct ibp_hdr *b)
 	       a->pad == b->pad && a->pkey == b->pkey && a->resv8a == b->resv8a &&
 	       a->dqpn == b->dqpn && a->ackreq == b->ackreq && a->psn == b->psn &&
 	       a->xrc_srqn == b->xrc_srqn && a->dc_key == b->dc_key &&
-	       a->dc_sqpn == b->dc_sqpn && a->qkey == b->qkey && a->src_qp == b->src_qp &&
+	       a->dc_gen == b->dc_gen && a->dc_sqpn == b->dc_sqpn &&
+	       a->qkey == b->qkey && a->src_qp == b->src_qp &&
 	       a->va == b->va && a->rkey == b->rkey && a->dma_len == b->dma_len &&
 	       a->swap_add == b->swap_add && a->compare == b->compare &&
 	       a->syndrome == b->syndrome && a->msn == b->msn &&
@@ -79,7 +80,6 @@ static void mask_reserved(uint8_t *p, const struct ibp_op *op)
 			p[off + 4] = 0;
 			break;
 		case IBP_H_DCETH:
-			p[off + 8] = 0;
 			memset(p + off + 12, 0, 4);
 			break;
 		default:

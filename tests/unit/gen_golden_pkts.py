@@ -72,8 +72,8 @@ def xrceth(srqn):
     return struct.pack(">I", srqn)
 
 
-def dceth(key, dci):
-    return struct.pack(">QII", key, dci, 0)
+def dceth(key, dci, gen=0):
+    return struct.pack(">QB", key, gen) + dci.to_bytes(3, "big") + bytes(4)
 
 
 def payload(n, seed):
@@ -206,9 +206,9 @@ pkt("xrc_write_only", 6, 0xaa, 0x000700, 0x000081,
 pkt("xrc_ack", 4, 0xb1, 0x000701, 0x000081,
     ext=aeth(0x1f, 2), fields=dict(syndrome=0x1f, msn=2))
 pkt("dc_send_only", 6, 0xe4, 0x000800, 0x000090,
-    ext=dceth(0x0123456789abcdef, 0x000801),
-    fields=dict(dc_key=0x0123456789abcdef, dc_sqpn=0x801), paylen=12, seed=18,
-    ackreq=1)
+    ext=dceth(0x0123456789abcdef, 0x000801, 3),
+    fields=dict(dc_key=0x0123456789abcdef, dc_gen=3, dc_sqpn=0x801),
+    paylen=12, seed=18, ackreq=1)
 pkt("dc_write_only_imm", 4, 0xeb, 0x000800, 0x000091,
     ext=dceth(0x0123456789abcdef, 0x000801) + reth(0x4000, 0x55, 8),
     fields=dict(dc_key=0x0123456789abcdef, dc_sqpn=0x801, va=0x4000, rkey=0x55,

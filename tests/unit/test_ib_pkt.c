@@ -48,7 +48,7 @@ static void check_fields(const char *name, const struct ibp_hdr *a, const struct
 #define F(f) CHECKM(a->f == e->f, "%s: " #f " 0x%llx, expected 0x%llx", name, \
 		    (unsigned long long)a->f, (unsigned long long)e->f)
 	F(opcode); F(se); F(mig); F(pad); F(pkey); F(resv8a); F(dqpn); F(ackreq);
-	F(psn); F(xrc_srqn); F(dc_key); F(dc_sqpn); F(qkey); F(src_qp); F(va);
+	F(psn); F(xrc_srqn); F(dc_key); F(dc_gen); F(dc_sqpn); F(qkey); F(src_qp); F(va);
 	F(rkey); F(dma_len); F(swap_add); F(compare); F(syndrome); F(msn);
 	F(atomic_orig); F(ieth_rkey); F(hdr_len); F(paylen);
 #undef F

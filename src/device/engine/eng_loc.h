@@ -80,6 +80,7 @@ struct eng_qp {
 	uint16_t rq_ci;		/* next receive WQE counter */
 	uint8_t wait;		/* enum eng_wait for the WQE at sq_ci */
 	bool attempted;		/* the WQE at sq_ci went out at least once */
+	uint8_t dc_gen;		/* a DCI: its entries into RTS (DCETH) */
 	uint8_t rnr_left;	/* RNR retries left (7: infinite) */
 	uint8_t retry_left;	/* transport retries left */
 	uint8_t retry_why;	/* enum eng_retry_why: the next retry's */
@@ -425,6 +426,7 @@ struct eng_pkt {
 	uint32_t qkey;		/* UD */
 	uint32_t xrc_srqn;	/* XRC */
 	uint64_t dc_key;	/* DC: the DC access key the DCT must hold */
+	uint8_t dc_gen;		/* DC: the DCI's stream generation */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare;
@@ -458,6 +460,7 @@ enum { ENG_SEG_FIRST = 1, ENG_SEG_LAST = 2, ENG_SEG_ONLY = 3 };
 	X(dqpn, dqpn)		/* BTH */	\
 	X(xrc_srqn, xrc_srqn)	/* XRCETH */	\
 	X(dc_key, dc_key)	/* DCETH */	\
+	X(dc_gen, dc_gen)			\
 	X(qkey, qkey)		/* DETH */	\
 	X(raddr, va)		/* RETH, AtomicETH */ \
 	X(rkey, rkey)				\

@@ -149,6 +149,7 @@ struct eng_rstate {
 	 * (DCI), which has no connection state of its own here. */
 	struct eng_dctx {
 		bool used;
+		uint8_t gen;	/* the DCI's stream generation (DCETH) */
 		uint32_t slot, dqpn, last_psn;
 		struct eng_rmsg m;
 	} dctx[ENG_RACKS];
@@ -1411,10 +1412,14 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 			if (rs->dctx[i].used && rs->dctx[i].slot == slot &&
 			    rs->dctx[i].dqpn == p.sqpn)
 				x = &rs->dctx[i];
-		if (!x) {
+		if (x && x->gen != p.dc_gen)
+			memset(x, 0, sizeof(*x));	/* the DCI was reset */
+		else if (!x)
 			x = &rs->dctx[rs->dctx_next++ % ENG_RACKS];
+		if (!x->used) {
 			memset(x, 0, sizeof(*x));
 			x->used = true;
+			x->gen = p.dc_gen;
 			x->slot = slot;
 			x->dqpn = p.sqpn;
 			x->last_psn = eng_psn_add(h->psn, 0xffffff);

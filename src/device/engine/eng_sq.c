@@ -751,6 +751,7 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 
 		p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
 		p->dc_key = be64toh(av->key.dc_key);
+		p->dc_gen = eq->dc_gen;
 		memcpy(p->dgid, av->rgid, 16);
 		if (grh)
 			return eng_fabric_gid_local(e, p->dgid);

@@ -264,6 +264,12 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		if (old != MLX5_QPC_STATE_ERR)
 			eng_qp_entered_err(e, q);
 		break;
+	case MLX5_QPC_STATE_RTS:
+		/* A DCI starts a new stream: DCTs forget what they kept of
+		 * its old one (its PSNs begin again). */
+		if (old == MLX5_QPC_STATE_RTR)
+			q->dc_gen++;
+		break;
 	case MLX5_QPC_STATE_SQD:
 		/* Where software may cancel from (mlx5dv_qp_cancel_posted_send_wrs). */
 		DEVX_SET(qpc, qp->qpc, hw_sq_wqebb_counter, q->sq_ci);

@@ -182,6 +182,7 @@ static void ibp_read_ext(const uint8_t *p, enum ibp_hdr_kind k, struct ibp_hdr *
 		break;
 	case IBP_H_DCETH:
 		h->dc_key = ibp_get64(p + IBP_DCETH_KEY);
+		h->dc_gen = p[IBP_DCETH_GEN];
 		h->dc_sqpn = ibp_get24(p + IBP_DCETH_SQPN);
 		break;
 	case IBP_H_DETH:
@@ -298,6 +299,7 @@ static void ibp_write_ext(uint8_t *p, enum ibp_hdr_kind k, const struct ibp_hdr 
 		break;
 	case IBP_H_DCETH:
 		ibp_put64(p + IBP_DCETH_KEY, h->dc_key);
+		p[IBP_DCETH_GEN] = h->dc_gen;
 		ibp_put24(p + IBP_DCETH_SQPN, h->dc_sqpn);
 		break;
 	case IBP_H_DETH:
@@ -421,8 +423,9 @@ int ibp_format(char *out, size_t room, const struct ibp_hdr *h)
 			ibp_add(out, room, &n, " srqn 0x%06x", h->xrc_srqn);
 			break;
 		case IBP_H_DCETH:
-			ibp_add(out, room, &n, " dc_key 0x%016llx dci 0x%06x",
-				(unsigned long long)h->dc_key, h->dc_sqpn);
+			ibp_add(out, room, &n, " dc_key 0x%016llx dci 0x%06x gen %u",
+				(unsigned long long)h->dc_key, h->dc_sqpn,
+				h->dc_gen);
 			break;
 		case IBP_H_DETH:
 			ibp_add(out, room, &n, " qkey 0x%08x sqpn 0x%06x", h->qkey,

@@ -142,10 +142,13 @@ enum { IBP_XRCETH_SRQN = 1, IBP_XRCETH_BYTES = 4 };
 
 /* DCETH (softmlx5's own, see the top of this file), 16 bytes:
  *   bytes 0-7    DC access key
- *   byte 8       reserved
+ *   byte 8       stream generation: the DCI's entries into RTS, mod 256
+ *                (a DCT starts afresh with an initiator whose generation
+ *                changed: the DCI was reset and its PSNs begin again)
  *   bytes 9-11   source DCI QPN (24 bits)
  *   bytes 12-15  reserved */
-enum { IBP_DCETH_KEY = 0, IBP_DCETH_SQPN = 9, IBP_DCETH_BYTES = 16 };
+enum { IBP_DCETH_KEY = 0, IBP_DCETH_GEN = 8, IBP_DCETH_SQPN = 9,
+       IBP_DCETH_BYTES = 16 };
 
 /* Largest payload one packet may carry: the largest IBTA path MTU. */
 #define IBP_MAX_PAYLOAD 4096u
@@ -336,6 +339,7 @@ struct ibp_hdr {
 	uint32_t psn;
 	uint32_t xrc_srqn;		/* XRCETH */
 	uint64_t dc_key;		/* DCETH */
+	uint8_t dc_gen;
 	uint32_t dc_sqpn;
 	uint32_t qkey, src_qp;		/* DETH */
 	uint64_t va;			/* RETH; AtomicETH uses va/rkey too */
