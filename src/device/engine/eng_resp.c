@@ -25,10 +25,12 @@
  * acknowledgements exist); the responder-side CQE and QP error still happen.
  *
  * DC: a DCI's requests go to a DCT (st FW_QP_ST_DCT), which answers like an
- * RC responder without per-initiator PSN state (every message stands
- * alone). CHK_QP checks the DC access key: a mismatch counts a violation,
- * raises the DCT key violation event once armed (ARM_DCT_FOR_KEY_VIOLATION)
- * and is NAKed as a remote access error. Receives come from the DCT's SRQ,
+ * RC responder keeping per initiator (slot, DCI) only the message in
+ * progress and the last PSN (a retransmission is answered again, not
+ * executed again), forgotten when the DCI's stream generation in the
+ * DCETH changes (it was reset). CHK_QP checks the DC access key: a
+ * mismatch counts a violation, raises the DCT key violation event once
+ * armed (ARM_DCT_FOR_KEY_VIOLATION) and is NAKed as a remote access error. Receives come from the DCT's SRQ,
  * complete on its CQ, and keys are checked in the DCT's PD. A DCT serves
  * many initiators: errors are NAKed (and receive errors completed) but never
  * move it to ERR.
