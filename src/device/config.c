@@ -104,6 +104,7 @@ static const struct knob knobs[] = {
 	{ "crypto_credential_id", K_U32, FIELD(crypto_credential_id), 0, 0xffffff },
 	{ "wire",            K_PATH, FIELD(wire),           0, 0 },
 	{ "eth_switch",      K_BOOL, FIELD(eth_switch),     0, 0 },
+	{ "loopback_packets", K_BOOL, FIELD(loopback_packets), 0, 0 },
 	{ "fault",           K_FAULT, FIELD(fault),         0, 0 },
 };
 

@@ -81,6 +81,10 @@ struct smx_config {
 	 * every frame an SQ sends also enters the other processes' NIC
 	 * receive, as a switch floods it. */
 	bool eth_switch;
+	/* Messages between this process's own QPs as packets through the
+	 * loopback link (eng_link_loop.c) rather than handed over whole;
+	 * implied by a fault spec or a capture. */
+	bool loopback_packets;
 	/* Fault injection on the transport's links (man 7 softmlx5: fault;
 	 * device/transport/fault.h): the spec, checked at load; "" = none. */
 	char fault[1024];

@@ -5,6 +5,7 @@ Checks a SOFTMLX5_PCAP capture independently of softmlx5's C code.
 
     check_pcap.py --writer PCAP_WRITER [--rounds N] [--procs N]
     check_pcap.py [--expect OP,OP,...] FILE
+    check_pcap.py [--expect OP,OP,...] --capture-of PROG [ARG...]
 
 With --writer, runs tests/transport/pcap_writer (several processes capture
 every golden packet, rebuilt by the C builders, into one new file in a
@@ -12,8 +13,11 @@ temporary directory) and checks the record count and opcode names too.
 With FILE, checks any capture (SOFTMLX5_PCAP of a real run, without
 faults): also the PSNs of each connection's requests (check_psns()); prints
 how many packets of each opcode it holds, and with --expect fails unless
-each opcode listed (hex) is among them. tests/transport/capture_run.py imports
-check_file() for its captures.
+each opcode listed (hex) is among them. With --capture-of, runs PROG alone
+(SOFTMLX5_SHM_PATH=off: one process, its messages on the loopback link in
+packets, which a capture turns on) with SOFTMLX5_PCAP on a new file, which
+it must exit 0 from, and checks that file the same way.
+tests/transport/capture_run.py imports check_file() for its captures.
 
 Pure Python checks: the pcap global header (one, linktype Ethernet, snaplen
 65535), every record whole (records of different processes must not
@@ -435,6 +439,8 @@ def main():
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--expect", default="",
                     help="opcodes (hex, comma-separated) that must be in the file")
+    ap.add_argument("--capture-of", nargs=argparse.REMAINDER,
+                    help="a program (and its arguments) to capture")
     a = ap.parse_args()
     tmp = None
     names, expect = {}, None
@@ -452,6 +458,17 @@ def main():
                 expect = int(w[1])
             elif w[0] == "opcode":
                 names[int(w[1], 16)] = w[2]
+    elif a.capture_of:
+        tmp = tempfile.mkdtemp(prefix="smx-pcap-")
+        path = os.path.join(tmp, "cap.pcap")
+        env = dict(os.environ, SOFTMLX5_PCAP=path, SOFTMLX5_SHM_PATH="off")
+        r = subprocess.run(a.capture_of, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, check=False)
+        if r.returncode:
+            print(r.stdout.decode(errors="replace")[-4000:])
+            print("FAIL: %s exited %d" % (a.capture_of[0], r.returncode))
+            shutil.rmtree(tmp, ignore_errors=True)
+            return 1
     elif a.file:
         path = a.file
     else:

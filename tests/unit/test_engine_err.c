@@ -148,7 +148,7 @@ static void test_loc_len(void)
 static void test_loc_prot(void)
 {
 	uint8_t *src = t_guarded(4096), *dst = t_guarded(4096);
-	struct t_mr ms = t_mr(&env, env.pd, src, 4096, T_LR);
+	struct t_mr ms = t_mr(&env, env.pd, src, 4096, T_LR | T_RR);
 	struct t_mr m_pd2 = t_mr(&env, env.pd2, src, 4096, T_LR | T_LW);
 	struct t_mr m_ro = t_mr(&env, env.pd, dst, 4096, T_LR | T_RR);
 	struct t_mr md = t_mr(&env, env.pd, dst, 4096, T_ALL);

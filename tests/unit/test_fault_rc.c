@@ -24,6 +24,10 @@
  *     reordering) and duplicate_request grew (duplicates); counters that
  *     cannot be read fail the test.
  *
+ * `test_fault_rc --loop N` runs both ends in one process: every QP pair
+ * is then joined by the loopback link in packets (the fault stage turns
+ * it on), with the same checks.
+ *
  * The segment is private to the test ($SOFTMLX5_SHM_PATH); a
  * watchdog (alarm) fails the test instead of letting it hang.
  * SOFTMLX5_DEBUG is dropped unless FRC_KEEP_DEBUG is set too (then every
@@ -104,6 +108,35 @@ static bool read_counters(uint64_t v[NCNT], bool seen[NCNT], char *why,
 /* the two sides                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The counters moved as 5% loss, 2% reordering and 1% duplication must
+ * move them (c0 / c1: before / after). */
+static void check_counters(bool counters, const uint64_t c0[NCNT],
+			   uint64_t c1[NCNT], bool seen1[NCNT], char *why,
+			   size_t whylen)
+{
+	uint64_t d[NCNT];
+	unsigned int i;
+
+	if (counters)
+		counters = read_counters(c1, seen1, why, whylen);
+	CHECKM(counters, "counters unreadable: %s", why);
+	if (!counters)
+		return;
+	for (i = 0; i < NCNT; i++) {
+		d[i] = c1[i] - c0[i];
+		printf("counter %-22s %s +%llu\n", cnt_name[i],
+		       seen1[i] ? "" : "(absent)", (unsigned long long)d[i]);
+	}
+	CHECKM(seen1[C_ACK_TMO] || seen1[C_PSN] || seen1[C_OOS],
+	       "none of local_ack_timeout_err, packet_seq_err, "
+	       "out_of_sequence in `softmlx5 counters --json`");
+	CHECKM(d[C_ACK_TMO] + d[C_PSN] + d[C_OOS] > 0,
+	       "5%% loss and 2%% reordering moved no local_ack_timeout_err / "
+	       "packet_seq_err / out_of_sequence");
+	CHECKM(seen1[C_DUP] && d[C_DUP] > 0, "1%% duplication did not move "
+	       "duplicate_request (%s)", seen1[C_DUP] ? "stayed" : "absent");
+}
+
 static int side(int in, int out, unsigned int idx)
 {
 	static struct fend ends[NENDS];
@@ -165,31 +198,8 @@ static int side(int in, int out, unsigned int idx)
 	       want, want - 1);
 	CHECKM(*fproc_shared(&p) == want, "%s: shared word %llu, %u adds", who,
 	       (unsigned long long)*fproc_shared(&p), want);
-	if (!idx) {
-		if (counters)
-			counters = read_counters(c1, seen1, why, sizeof(why));
-		CHECKM(counters, "counters unreadable: %s", why);
-		if (counters) {
-			uint64_t d[NCNT];
-
-			for (i = 0; i < NCNT; i++) {
-				d[i] = c1[i] - c0[i];
-				printf("counter %-22s %s +%llu\n", cnt_name[i],
-				       seen1[i] ? "" : "(absent)",
-				       (unsigned long long)d[i]);
-			}
-			CHECKM(seen1[C_ACK_TMO] || seen1[C_PSN] || seen1[C_OOS],
-			       "none of local_ack_timeout_err, packet_seq_err, "
-			       "out_of_sequence in `softmlx5 counters --json`");
-			CHECKM(d[C_ACK_TMO] + d[C_PSN] + d[C_OOS] > 0,
-			       "5%% loss and 2%% reordering moved no "
-			       "local_ack_timeout_err / packet_seq_err / "
-			       "out_of_sequence");
-			CHECKM(seen1[C_DUP] && d[C_DUP] > 0, "1%% duplication "
-			       "did not move duplicate_request (%s)",
-			       seen1[C_DUP] ? "stayed" : "absent");
-		}
-	}
+	if (!idx)
+		check_counters(counters, c0, c1, seen1, why, sizeof(why));
 	xwrite(out, "e", 1);
 	xread(in, &c, 1);	/* nobody destroys a QP under the other's traffic */
 	for (i = 0; i < NENDS; i++)
@@ -199,9 +209,78 @@ static int side(int in, int out, unsigned int idx)
 	return smx_test_done();
 }
 
+/* Both sides in this process: each its own context, PD and MR, the QP pairs
+ * between them on the loopback link. */
+static int both(void)
+{
+	static struct fend ends[2 * NENDS];
+	static struct fproc p[2];
+	struct fqpcfg qc = { 12, 7, 7 };
+	uint64_t c0[NCNT] = { 0 }, c1[NCNT] = { 0 }, t0;
+	bool seen0[NCNT], seen1[NCNT], counters;
+	unsigned int i, k, want = NENDS * plan.count[FK_FAS];
+	char why[512] = "";
+	bool ok;
+
+	for (k = 0; k < 2; k++) {
+		fproc_open(&p[k], NENDS * fend_bytes(&plan));
+		for (i = 0; i < NENDS; i++) {
+			fend_init(&ends[k * NENDS + i], &p[k], &plan, i, k, qc);
+			ends[k * NENDS + i].who = k ? "B" : "A";
+		}
+	}
+	for (i = 0; i < NENDS; i++) {
+		struct fremote a = fend_hello(&ends[i]);
+		struct fremote b = fend_hello(&ends[NENDS + i]);
+
+		if (fend_connect(&ends[i], &b) ||
+		    fend_connect(&ends[NENDS + i], &a)) {
+			fprintf(stderr, "connecting link %u failed\n", i);
+			return 2;
+		}
+	}
+	counters = read_counters(c0, seen0, why, sizeof(why));
+	t0 = fl_now_ms();
+	ok = flood_run(ends, 2 * NENDS, t0 + DEADLINE_MS, NULL);
+	printf("traffic over in %llu ms\n",
+	       (unsigned long long)(fl_now_ms() - t0));
+	CHECKM(ok, "not everything completed within %d ms", DEADLINE_MS);
+	for (i = 0; i < 2 * NENDS; i++) {
+		fend_report(&ends[i], ends[i].who);
+		fend_check_mem(&ends[i], ends[i].who);
+	}
+	/* Each process's shared word: the other side's FETCH_ADDs. */
+	for (k = 0; k < 2; k++) {
+		uint64_t all[2 * NENDS * 64];
+		unsigned int n = 0;
+
+		for (i = 0; i < NENDS; i++) {
+			const struct fend *o = &ends[(1 - k) * NENDS + i];
+
+			if (n + o->nshared > sizeof(all) / 8)
+				return 2;
+			memcpy(all + n, o->shared_vals, o->nshared * 8ull);
+			n += o->nshared;
+		}
+		CHECKM(n == want && fl_is_perm(all, n), "%s: the %u FETCH_ADDs "
+		       "on its shared word (of %u) did not return 0..%u once "
+		       "each", k ? "B" : "A", n, want, want - 1);
+		CHECKM(*fproc_shared(&p[k]) == want, "%s: shared word %llu, %u "
+		       "adds", k ? "B" : "A",
+		       (unsigned long long)*fproc_shared(&p[k]), want);
+	}
+	check_counters(counters, c0, c1, seen1, why, sizeof(why));
+	for (i = 0; i < 2 * NENDS; i++)
+		fend_destroy(&ends[i]);
+	for (k = 0; k < 2; k++)
+		fproc_close(&p[k]);
+	return smx_test_done();
+}
+
 int main(int argc, char **argv)
 {
-	int seed = argc > 1 ? atoi(argv[1]) : 1;
+	bool loop = argc > 1 && !strcmp(argv[1], "--loop");
+	int seed = argc > 1 + loop ? atoi(argv[1 + loop]) : 1;
 	char path[128], fault[128];
 	int a[2], b[2], st = 0, rc;
 
@@ -225,11 +304,18 @@ int main(int argc, char **argv)
 	       plan.count[FK_READ], plan.natomic, plan.nrecv,
 	       (unsigned long long)plan.data_bytes,
 	       (unsigned long long)plan.read_bytes);
-	if (pipe(a) || pipe(b))
-		return 2;
 	signal(SIGALRM, watchdog);
 	signal(SIGPIPE, SIG_IGN);
 	alarm(100);
+	if (loop) {
+		rc = both();
+		alarm(0);
+		fplan_free(&plan);
+		unlink(path);
+		return rc;
+	}
+	if (pipe(a) || pipe(b))
+		return 2;
 	fflush(stdout);
 	child_pid = fork();
 	if (child_pid < 0)

@@ -60,10 +60,14 @@ set_tests_properties(test_send_ref PROPERTIES LABELS "unit;transport"
 
 # RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3.
 smx_counters_test(test_fault_rc)
+# --loop: both ends in one process, on the loopback link in packets.
 foreach(seed 1 2 3)
   add_test(NAME test_fault_rc_${seed} COMMAND test_fault_rc ${seed})
   set_tests_properties(test_fault_rc_${seed} PROPERTIES LABELS "unit;transport"
                        TIMEOUT 120)
+  add_test(NAME test_fault_rc_loop_${seed} COMMAND test_fault_rc --loop ${seed})
+  set_tests_properties(test_fault_rc_loop_${seed} PROPERTIES
+                       LABELS "unit;transport" TIMEOUT 120)
 endforeach()
 
 # IBTA packets, RoCEv2 encapsulation and ICRC (src/device/transport):
@@ -84,6 +88,16 @@ add_test(NAME transport_pcap
                  --writer $<TARGET_FILE:pcap_writer>)
 set_tests_properties(transport_pcap PROPERTIES LABELS unit TIMEOUT 120
                      SKIP_RETURN_CODE 77)
+
+# The loopback link in packets: test_engine_rc's RC / UC / UD traffic in one
+# process (SEND, WRITE, READ, atomics, immediates, segmentation), captured
+# and checked as any capture (ICRCs in Python, tshark dissects every packet).
+add_test(NAME transport_capture_loop
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../transport/check_pcap.py
+                 --expect 00,01,02,03,04,0a,0b,0c,0d,0e,0f,11,12,13,14,24,2a,64,65
+                 --capture-of $<TARGET_FILE:test_engine_rc>)
+set_tests_properties(transport_capture_loop PROPERTIES LABELS "unit;transport"
+                     TIMEOUT 120 SKIP_RETURN_CODE 77)
 
 # A capture of one run of each transport between two processes
 # (tests/transport/capture_run.py): perftest and ibverbs-utils pairs under

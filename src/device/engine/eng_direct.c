@@ -155,8 +155,9 @@ static int dstate(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
 	struct eng_dent *d;
 
-	if (!e->direct || !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM,
-				     p->raddr, p->len))
+	/* (not on the loopback link: its records are another process's) */
+	if (!e->direct || slot == e->slot ||
+	    !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM, p->raddr, p->len))
 		return -1;
 	d = dfind(e, slot, p->dqpn, p->rkey);
 	return d && d->r.gen == smx_shm_dgen(e->shm, slot) ? 1 + d->nomap : 0;
@@ -340,7 +341,7 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	struct eng_racc qa;
 	uint32_t need;
 
-	if (!e->direct || !deligible(op, st, imm, raddr, len))
+	if (!e->direct || slot == e->slot || !deligible(op, st, imm, raddr, len))
 		return NULL;
 	d = dfind(e, slot, dqpn, rkey);
 	if (!d || d->nomap)

@@ -3,11 +3,17 @@
  * The links between device instances, as the engine sees them
  * (docs/transport.md).
  *
+ * The packet layer every link shares -- segmentation, building a packet into
+ * a link's buffer, the fault stages, capture, the checks of what a link
+ * received -- reaches a link only through its ops (struct eng_link_ops,
+ * eng_loc.h); this file also holds the shared-memory link's.
+ *
  * In-process (the destination QPN belongs to this process's slot, or the
- * process is alone): eng_fabric_xmit() runs the responder in the requester's
- * thread, under the same locks, on the whole message as one unit (FIRST |
- * LAST, every PSN of the message): the loopback link does not segment, and
- * the response is there when it returns.
+ * process is alone): with a fault stage, a capture or loopback_packets, the
+ * loopback link carries the same packets (eng_link_loop.c); otherwise
+ * eng_fabric_xmit() runs the responder in the requester's thread, under the
+ * same locks, on the whole message as one unit (FIRST | LAST, every PSN of
+ * the message): no segmentation, and the response is there when it returns.
  *
  * Between processes (docs/multiprocess.md): the QPN names its owner's slot
  * (fw_set_slot). The shared-memory link carries IBTA packets, one per cell of
@@ -100,19 +106,85 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 
 int eng_fabric_peer(struct eng *e, uint32_t dqpn)
 {
-	int slot;
+	int slot = e->shm ? smx_shm_qpn_slot(dqpn) : -1;
 
-	if (!e->shm)
-		return -1;
-	slot = smx_shm_qpn_slot(dqpn);
+	/* Ours (or nobody else's: we are alone): the loopback link, in
+	 * packets or whole (eng_fabric_xmit()). */
 	if (slot < 0 || (uint32_t)slot == e->slot)
-		return -1;
+		return e->loop_pkts ? (int)e->slot : -1;
 	return slot;
+}
+
+/* ------------------------------------------------------------------ */
+/* The shared-memory link: one packet per cell of the peer's inbox      */
+/* ------------------------------------------------------------------ */
+
+static int shm_tx_get(struct eng *e, uint32_t dst, struct eng_link_tx *t)
+{
+	struct smx_cell *c = smx_shm_reserve(e->shm, dst, 0, &t->pos);
+
+	if (!c)
+		return smx_shm_alive(e->shm, dst, NULL) ? 0 : -ENOTCONN;
+	t->cell = c;
+	t->buf = c->data;
+	t->cap = SMX_SHM_INLINE;
+	t->dst = dst;
+	return 1;
+}
+
+static void shm_tx_put(struct eng *e, struct eng_link_tx *t, uint32_t len,
+		       uint8_t flags)
+{
+	struct smx_cell *c = t->cell;
+
+	/* A reservation is published even when given back (a SKIP cell):
+	 * the ring position is taken. */
+	c->kind = len ? SMX_CELL_PKT : SMX_CELL_SKIP;
+	c->flags = flags;
+	c->src_slot = e->slot;
+	c->src_pid = e->pid;
+	c->len = len;
+	smx_shm_publish_quiet(e->shm, t->dst, c, t->pos);
+	e->ring_mask |= 1ull << t->dst;
+}
+
+static uint32_t shm_tx_room(struct eng *e, uint32_t dst)
+{
+	return smx_shm_room(e->shm, dst);
+}
+
+static bool shm_alive(struct eng *e, uint32_t dst)
+{
+	return smx_shm_alive(e->shm, dst, NULL);
+}
+
+static bool shm_stalled(struct eng *e, uint32_t dst, uint64_t since_ns)
+{
+	return smx_shm_stalled(e->shm, dst, since_ns);
+}
+
+static const struct eng_link_ops fab_link_shm = {
+	.name = "shm",
+	.tx_get = shm_tx_get,
+	.tx_put = shm_tx_put,
+	.tx_room = shm_tx_room,
+	.alive = shm_alive,
+	.stalled = shm_stalled,
+};
+
+const struct eng_link_ops *eng_fabric_link(const struct eng *e, uint32_t dst)
+{
+	return dst == e->slot && e->loop_pkts ? &eng_link_loop : &fab_link_shm;
 }
 
 bool eng_fabric_peer_alive(struct eng *e, uint32_t slot)
 {
-	return smx_shm_alive(e->shm, slot, NULL);
+	return eng_fabric_link(e, slot)->alive(e, slot);
+}
+
+bool eng_fabric_peer_stalled(struct eng *e, uint32_t dst, uint64_t since_ns)
+{
+	return eng_fabric_link(e, dst)->stalled(e, dst, since_ns);
 }
 
 void eng_fabric_ring(struct eng *e)
@@ -165,28 +237,24 @@ struct fab_emit {
 	uint32_t emitted;
 };
 
-/* Copies one (possibly faulted) packet into a cell of the target's inbox. */
+/* Sends one (possibly faulted) packet the fault stage lets go. */
 static void fab_emit_cell(void *arg, const uint8_t *pkt, uint32_t len)
 {
 	struct fab_emit *x = arg;
-	struct smx_cell *c;
-	uint64_t pos;
+	const struct eng_link_ops *l = eng_fabric_link(x->e, x->slot);
+	struct eng_link_tx t;
+	int rc = l->tx_get(x->e, x->slot, &t);
 
-	c = smx_shm_reserve(x->e->shm, x->slot, 0, &pos);
-	if (!c) {
+	if (rc != 1 || len > t.cap) {
 		/* Only with faults on (room was checked before the stage):
-		 * a held packet finding the inbox full is one more loss. */
+		 * a held packet finding no room is one more loss. */
+		if (rc == 1)
+			l->tx_put(x->e, &t, 0, 0);
 		trn_ctr_add(x->e->ctr, TRN_CTR_FAULT_DROPPED, 1);
 		return;
 	}
-	c->kind = SMX_CELL_PKT;
-	c->flags = x->cflags;
-	c->src_slot = x->e->slot;
-	c->src_pid = x->e->pid;
-	c->len = len;
-	memcpy(c->data, pkt, len);
-	smx_shm_publish_quiet(x->e->shm, x->slot, c, pos);
-	x->e->ring_mask |= 1ull << x->slot;
+	memcpy(t.buf, pkt, len);
+	l->tx_put(x->e, &t, len, x->cflags);
 	x->emitted++;
 }
 
@@ -240,7 +308,7 @@ static struct trn_fault *fab_fault(struct eng *e, uint32_t slot)
 		if (!e->fault[slot]) {
 			smx_err("engine: SOFTMLX5_FAULT: %s; faults off", err);
 			free((void *)e->fault_spec);
-			e->fault_spec = fw_config(e->fw)->fault;
+			e->fault_spec = NULL;
 		}
 	}
 	return e->fault[slot];
@@ -263,39 +331,39 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		  const struct roce_l3 *l3, const struct eng_sgl *src,
 		  uint64_t soff, uint8_t cflags, const struct smx_sref *ref)
 {
+	const struct eng_link_ops *l = eng_fabric_link(e, slot);
 	struct trn_fault *f = fab_fault(e, slot);
 	bool icrc = f || trn_pcap_on();
 	uint32_t l3len = gid_v4(l3->sgid) && gid_v4(l3->dgid) ? 28 : 48;
 	uint32_t pad = ibp_pad(h->paylen), hlen, iblen, len;
-	struct smx_cell *c = NULL;
-	uint64_t pos = 0;
+	struct eng_link_tx t = { 0 };
+	bool room = false;
 	uint8_t *b;
+	int rc;
 
 	if (f) {
 		/* Room for a duplicate too: the stage never finds it full. */
-		if (smx_shm_room(e->shm, slot) < 2) {
-			/* Registers us for a wake-up; a cell it finds after
-			 * all is given back empty. */
-			c = smx_shm_reserve(e->shm, slot, 0, &pos);
-			if (!c && !eng_fabric_peer_alive(e, slot))
+		if (l->tx_room(e, slot) < 2) {
+			/* Registers us for a wake-up; room it finds after
+			 * all is given back unused. */
+			rc = l->tx_get(e, slot, &t);
+			if (rc < 0)
 				return fab_tx_void(e, slot, h);
-			if (c) {
-				c->kind = SMX_CELL_SKIP;
-				smx_shm_publish_quiet(e->shm, slot, c, pos);
-				e->ring_mask |= 1ull << slot;
-			}
+			if (rc > 0)
+				l->tx_put(e, &t, 0, 0);
 			return 0;
 		}
 		if (!e->txbuf && !(e->txbuf = malloc(SMX_SHM_INLINE)))
 			return 0;
 		b = e->txbuf;
 	} else {
-		c = smx_shm_reserve(e->shm, slot, 0, &pos);
-		if (!c && !eng_fabric_peer_alive(e, slot))
+		rc = l->tx_get(e, slot, &t);
+		if (rc < 0)
 			return fab_tx_void(e, slot, h);
-		if (!c)
+		if (!rc)
 			return 0;	/* full: we are rung when room is made */
-		b = c->data;
+		room = true;
+		b = t.buf;
 	}
 	hlen = ibp_build(b + l3len, SMX_SHM_INLINE - l3len - 4, h);
 	iblen = hlen + h->paylen + pad;
@@ -306,10 +374,8 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		struct eng_sgl d = { &s, 1, h->paylen };
 
 		if (eng_sgl_copy(&d, 0, src, soff, h->paylen) != h->paylen) {
-			if (c) {
-				c->kind = SMX_CELL_SKIP;
-				smx_shm_publish_quiet(e->shm, slot, c, pos);
-			}
+			if (room)
+				l->tx_put(e, &t, 0, 0);
 			return -EFAULT;
 		}
 	}
@@ -342,26 +408,20 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 			eng_timer_note(e, e->fault_next);
 		return 1;
 	}
-	c->kind = SMX_CELL_PKT;
-	c->flags = (uint8_t)(cflags | (icrc ? SMX_CELL_F_ICRC : 0));
+	cflags |= icrc ? SMX_CELL_F_ICRC : 0;
 	if (ref) {
-		memcpy(c->data + SMX_SHM_INLINE - sizeof(*ref), ref,
-		       sizeof(*ref));
-		c->flags |= SMX_CELL_F_REF;
+		/* the shared-memory link's own: the cell's tail names the
+		 * payload (fab_rx_ref()) */
+		memcpy(b + SMX_SHM_INLINE - sizeof(*ref), ref, sizeof(*ref));
+		cflags |= SMX_CELL_F_REF;
 	}
-	c->src_slot = e->slot;
-	c->src_pid = e->pid;
-	c->len = len;
-	smx_shm_publish_quiet(e->shm, slot, c, pos);
-	e->ring_mask |= 1ull << slot;
+	l->tx_put(e, &t, len, cflags);
 	return 1;
 bad:
 	smx_err("engine: cannot build a packet (opcode 0x%x, %u payload bytes)",
 		h->opcode, h->paylen);
-	if (c) {
-		c->kind = SMX_CELL_SKIP;
-		smx_shm_publish_quiet(e->shm, slot, c, pos);
-	}
+	if (room)
+		l->tx_put(e, &t, 0, 0);
 	return -EINVAL;
 }
 
@@ -467,7 +527,7 @@ int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 
 	eng_fabric_l3(e, p, &l3);
 	/* (Never with a fault stage: eng_direct_sref() checks.) */
-	if (!o->sent && eng_direct_sref(e, p, o->npkts, &ref))
+	if (!o->sent && slot != e->slot && eng_direct_sref(e, p, o->npkts, &ref))
 		return fab_send_ref(e, p, o, slot, &l3, &ref);
 	while (o->sent < o->npkts) {
 		uint32_t i = o->sent;
@@ -632,43 +692,65 @@ drop:
 	return NULL;
 }
 
-/* One packet from another process: checked as hostile input, then to the
- * responder or the completer. */
+/* What every received packet meets before anything moves: the RoCEv2
+ * encapsulation, the ICRC if the sender computed it, the IBTA headers (the
+ * one decoder), the destination address. false: counted and dropped. */
+static bool fab_rx_parse(struct eng *e, uint32_t src, const uint8_t *pkt,
+			 uint32_t plen, uint8_t flags, struct ibp_hdr *h,
+			 struct roce_l3 *l3)
+{
+	const char *why = NULL;
+	uint32_t off, len;
+
+	if (plen > SMX_SHM_INLINE || plen < 4 ||
+	    roce_parse(pkt, plen, l3, &off, &len, &why) ||
+	    ibp_parse(pkt + off, len, h, &why))
+		goto drop;
+	if ((flags & SMX_CELL_F_ICRC) && !roce_icrc_ok(pkt, plen)) {
+		why = "bad ICRC";
+		goto drop;
+	}
+	if (!eng_fabric_gid_local(e, l3->dgid)) {
+		why = "destination address is not one of our GIDs";
+		goto drop;
+	}
+	return true;
+drop:
+	trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
+	smx_dbg("engine: packet from slot %u dropped: %s", src,
+		why ? why : "malformed");
+	return false;
+}
+
+struct eng_qp *eng_fabric_rx_pkt(struct eng *e, uint32_t src,
+				 const uint8_t *pkt, uint32_t len,
+				 uint8_t flags)
+{
+	struct roce_l3 l3;
+	struct ibp_hdr h;
+
+	if (!fab_rx_parse(e, src, pkt, len, flags, &h, &l3))
+		return NULL;
+	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
+	if (ibp_op(h.opcode)->flags & IBP_OF_REQ) {
+		eng_resp_pkt(e, &h, &l3, src, (flags & SMX_CELL_F_DREQ) != 0, 1);
+		return NULL;
+	}
+	return eng_compl_pkt(e, &h, src);
+}
+
+/* A packet cell of the shared-memory link. */
 static struct eng_qp *fab_rx_pkt(struct eng *e, const struct smx_cell *c)
 {
 	struct roce_l3 l3;
 	struct ibp_hdr h;
-	const struct ibp_op *op;
-	const char *why = NULL;
-	uint32_t off, len;
 
-	if (c->len > SMX_SHM_INLINE || c->len < 4 ||
-	    roce_parse(c->data, c->len, &l3, &off, &len, &why) ||
-	    ibp_parse(c->data + off, len, &h, &why))
-		goto drop;
-	if ((c->flags & SMX_CELL_F_ICRC) && !roce_icrc_ok(c->data, c->len)) {
-		why = "bad ICRC";
-		goto drop;
-	}
-	if (!eng_fabric_gid_local(e, l3.dgid)) {
-		why = "destination address is not one of our GIDs";
-		goto drop;
-	}
-	op = ibp_op(h.opcode);
-	if (c->flags & SMX_CELL_F_REF)
-		return fab_rx_ref(e, c, &h, &l3);
-	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
-	if (op->flags & IBP_OF_REQ) {
-		eng_resp_pkt(e, &h, &l3, c->src_slot,
-			     (c->flags & SMX_CELL_F_DREQ) != 0, 1);
+	if (!(c->flags & SMX_CELL_F_REF))
+		return eng_fabric_rx_pkt(e, c->src_slot, c->data, c->len,
+					 c->flags);
+	if (!fab_rx_parse(e, c->src_slot, c->data, c->len, c->flags, &h, &l3))
 		return NULL;
-	}
-	return eng_compl_pkt(e, &h, c->src_slot);
-drop:
-	trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
-	smx_dbg("engine: packet from slot %u dropped: %s", c->src_slot,
-		why ? why : "malformed");
-	return NULL;
+	return fab_rx_ref(e, c, &h, &l3);
 }
 
 /*
@@ -732,28 +814,27 @@ static void fab_rx_emit(void *arg, const uint8_t *pkt, uint32_t len)
 	struct eng_qp *q;
 
 	if (len > SMX_SHM_INLINE ||
-	    !smx_shm_peer(x->e->shm, x->slot, x->e->fault_rx_pid[x->slot]))
+	    (x->slot != x->e->slot &&
+	     !smx_shm_peer(x->e->shm, x->slot, x->e->fault_rx_pid[x->slot])))
 		return;
-	c->kind = SMX_CELL_PKT;
-	c->flags = x->cflags;
-	c->src_slot = x->slot;
-	c->src_pid = x->e->fault_rx_pid[x->slot];
-	c->len = len;
+	/* a copy: @pkt is the stage's, which receiving may send through */
 	memcpy(c->data, pkt, len);
-	q = fab_rx_pkt(x->e, c);
+	q = eng_fabric_rx_pkt(x->e, x->slot, c->data, len, x->cflags);
 	if (q)
 		eng_sq_run(x->e, q);
 	x->emitted++;
 }
 
-/* @c through the dir=rx stage; false: there is none for it. */
-static bool fab_rx_faulted(struct eng *e, const struct smx_cell *c)
+/* A packet from @src (process @pid) through the dir=rx stage; false:
+ * there is none for it. */
+static bool fab_rx_faulted(struct eng *e, uint32_t src, int32_t pid,
+			   const uint8_t *pkt, uint32_t plen, uint8_t flags)
 {
-	/* This cell keeps its flags; held ones released now say only that
+	/* This packet keeps its flags; held ones released now say only that
 	 * they carry an ICRC, as eng_fabric_fault_poll() has them. */
-	struct fab_emit fresh = { e, c->src_slot,
-				  (uint8_t)(c->flags | SMX_CELL_F_ICRC), 0 };
-	struct fab_emit held = { e, c->src_slot, SMX_CELL_F_ICRC, 0 };
+	struct fab_emit fresh = { e, src, (uint8_t)(flags | SMX_CELL_F_ICRC),
+				  0 };
+	struct fab_emit held = { e, src, SMX_CELL_F_ICRC, 0 };
 	struct trn_fault_pkt info = { .tx = false };
 	struct trn_fault *f;
 	struct roce_l3 l3;
@@ -762,25 +843,33 @@ static bool fab_rx_faulted(struct eng *e, const struct smx_cell *c)
 	uint32_t off, len;
 	uint64_t next;
 
-	if ((c->flags & SMX_CELL_F_REF) ||
-	    !(f = fab_fault_rx(e, c->src_slot, c->src_pid)))
+	if (!(f = fab_fault_rx(e, src, pid)))
 		return false;
-	if (c->len > SMX_SHM_INLINE || c->len < 4 ||
-	    roce_parse(c->data, c->len, &l3, &off, &len, &why) ||
-	    ibp_parse(c->data + off, len, &h, &why))
+	if (plen > SMX_SHM_INLINE || plen < 4 ||
+	    roce_parse(pkt, plen, &l3, &off, &len, &why) ||
+	    ibp_parse(pkt + off, len, &h, &why))
 		return false;	/* malformed: dropped as such */
 	info.dqpn = h.dqpn;
 	info.cls = fab_fault_class(h.opcode);
 	info.psn = h.psn;
-	memcpy(e->rx_in->data, c->data, c->len);
-	if (!(c->flags & SMX_CELL_F_ICRC))
-		roce_icrc_set(e->rx_in->data, c->len - 4);
-	trn_fault_xmit(f, &info, e->rx_in->data, c->len, off, fab_rx_emit,
+	memcpy(e->rx_in->data, pkt, plen);
+	if (!(flags & SMX_CELL_F_ICRC))
+		roce_icrc_set(e->rx_in->data, plen - 4);
+	trn_fault_xmit(f, &info, e->rx_in->data, plen, off, fab_rx_emit,
 		       &fresh);
 	next = trn_fault_poll(f, eng_now(), fab_rx_emit, &held);
 	if (next)
 		eng_timer_note(e, next);
 	return true;
+}
+
+struct eng_qp *eng_fabric_rx(struct eng *e, uint32_t src, int32_t pid,
+			     const uint8_t *pkt, uint32_t len, uint8_t flags)
+{
+	if (e->fault_spec && e->fault_rx_on != 1 &&
+	    fab_rx_faulted(e, src, pid, pkt, len, flags))
+		return NULL;
+	return eng_fabric_rx_pkt(e, src, pkt, len, flags);
 }
 
 /* One cell (fw->lock held): its sender checked against the process table,
@@ -797,9 +886,11 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 			"process attached there in our pid namespace",
 			c->src_slot, (int)c->src_pid);
 	} else if (c->kind == SMX_CELL_PKT) {
-		if (e->fault_spec && e->fault_rx_on != 1 &&
-		    fab_rx_faulted(e, c))
-			return NULL;
+		/* A SEND by reference is not a packet on any wire: received
+		 * as it is. */
+		if (!(c->flags & SMX_CELL_F_REF))
+			return eng_fabric_rx(e, c->src_slot, c->src_pid,
+					     c->data, c->len, c->flags);
 		return fab_rx_pkt(e, c);
 	} else if (c->kind == SMX_CELL_ETH) {
 		if (c->len >= 14 && c->len <= SMX_SHM_INLINE)
@@ -810,9 +901,9 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 	return NULL;
 }
 
-/* Requesters that stopped sending until our inbox was served (eng_sq_run)
- * go on (fw->lock held). */
-static void fab_unpause(struct eng *e)
+/* Requesters that stopped sending until our inbox was served (eng_sq_run),
+ * or found a link full, go on (fw->lock held). */
+void eng_fabric_unblock(struct eng *e)
 {
 	struct eng_obj *o;
 
@@ -830,7 +921,7 @@ static void fab_unpause(struct eng *e)
 /* The end of a batch (fw->lock held): completions in order and the next
  * requests of the QPs in @run, once per batch; what responders owe; the
  * compressed CQEs; the wake-ups. */
-static void fab_rx_end(struct eng *e, struct eng_qp *const *run,
+void eng_fabric_rx_end(struct eng *e, struct eng_qp *const *run,
 		       unsigned int nrun)
 {
 	unsigned int i;
@@ -838,7 +929,7 @@ static void fab_rx_end(struct eng *e, struct eng_qp *const *run,
 	for (i = 0; i < nrun; i++)
 		eng_sq_run(e, run[i]);
 	if (e->tx_paused)
-		fab_unpause(e);
+		eng_fabric_unblock(e);
 	eng_resp_flush_all(e);
 	eng_comp_batch_end(e);
 	eng_fabric_ring(e);
@@ -872,7 +963,8 @@ static unsigned int fab_drain(struct eng *e)
 			run[nrun++] = q;
 	}
 	/* Objects stay valid: fw->lock is held throughout. */
-	fab_rx_end(e, run, nrun);
+	eng_fabric_rx_end(e, run, nrun);
+	eng_loop_run(e);
 	now = eng_clock(e);
 	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
@@ -890,7 +982,8 @@ void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c)
 	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);
 	q = fab_rx_cell(e, c);
-	fab_rx_end(e, &q, q ? 1 : 0);
+	eng_fabric_rx_end(e, &q, q ? 1 : 0);
+	eng_loop_run(e);
 	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 }
@@ -912,13 +1005,23 @@ void eng_fabric_resume(struct eng *e)
 	}
 	eng_resp_flush_all(e);
 	eng_fabric_fault_poll(e);
+	eng_loop_run(e);
 	eng_fabric_ring(e);
 	fw_unlock(e->fw);
 }
 
 bool eng_fabric_progress(struct eng *e)
 {
-	if (!e || !e->shm)
+	if (!e)
+		return false;
+	if (e->loop && eng_loop_pending(e)) {
+		/* packets a command's side effect left on the loopback link */
+		fw_lock(e->fw);
+		eng_loop_run(e);
+		fw_unlock(e->fw);
+		return true;
+	}
+	if (!e->shm)
 		return false;
 	/* Several pollers may race here: any change will do. */
 	__atomic_store_n(&e->polls, __atomic_load_n(&e->polls, __ATOMIC_RELAXED) + 1,
@@ -995,16 +1098,9 @@ static void *fab_rx_thread(void *arg)
 
 void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 {
-	const char *spec;
-
 	if (!e || !shm)
 		return;
 	e->spin_ns = eng_env_us("SOFTMLX5_PROGRESS_SPIN_US");
-	spec = getenv("SOFTMLX5_FAULT");
-	if (!spec || !*spec)
-		spec = fw_config(e->fw)->fault;
-	if (spec && *spec)
-		e->fault_spec = strdup(spec);
 	eng_direct_start(e);
 	e->shm = shm;
 	e->slot = smx_shm_slot(shm);
@@ -1021,8 +1117,6 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 
 void eng_fabric_stop(struct eng *e)
 {
-	uint32_t s;
-
 	if (!e->rx_started)
 		return;
 	/* Our packets still in peers' inboxes are taken before our slot is
@@ -1036,6 +1130,13 @@ void eng_fabric_stop(struct eng *e)
 	pthread_join(e->rx_thr, NULL);
 	e->rx_started = false;
 	eng_direct_fini(e);
+}
+
+/* The fault stages and their buffers (eng_destroy(), once nothing runs). */
+void eng_fabric_fault_free(struct eng *e)
+{
+	uint32_t s;
+
 	for (s = 0; e->fault && s < SMX_SHM_SLOTS; s++)
 		if (e->fault[s])
 			trn_fault_destroy(e->fault[s]);
@@ -1051,8 +1152,6 @@ void eng_fabric_stop(struct eng *e)
 	e->fault_rx_pid = NULL;
 	e->rx_in = e->rx_out = NULL;
 	e->fault_rx_on = 0;
-	free((void *)e->fault_spec);
-	e->fault_spec = fw_config(e->fw)->fault;
 	free(e->txbuf);
 	e->txbuf = NULL;
 }

@@ -336,6 +336,11 @@ struct eng {
 					  * after the dir=rx stage */
 	uint64_t ring_mask;		/* slots published to, not yet woken
 					 * (fw->lock): eng_fabric_ring() */
+	/* The loopback link in packets (eng_link_loop.c): on with a fault
+	 * stage, a capture or SOFTMLX5_LOOPBACK=packets; else a message to
+	 * a QP of this process is handed over whole (eng_fabric_xmit()). */
+	bool loop_pkts;
+	struct eng_loop *loop;
 
 	/* The requester's shortcuts: the fast lane (eng_sq_fast()) and
 	 * what QPs cache between WQEs (route, last lkey). False
@@ -890,35 +895,108 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
 		     uint8_t *local, bool app);
 
+/*
+ * LINKS (docs/transport.md). A destination is a number: the slot of a
+ * process on the shared-memory link, this process's own slot on the
+ * loopback link when it carries packets. The stages and the packet layer
+ * of eng_fabric.c (segmentation, building, fault stages, capture, the
+ * checks of what arrives) reach a link only through its ops; what a link
+ * receives goes to eng_fabric_rx_pkt().
+ */
+struct eng_link_tx {
+	uint8_t *buf;		/* where the packet is built */
+	uint32_t cap;		/* bytes of room there */
+	uint32_t dst;
+	uint64_t pos;		/* the link's own */
+	void *cell;		/* the link's own */
+};
+
+struct eng_link_ops {
+	const char *name;
+	/* Room for a packet to @dst: 1 (t->buf, t->cap set), 0 none now
+	 * (the link resumes blocked requesters when there is), -ENOTCONN
+	 * nobody is there any more (the packet is lost, as on a wire). */
+	int (*tx_get)(struct eng *e, uint32_t dst, struct eng_link_tx *t);
+	/* The @len bytes built in t->buf go, with @flags (SMX_CELL_F_ICRC:
+	 * the ICRC is computed, SMX_CELL_F_DREQ); @len 0 gives the room
+	 * back unused. */
+	void (*tx_put)(struct eng *e, struct eng_link_tx *t, uint32_t len,
+		       uint8_t flags);
+	/* Packets @dst can take right now (a hint). */
+	uint32_t (*tx_room)(struct eng *e, uint32_t dst);
+	/* Is @dst still there, and is it taking what it is sent? */
+	bool (*alive)(struct eng *e, uint32_t dst);
+	bool (*stalled)(struct eng *e, uint32_t dst, uint64_t since_ns);
+};
+
+/* eng_link_loop.c: the loopback link in packets. */
+struct eng_loop;
+extern const struct eng_link_ops eng_link_loop;
+/* Engine creation: the fault spec (SOFTMLX5_FAULT or the key fault), and
+ * whether the loopback link carries packets (a fault spec, a capture or the
+ * key loopback_packets). eng_loop_stop(): engine destruction, once no
+ * thread runs the engine (it frees the fault stages too). */
+void eng_loop_start(struct eng *e);
+void eng_loop_stop(struct eng *e);
+/* Receives what the loopback link carries until it is empty (fw->lock
+ * held): the end of every engine pass. */
+void eng_loop_run(struct eng *e);
+/* Has the loopback link packets waiting? */
+bool eng_loop_pending(const struct eng *e);
+
 /* eng_fabric.c */
 struct ibp_hdr;
 struct roce_l3;
+/* The link that reaches @dst. */
+const struct eng_link_ops *eng_fabric_link(const struct eng *e, uint32_t dst);
+/* One packet a link received from @src (@flags as tx_put's), checked as
+ * hostile input, to the responder or the completer; returns the QP whose
+ * oldest request can complete now (for eng_fabric_rx_end()), or NULL. */
+struct eng_qp *eng_fabric_rx_pkt(struct eng *e, uint32_t src,
+				 const uint8_t *pkt, uint32_t len,
+				 uint8_t flags);
+/* eng_fabric_rx_pkt() behind the dir=rx fault stage, for the packets a link
+ * takes from process @pid. */
+struct eng_qp *eng_fabric_rx(struct eng *e, uint32_t src, int32_t pid,
+			     const uint8_t *pkt, uint32_t len, uint8_t flags);
+/* Requesters that found a link full go on (fw->lock held). */
+void eng_fabric_unblock(struct eng *e);
+/* The end of a batch of received packets (fw->lock held): the QPs in
+ * @run complete and send on, responders send what they owe. */
+void eng_fabric_rx_end(struct eng *e, struct eng_qp *const *run,
+		       unsigned int nrun);
+/* Has @dst stopped taking packets since @since_ns (a debugger, SIGSTOP)? */
+bool eng_fabric_peer_stalled(struct eng *e, uint32_t dst, uint64_t since_ns);
 /* Hands @p to the device that owns @p->dqpn; fills the response. */
 void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 		     struct eng_resp *r);
 /* Does @gid belong to this device (any GID table entry)? */
 void eng_fabric_cache_gids(struct eng *e);
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
-/* The slot of the process owning @dqpn when that is another process, else -1. */
+/* The destination of a message to @dqpn: the slot of the process owning
+ * it when that is another one; ours when it is this process and the
+ * loopback link carries packets; else -1 (handed over whole,
+ * eng_fabric_xmit()). */
 int eng_fabric_peer(struct eng *e, uint32_t dqpn);
 /* Sends packets [o->sent, o->npkts) of the request @p, cut at @mtu (a
- * READ or atomic: one request packet for all its PSNs), to process @slot
- * (@dreq: ask for a direct placement record): 0 all sent, -EAGAIN the
- * inbox is full (o->sent says how far), -EFAULT the gather list faulted.
+ * READ or atomic: one request packet for all its PSNs), to destination
+ * @slot (@dreq: ask for a direct placement record): 0 all sent, -EAGAIN
+ * the link is full (o->sent says how far), -EFAULT the gather list faulted.
  * The wake-up is left to eng_fabric_ring(). */
 int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 		    struct eng_out *o, uint32_t slot, bool dreq);
 /* Builds one packet (headers @h, addressing @l3, h->paylen payload bytes
- * from @src at @soff) into a cell of @slot's inbox: 1 sent, 0 no room
- * (we are rung when there is), -EFAULT the payload faulted. */
+ * from @src at @soff) into the buffer of the link to destination @slot:
+ * 1 sent, 0 no room (the link resumes us when there is), -EFAULT the
+ * payload faulted. */
 int eng_fabric_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		  const struct roce_l3 *l3, const struct eng_sgl *src,
 		  uint64_t soff, uint8_t cflags);
 /* May the links lose packets (a fault stage is configured)? The
- * shared-memory link itself never drops one. */
+ * shared-memory and loopback links themselves never drop one. */
 static inline bool eng_fabric_lossy(const struct eng *e)
 {
-	return e->shm && e->fault_spec;
+	return e->fault_spec != NULL;
 }
 /* The addressing of a request @p (GIDs, traffic class, UDP source port). */
 void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3);
@@ -969,7 +1047,9 @@ void eng_fabric_armed(struct eng *e);
 void eng_sq_free(struct eng *e, struct eng_qp *q);
 /* Stops the inbox thread (eng_destroy). */
 void eng_fabric_stop(struct eng *e);
-/* Is the process in @slot still there? */
+/* Frees the fault stages (eng_destroy, once no thread runs the engine). */
+void eng_fabric_fault_free(struct eng *e);
+/* Is the far end of destination @slot still there? */
 bool eng_fabric_peer_alive(struct eng *e, uint32_t slot);
 
 #endif

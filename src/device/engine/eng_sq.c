@@ -1754,8 +1754,8 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		 * looked at its inbox since we last heard from it has lost
 		 * nothing: as a NIC would, wait for it without spending a
 		 * retry or resending into its full inbox. */
-		if (alive && smx_shm_stalled(e->shm, q->peer_slot,
-					     q->progress_ns)) {
+		if (alive && eng_fabric_peer_stalled(e, q->peer_slot,
+						     q->progress_ns)) {
 			trn_ctr_add(e->ctr, TRN_CTR_PEER_STALLED, 1);
 			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
@@ -1899,7 +1899,7 @@ progress:
 		    (q->wait != ENG_WAIT_NONE && q->wait != ENG_WAIT_RESP))
 			break;
 		if (q->nout && eng_fabric_lossy(e) && eng_sq_reliable(qp->st) &&
-		    smx_shm_peek(e->shm)) {
+		    e->shm && smx_shm_peek(e->shm)) {
 			/* On a link that loses packets, responses first (a
 			 * NIC takes them while it sends): a NAK waiting there
 			 * makes everything sent from here on a loss for

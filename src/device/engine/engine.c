@@ -451,6 +451,7 @@ void eng_poll(struct eng *e)
 
 	fw_lock(e->fw);
 	work = eng_scan(e, now);
+	eng_loop_run(e);
 	fw_unlock(e->fw);
 	if (work)
 		__atomic_store_n(&e->last_activity, now, __ATOMIC_RELAXED);
@@ -587,6 +588,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	pthread_cond_init(&e->wcond, &ca);
 	pthread_condattr_destroy(&ca);
 	fw_set_hooks(fw, &eng_hooks, e);
+	eng_loop_start(e);
 	eng_wire_start(e);
 	if (pthread_create(&e->thr, NULL, eng_watcher, e) == 0)
 		e->thr_started = true;
@@ -633,6 +635,7 @@ void eng_destroy(struct eng *e)
 		}
 	}
 	fw_unlock(e->fw);
+	eng_loop_stop(e);	/* the watcher received on it until joined */
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
 	free(e);
@@ -645,6 +648,7 @@ void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
 	fw_lock(e->fw);
 	clk = eng_clock_begin(e);
 	eng_mmio(e, offset, buf, len);
+	eng_loop_run(e);
 	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 }
