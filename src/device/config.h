@@ -77,7 +77,7 @@ struct smx_config {
 	/* The Ethernet port's cable (man 7 softmlx5: wire): the path of a
 	 * UNIX datagram socket the port binds; "" = no cable. */
 	char wire[108];
-	/* Frames between the processes sharing the device (eng_fabric.c):
+	/* Frames between the processes sharing the device (eng_link_shm.c):
 	 * every frame an SQ sends also enters the other processes' NIC
 	 * receive, as a switch floods it. */
 	bool eth_switch;

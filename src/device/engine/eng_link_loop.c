@@ -150,7 +150,7 @@ void eng_loop_run(struct eng *e)
 	l->running = true;
 	while (l->head != l->tail) {
 		struct eng_qp *run[LOOP_BATCH];
-		unsigned int n, nrun = 0, i;
+		unsigned int n, nrun = 0;
 
 		for (n = 0; n < LOOP_BATCH && l->head != l->tail; n++) {
 			uint32_t k = l->head % LOOP_N;
@@ -162,11 +162,7 @@ void eng_loop_run(struct eng *e)
 					  l->buf + (size_t)k * SMX_SHM_INLINE,
 					  l->len[k], l->flags[k]);
 			l->head++;
-			for (i = 0; q && i < nrun; i++)
-				if (run[i] == q)
-					q = NULL;
-			if (q)
-				run[nrun++] = q;
+			eng_fabric_run_add(run, &nrun, q);
 		}
 		eng_fabric_rx_end(e, run, nrun);
 		if (l->blocked) {

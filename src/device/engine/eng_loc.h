@@ -281,7 +281,7 @@ struct eng {
 	uint8_t gids[4][16];
 	uint32_t ngids;
 
-	/* Shared-memory fabric (eng_fabric.c); shm NULL: this process alone. */
+	/* Shared-memory link (eng_link_shm.c); shm NULL: this process alone. */
 	struct smx_shm *shm;
 	uint32_t slot;
 	pthread_t rx_thr;
@@ -289,7 +289,7 @@ struct eng {
 	bool rx_stop;
 	uint64_t token;			/* last request token (fw->lock) */
 	uint64_t spin_ns;		/* rx thread spins this long after work */
-	/* Inbox served by the application's pollers (eng_fabric.c): empty
+	/* Inbox served by the application's pollers (eng_link_shm.c): empty
 	 * CQ polls so far, their count at the last CQ arm, and when a batch
 	 * last found cells (all atomic). */
 	uint32_t polls;
@@ -607,7 +607,7 @@ void eng_eth_sq_run(struct eng *e, struct fw_sq *sq);
 /* One watcher pass over the SQs and RQs; true if there was work. */
 bool eng_eth_scan(struct eng *e);
 /* A frame arriving at the NIC receive (sent by an SQ of @tis, or NULL). */
-/* eng_fabric.c: a sent frame to the other processes (eth_switch) */
+/* eng_link_shm.c: a sent frame to the other processes (eth_switch) */
 void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len);
 /* eng_wire.c: the port's cable (a UNIX datagram socket) */
 void eng_wire_start(struct eng *e);
@@ -929,6 +929,25 @@ struct eng_link_ops {
 	bool (*stalled)(struct eng *e, uint32_t dst, uint64_t since_ns);
 };
 
+/* eng_link_shm.c: the shared-memory link between processes. */
+extern const struct eng_link_ops eng_link_shm;
+/* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */
+void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
+		     uint32_t rkey);
+/* One cell as the inbox thread handles it, as a batch of its own (takes
+ * fw->lock): the cell need not be in the inbox. For the receive-path
+ * fuzzer (tests/fuzz/fuzz_rc_rx.c), which plays another process. */
+void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c);
+/* What the inbox thread does when room was made in an inbox we waited for
+ * (takes fw->lock): blocked QPs go on, responders send what they owe. */
+void eng_fabric_resume(struct eng *e);
+/* Wakes every process published to since the last call (one futex wake per
+ * sleeping process, not one per message). */
+void eng_fabric_ring(struct eng *e);
+/* A CQ was armed by a doorbell: the application waits for events now. */
+void eng_fabric_armed(struct eng *e);
+/* Stops the inbox thread (eng_destroy). */
+void eng_fabric_stop(struct eng *e);
 /* eng_link_loop.c: the loopback link in packets. */
 struct eng_loop;
 extern const struct eng_link_ops eng_link_loop;
@@ -955,12 +974,31 @@ const struct eng_link_ops *eng_fabric_link(const struct eng *e, uint32_t dst);
 struct eng_qp *eng_fabric_rx_pkt(struct eng *e, uint32_t src,
 				 const uint8_t *pkt, uint32_t len,
 				 uint8_t flags);
+/* The checks every received packet meets before anything moves (RoCEv2
+ * encapsulation, the ICRC if @flags say it was computed, the IBTA headers,
+ * the destination address); false: counted as malformed and dropped. */
+bool eng_fabric_rx_parse(struct eng *e, uint32_t src, const uint8_t *pkt,
+			 uint32_t plen, uint8_t flags, struct ibp_hdr *h,
+			 struct roce_l3 *l3);
 /* eng_fabric_rx_pkt() behind the dir=rx fault stage, for the packets a link
  * takes from process @pid. */
 struct eng_qp *eng_fabric_rx(struct eng *e, uint32_t src, int32_t pid,
 			     const uint8_t *pkt, uint32_t len, uint8_t flags);
 /* Requesters that found a link full go on (fw->lock held). */
 void eng_fabric_unblock(struct eng *e);
+/* A batch of received packets lists each QP whose oldest request can
+ * complete once (@q NULL: none). */
+static inline void eng_fabric_run_add(struct eng_qp **run, unsigned int *nrun,
+				      struct eng_qp *q)
+{
+	unsigned int i;
+
+	for (i = 0; q && i < *nrun; i++)
+		if (run[i] == q)
+			return;
+	if (q)
+		run[(*nrun)++] = q;
+}
 /* The end of a batch of received packets (fw->lock held): the QPs in
  * @run complete and send on, responders send what they owe. */
 void eng_fabric_rx_end(struct eng *e, struct eng_qp *const *run,
@@ -1000,19 +1038,9 @@ static inline bool eng_fabric_lossy(const struct eng *e)
 }
 /* The addressing of a request @p (GIDs, traffic class, UDP source port). */
 void eng_fabric_l3(struct eng *e, const struct eng_pkt *p, struct roce_l3 *l3);
-/* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */
-void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
-		     uint32_t rkey);
 /* Emits (sends or receives) packets the fault stages held whose time has
  * come (fw->lock held). */
 void eng_fabric_fault_poll(struct eng *e);
-/* One cell as the inbox thread handles it, as a batch of its own (takes
- * fw->lock): the cell need not be in the inbox. For the receive-path
- * fuzzer (tests/fuzz/fuzz_rc_rx.c), which plays another process. */
-void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c);
-/* What the inbox thread does when room was made in an inbox we waited for
- * (takes fw->lock): blocked QPs go on, responders send what they owe. */
-void eng_fabric_resume(struct eng *e);
 /* eng_compl.c: a response packet; returns the QP when its oldest request
  * can complete now. */
 struct eng_qp *eng_compl_pkt(struct eng *e, const struct ibp_hdr *h,
@@ -1038,15 +1066,8 @@ void eng_sq_heard(struct eng *e, struct eng_qp *q);
  * byte @off; false if it cannot land. */
 bool eng_sq_land_at(struct eng *e, struct eng_qp *q, uint16_t at,
 		    uint64_t off, const uint8_t *src, uint32_t len);
-/* Wakes every process published to since the last call (one futex wake per
- * sleeping process, not one per message). */
-void eng_fabric_ring(struct eng *e);
-/* A CQ was armed by a doorbell: the application waits for events now. */
-void eng_fabric_armed(struct eng *e);
 /* Frees the pipelining buffers of @q (QP destroyed). */
 void eng_sq_free(struct eng *e, struct eng_qp *q);
-/* Stops the inbox thread (eng_destroy). */
-void eng_fabric_stop(struct eng *e);
 /* Frees the fault stages (eng_destroy, once no thread runs the engine). */
 void eng_fabric_fault_free(struct eng *e);
 /* Is the far end of destination @slot still there? */

@@ -58,7 +58,7 @@ enum {
 };
 
 /*
- * SEND by reference (eng_fabric.c): the cell holds the message's SEND ONLY
+ * SEND by reference (eng_link_shm.c): the cell holds the message's SEND ONLY
  * packet without payload; the payload is @len bytes at @off in the
  * sender's memfd (fd @fd of the cell's sender, inode @ino, @rlen bytes),
  * readable while the sender's key generation (smx_shm_dgen) stays @gen.
