@@ -400,30 +400,41 @@ void eng_fabric_armed(struct eng *e)
  * (eng_fabric_progress()): the thread then parks "polled", for at most
  * FAB_POLLED_PARK_NS, and producers skip the futex wake-up -- on two cores
  * that wake-up, and the context switch it forces on a busy CPU, cost more
- * than the message. If the pollers stop without arming, a cell waits that
- * long at most; an arm (eng_fabric_armed()) ends it at once. An application
+ * than the message. A polled park lasts its time even with cells waiting
+ * (the pollers take them); when it ends, the thread takes cells only if
+ * no poller took any during the park, one batch before it looks again. If the pollers stop
+ * without arming, a cell waits that long at most; an arm
+ * (eng_fabric_armed()) ends it at once. An application
  * that waits for events polls a few times per event: far below the rate.
  * Every wake-up also resumes what waited for room in a peer's inbox.
  */
 static void *fab_rx_thread(void *arg)
 {
 	struct eng *e = arg;
-	uint64_t last = 0, seen_ns = 0;
+	uint64_t last = 0, seen_ns = 0, parked = 0;
 	uint32_t seen = 0;
+	bool polled = false;
 
 	while (!__atomic_load_n(&e->rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
 		uint32_t p;
-		bool polled;
 
-		if (fab_drain(e)) {
+		/* Polled: while the pollers took cells during the park, they
+		 * serve the inbox, and a second consumer would only fight
+		 * them for fw->lock (a futex wait and wake per collision);
+		 * else one batch, then a look at the pollers again. */
+		if (polled && __atomic_load_n(&e->traffic_ns, __ATOMIC_RELAXED) >=
+			      parked) {
+			/* served meanwhile */
+		} else if (fab_drain(e)) {
 			last = eng_now();
-			continue;
+			if (!polled)
+				continue;
 		}
 		if (__atomic_exchange_n(&e->resume, false, __ATOMIC_ACQ_REL))
 			eng_fabric_resume(e);
 		now = eng_now();
-		if (now - last < e->spin_ns) {
+		if (!polled && now - last < e->spin_ns) {
 			/* Yield rather than pause: with more busy threads
 			 * than cores the peer we wait for needs this CPU. */
 			sched_yield();
@@ -437,6 +448,7 @@ static void *fab_rx_thread(void *arg)
 			 FAB_POLLED_RECENT_NS;
 		seen = p;
 		seen_ns = now;
+		parked = now;
 		smx_shm_wait(e->shm, polled ? FAB_POLLED_PARK_NS : 1000000000ull,
 			     polled);
 		/* Woken: maybe a peer made room for us. */

@@ -990,7 +990,7 @@ void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled)
 	__atomic_store_n(&sl->sleeping, polled ? SMX_SLEEP_POLLED : SMX_SLEEP_WAKE,
 			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!shm_peek(s, true) && !shm_room_came(s)) {
+	if ((polled || !shm_peek(s, true)) && !shm_room_came(s)) {
 		/* A head cell waiting for its producer: be back for the next
 		 * look at it (shm_unstick()). */
 		if (__atomic_load_n(&s->stuck_ns, __ATOMIC_RELAXED)) {

@@ -258,7 +258,8 @@ uint64_t smx_shm_skipped(const struct smx_shm *s);
 /*
  * Parks the calling thread until a producer rings this process's doorbell
  * or @timeout_ns passes (spurious returns possible). It does not park when
- * a cell is ready, nor when an inbox we found full (smx_shm_reserve()) has
+ * a cell is ready (unless @polled: the pollers take it), nor when an inbox
+ * we found full (smx_shm_reserve()) has
  * room again: that room is reported once, by this early return. While the
  * head cell waits for its producer, the park is cut short to check it
  * again (smx_shm_peek(): dead producers). smx_shm_kick() wakes
