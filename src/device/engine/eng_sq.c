@@ -1180,6 +1180,11 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	      fw_buf_addr(&qp->buf, at);
 	if (!src)
 		return false;
+	/* Only WRITE and READ: the opcode's byte first (the copy below is
+	 * what the decision uses; a SEND costs no more than this look). */
+	opcode = src[3];
+	if (opcode != MLX5_OPCODE_RDMA_WRITE && opcode != MLX5_OPCODE_RDMA_READ)
+		return false;
 	memcpy(&w, src, sizeof(w));
 	qpn_ds = be32toh(w.ctrl.qpn_ds);
 	ds = qpn_ds & 0x3f;
