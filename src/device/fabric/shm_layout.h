@@ -21,8 +21,9 @@
  * 3: slots carry their holder's port counters (ctr[]); the inbox link: a
  * producer's reservation record (resv), the waiters for room in an inbox
  * (room_waiters) and the time its head last moved (head_ns).
- * 4: slots carry tombstones of their holder's destroyed QPs (tomb[]). */
-#define SMX_SHM_VERSION 4u
+ * 4: slots carry tombstones of their holder's destroyed QPs (tomb[]).
+ * 5: dbusy moved out of the first line, next to resv. */
+#define SMX_SHM_VERSION 5u
 
 enum { SMX_SLOT_FREE = 0, SMX_SLOT_ALIVE = 1 };
 
@@ -44,10 +45,9 @@ struct smx_slot {
 	int32_t pid;		/* in the holder's pid namespace */
 	uint64_t start_time;	/* /proc/<pid>/stat field 22 */
 	uint64_t gen;		/* claims of this slot so far */
-	/* Direct placement (eng_direct.c): the owner's key generation, and
-	 * pid << 32 | slot + 1 of the memory the owner is accessing. */
+	/* Direct placement (eng_direct.c): the owner's key generation
+	 * (read by peers at every direct access, written when keys change). */
 	uint64_t dgen;
-	uint64_t dbusy;
 	/* Inode of the holder's /proc/self/ns/pid (0: unknown). A pid means
 	 * something only in its own namespace. */
 	uint64_t pidns;
@@ -65,6 +65,13 @@ struct smx_slot {
 	 * claiming or holds (SMX_RESV_*), 0 when it holds none. Written only
 	 * by the holder, cleared when the slot is claimed. */
 	uint64_t resv __attribute__((aligned(64)));
+	/* Direct placement: pid << 32 | slot + 1 of the memory the owner is
+	 * accessing. Written at each access, read by others only when they
+	 * change their keys (smx_shm_dbump()): a line peers do not read at
+	 * every message, as they do the first one (process table, dgen) --
+	 * there the owner's store at each access found the line shared and
+	 * waited to own it again. */
+	uint64_t dbusy;
 	uint32_t bell __attribute__((aligned(64)));	/* futex word */
 	uint32_t sleeping;	/* SMX_SLEEP_*: the owner's inbox thread */
 	/* The holder's port counters (enum trn_ctr; counters.h), zeroed
