@@ -11,6 +11,11 @@
  *            successfully on its ACK timeout (as the responder's re-ACK of
  *            the retry would have), and a second SEND, which T never got,
  *            fails with IBV_WC_RETRY_EXC_ERR, as towards any vanished QP.
+ *   reuse    as destroy, but before R's timer runs out another process
+ *            takes T's slot and creates a QP with T's QPN: the tombstone,
+ *            made under T's claim of the slot, still answers R's first
+ *            SEND; the second goes to the new QP, which is in RESET and
+ *            answers nothing.
  *   kill     T is SIGKILLed instead: no tombstone, so R's SEND ends in
  *            IBV_WC_RETRY_EXC_ERR -- a process that dies fails its peers.
  *
@@ -76,6 +81,21 @@ static int target(int in, int out)
 	return 0;
 }
 
+/* The process that takes T's slot after it left: opens the device, says
+ * its QP's number, waits for a byte. */
+static int newcomer(int in, int out)
+{
+	uint8_t buf[64];
+	struct peer_end x;
+	char c;
+
+	peer_end_open(&x, IBV_ACCESS_LOCAL_WRITE, buf, sizeof(buf));
+	xwrite(out, &x.qp->qp_num, sizeof(uint32_t));
+	xread(in, &c, 1);
+	peer_end_close(&x);
+	return 0;
+}
+
 static void run(const char *mode)
 {
 	int in, out, pid, st;
@@ -100,14 +120,35 @@ static void run(const char *mode)
 	/* Its ACK was dropped: nothing completes before T goes away, which
 	 * it does before R's ACK timer (timeout 18: 1.07 s) runs out. */
 	CHECK_EQ(end_wait(&x, 150), -1);
-	if (!strcmp(mode, "destroy")) {
+	if (strcmp(mode, "kill")) {
+		int nin = -1, nout = -1, npid = -1;
+		uint32_t nqpn = 0;
+
 		xwrite(out, "d", 1);
 		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 		      WEXITSTATUS(st) == 0);
-		CHECKM(end_wait(&x, 5000) == IBV_WC_SUCCESS, "destroy: the "
-		       "SEND the target received did not complete successfully");
+		if (!strcmp(mode, "reuse")) {
+			npid = peer_fork(&nin, &nout);
+			if (npid < 0)
+				exit(2);
+			if (npid == 0)
+				_exit(newcomer(nin, nout));
+			xread(nin, &nqpn, sizeof(nqpn));
+			CHECKM(nqpn == peer.qpn, "reuse: the new process's QP "
+			       "is 0x%x, not T's 0x%x (not T's slot)", nqpn,
+			       peer.qpn);
+		}
+		CHECKM(end_wait(&x, 5000) == IBV_WC_SUCCESS, "%s: the SEND the "
+		       "target received did not complete successfully", mode);
 		CHECK_EQ(end_send(&x, 64), 0);
 		CHECK_EQ(end_wait(&x, 5000), IBV_WC_RETRY_EXC_ERR);
+		if (npid > 0) {
+			xwrite(nout, "e", 1);
+			CHECK(waitpid(npid, &st, 0) == npid && WIFEXITED(st) &&
+			      WEXITSTATUS(st) == 0);
+			close(nin);
+			close(nout);
+		}
 	} else {
 		xwrite(out, "k", 1);
 		usleep(50000);
@@ -129,6 +170,7 @@ int main(void)
 	setenv("SOFTMLX5_SHM_PATH", path, 1);
 	alarm(60);
 	run("destroy");
+	run("reuse");
 	run("kill");
 	unlink(path);
 	return smx_test_done();

@@ -131,6 +131,7 @@ struct eng_qp {
 	 * eng_fabric.c): the next execution of that WQE uses it. */
 	bool have_resp;
 	uint32_t peer_slot;	/* where the oldest request went */
+	uint64_t peer_gen;	/* that slot's claim then (tombstones) */
 	struct eng_resp_saved {
 		uint8_t ack, rnr_timer;
 		uint64_t atomic_orig;

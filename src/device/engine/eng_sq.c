@@ -983,6 +983,7 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		return rc;
 	if (!q->nout) {
 		q->peer_slot = slot;
+		q->peer_gen = smx_shm_slot_gen(e->shm, slot);
 		q->progress_ns = eng_clock(e);
 		if (!q->resending)	/* a go-back keeps the timer running */
 			q->tmo_since = q->progress_ns;
@@ -1676,7 +1677,7 @@ static bool eng_sq_peer_tomb(struct eng *e, struct eng_qp *q)
 	struct ibp_hdr h = { 0 };
 	uint32_t epsn;
 
-	if (!q->nout || !smx_shm_tomb(e->shm, q->peer_slot,
+	if (!q->nout || !smx_shm_tomb(e->shm, q->peer_slot, q->peer_gen,
 				      DEVX_GET(qpc, qp->qpc, remote_qpn), &epsn))
 		return false;
 	h.opcode = (qp->st == MLX5_QPC_ST_XRC ? IBP_TR_XRC : IBP_TR_RC) |

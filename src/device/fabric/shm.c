@@ -352,10 +352,8 @@ static void shm_take(struct smx_shm *s, uint32_t i)
 	 * not summed), and must not get them now. */
 	for (uint32_t c = 0; c < TRN_CTR_MAX_SLOTS; c++)
 		__atomic_store_n(&sl->ctr[c], 0, __ATOMIC_RELAXED);
-	/* Its destroyed QPs are not the new holder's. */
-	for (uint32_t t = 0; t < SMX_SHM_TOMBS; t++)
-		__atomic_store_n(&sl->tomb[t], 0, __ATOMIC_RELAXED);
-	sl->tomb_next = 0;
+	/* Its tombstones stay: they name its claim (gen), not the new one,
+	 * and a requester it left may still need them. */
 	__atomic_store_n(&sl->pidns, s->pidns, __ATOMIC_RELEASE);
 	sl->start_time = smx_shm_start_time(s->pid);
 	s->gen = ++sl->gen;
@@ -1104,10 +1102,20 @@ bool smx_shm_stalled(struct smx_shm *s, uint32_t slot, uint64_t since_ns)
 /* Tombstones of destroyed QPs                                        */
 /* ------------------------------------------------------------------ */
 
-static uint64_t tomb_make(uint32_t qpn, uint32_t epsn)
+static uint64_t tomb_make(uint64_t gen, uint32_t qpn, uint32_t epsn)
 {
-	return SMX_TOMB_VALID | (uint64_t)(qpn & 0xffffff) << 24 |
-	       (epsn & 0xffffff);
+	return SMX_TOMB_VALID |
+	       (gen & SMX_TOMB_GEN_MASK) << SMX_TOMB_GEN_SHIFT |
+	       (uint64_t)(qpn & 0xffffff) << 24 | (epsn & 0xffffff);
+}
+
+/* Does tombstone @t name QP @qpn of claim @gen? */
+static bool tomb_is(uint64_t t, uint64_t gen, uint32_t qpn)
+{
+	return (t & SMX_TOMB_VALID) &&
+	       ((t >> SMX_TOMB_GEN_SHIFT) & SMX_TOMB_GEN_MASK) ==
+	       (gen & SMX_TOMB_GEN_MASK) &&
+	       ((t >> 24) & 0xffffff) == (qpn & 0xffffff);
 }
 
 void smx_shm_tomb_clear(struct smx_shm *s, uint32_t qpn)
@@ -1121,8 +1129,7 @@ void smx_shm_tomb_clear(struct smx_shm *s, uint32_t qpn)
 	for (i = 0; i < SMX_SHM_TOMBS; i++) {
 		uint64_t t = __atomic_load_n(&sl->tomb[i], __ATOMIC_RELAXED);
 
-		if ((t & SMX_TOMB_VALID) && ((t >> 24) & 0xffffff) ==
-		    (qpn & 0xffffff))
+		if (tomb_is(t, s->gen, qpn))
 			__atomic_store_n(&sl->tomb[i], 0, __ATOMIC_RELEASE);
 	}
 }
@@ -1136,11 +1143,11 @@ void smx_shm_tomb_put(struct smx_shm *s, uint32_t qpn, uint32_t epsn)
 	smx_shm_tomb_clear(s, qpn);
 	sl = &s->h->slot[s->slot];
 	__atomic_store_n(&sl->tomb[sl->tomb_next++ % SMX_SHM_TOMBS],
-			 tomb_make(qpn, epsn), __ATOMIC_RELEASE);
+			 tomb_make(s->gen, qpn, epsn), __ATOMIC_RELEASE);
 }
 
-bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint32_t qpn,
-		  uint32_t *epsn)
+bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint64_t gen,
+		  uint32_t qpn, uint32_t *epsn)
 {
 	struct smx_slot *sl;
 	uint32_t i;
@@ -1151,13 +1158,19 @@ bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint32_t qpn,
 	for (i = 0; i < SMX_SHM_TOMBS; i++) {
 		uint64_t t = __atomic_load_n(&sl->tomb[i], __ATOMIC_ACQUIRE);
 
-		if ((t & SMX_TOMB_VALID) && ((t >> 24) & 0xffffff) ==
-		    (qpn & 0xffffff)) {
+		if (tomb_is(t, gen, qpn)) {
 			*epsn = t & 0xffffff;
 			return true;
 		}
 	}
 	return false;
+}
+
+uint64_t smx_shm_slot_gen(struct smx_shm *s, uint32_t slot)
+{
+	if (!s || slot >= SMX_SHM_SLOTS)
+		return 0;
+	return __atomic_load_n(&s->h->slot[slot].gen, __ATOMIC_ACQUIRE);
 }
 
 /* ------------------------------------------------------------------ */

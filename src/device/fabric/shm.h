@@ -224,17 +224,22 @@ bool smx_shm_stopped(int32_t pid);
 
 /*
  * Tombstones. A QP of ours that received requests is destroyed: its QPN
- * and the PSN it expected next stay in our slot -- after we exit too, until
- * the slot is taken again -- so that a requester whose last ACK was lost
- * (an injected fault) learns what arrived, as the QP's responder would
- * have re-ACKed it (smx_shm_tomb()). A QPN created again forgets its
- * tombstone (smx_shm_tomb_clear()).
+ * and the PSN it expected next stay in our slot, under our claim of it
+ * (its gen) -- after we exit too, and after another process takes the
+ * slot -- so that a requester whose last ACK was lost (an injected fault)
+ * learns what arrived, as the QP's responder would have re-ACKed it
+ * (smx_shm_tomb()). A QPN created again forgets its tombstone
+ * (smx_shm_tomb_clear()).
  */
 void smx_shm_tomb_put(struct smx_shm *s, uint32_t qpn, uint32_t epsn);
 void smx_shm_tomb_clear(struct smx_shm *s, uint32_t qpn);
-/* The tombstone of QP @qpn in @slot: true with *epsn, or false. */
-bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint32_t qpn,
-		  uint32_t *epsn);
+/* The tombstone of QP @qpn in @slot, made under claim @gen of the slot
+ * (smx_shm_slot_gen() when the requester talked to it): true with *epsn,
+ * or false. */
+bool smx_shm_tomb(struct smx_shm *s, uint32_t slot, uint64_t gen,
+		  uint32_t qpn, uint32_t *epsn);
+/* The claim count of @slot now (0: no segment). */
+uint64_t smx_shm_slot_gen(struct smx_shm *s, uint32_t slot);
 
 /*
  * Consumer side (this process's inbox): the next published cell or NULL;

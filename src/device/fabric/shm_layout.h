@@ -22,13 +22,16 @@
  * producer's reservation record (resv), the waiters for room in an inbox
  * (room_waiters) and the time its head last moved (head_ns).
  * 4: slots carry tombstones of their holder's destroyed QPs (tomb[]).
- * 5: dbusy moved out of the first line, next to resv. */
+ * 5: dbusy moved out of the first line, next to resv; a tombstone names
+ *    the claim of the slot it was made under, and outlives it. */
 #define SMX_SHM_VERSION 5u
 
 enum { SMX_SLOT_FREE = 0, SMX_SLOT_ALIVE = 1 };
 
 #define SMX_SHM_TOMBS 32u
 #define SMX_TOMB_VALID (1ull << 63)
+#define SMX_TOMB_GEN_SHIFT 48u		/* 15 bits of the slot's gen */
+#define SMX_TOMB_GEN_MASK 0x7fffull
 
 /* smx_slot.sleeping. Processes of the first layout wrote 0 / 1 only, and
  * woke on anything but 0: SLEEP_POLLED cost them a needless wake-up. */
@@ -77,9 +80,11 @@ struct smx_slot {
 	/* The holder's port counters (enum trn_ctr; counters.h), zeroed
 	 * when the slot is taken. Only the holder adds; anyone reads. */
 	uint64_t ctr[TRN_CTR_MAX_SLOTS] __attribute__((aligned(64)));
-	/* The holder's destroyed RC / XRC QPs, newest replacing the oldest:
-	 * SMX_TOMB_VALID | qpn << 24 | the PSN it expected next. Only the
-	 * holder writes; they outlive it until the slot is taken again. */
+	/* Destroyed RC / XRC QPs of the slot's holders, newest replacing the
+	 * oldest: SMX_TOMB_VALID | the holder's claim (gen, 15 bits) << 48 |
+	 * qpn << 24 | the PSN it expected next. Only the holder writes; they
+	 * outlive it, also when the slot is taken again (a requester asks
+	 * for the claim it talked to). */
 	uint64_t tomb[SMX_SHM_TOMBS];
 	uint32_t tomb_next;
 	struct smx_cell cell[SMX_SHM_CELLS];
