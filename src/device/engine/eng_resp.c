@@ -115,6 +115,9 @@ struct resp_ctx {
  * inbox was full (flushed by eng_resp_flush()).
  */
 #define ENG_RRES 16u	/* >= 2^log_rra_max (at most 4) */
+/* The largest WRITE of several packets through a signature key: staged
+ * whole, since the key's guards span packets. */
+#define RESP_SIG_STAGE_MAX (64u << 20)
 #define ENG_RACKS 8u	/* a DCT answers several initiators */
 
 struct eng_rres {
@@ -146,6 +149,14 @@ struct eng_rstate {
 		uint64_t va;
 		bool have_wqe;
 		struct eng_rwqe w;
+		/* A WRITE of several packets through a signature key: its
+		 * wire bytes, staged until the last packet (RESP_SIG_STAGE_MAX
+		 * at most). A SEND of several packets into a receive through
+		 * signature keys: the receive's staged entries (resp_scatter()),
+		 * kept from its first packet to its last. */
+		uint8_t *sbuf;
+		struct resp_sig *sig;
+		uint32_t nsig;
 	} m;
 	/* A DCT: one message in progress and the last PSN per initiator
 	 * (DCI), which has no connection state of its own here. */
@@ -546,8 +557,15 @@ static void resp_build_grh(uint8_t grh[40], const struct eng_pkt *p,
 static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 				    struct eng_sge *sge)
 {
-	uint32_t i;
+	/* A later packet of a SEND whose receive stages signature entries:
+	 * the same entries, the bytes so far in them. */
+	struct resp_sig *kept = c->m && c->off ? c->m->sig : NULL;
+	uint32_t i, k = 0;
 
+	if (kept) {
+		c->sig = kept;
+		c->nsig = c->m->nsig;
+	}
 	l->sge = sge;
 	l->n = 0;
 	l->len = 0;
@@ -568,7 +586,17 @@ static enum resp_state resp_scatter(struct resp_ctx *c, struct eng_sgl *l,
 		sge[l->n].mk = mk;
 		sge[l->n].va = be64toh(d->addr);
 		sge[l->n].len = len;
-		if (eng_xform(mk)) {
+		if (eng_xform(mk) && kept) {
+			if (k >= c->nsig || kept[k].mk != mk) {
+				snprintf(c->why, sizeof(c->why), "signature key "
+					 "0x%x changed under the message",
+					 be32toh(d->lkey));
+				c->seg = i;
+				return RESP_ERR_RECV_PROT;
+			}
+			sge[l->n].host = kept[k++].buf;
+			sge[l->n].mk = NULL;
+		} else if (eng_xform(mk)) {
 			uint64_t wl = len;	/* wire bytes */
 			struct resp_sig *rs;
 
@@ -711,6 +739,55 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 	return st;
 }
 
+/* A packet of a WRITE of several packets through a signature key: its
+ * payload into the message's staging buffer (c->m->sbuf), and with the
+ * last one the whole message through the key. */
+static enum resp_state resp_sig_stage(struct resp_ctx *c)
+{
+	const struct eng_pkt *p = c->p;
+	struct eng_rmsg *m = c->m;
+	struct eng_sig_err se = { 0 };
+	struct eng_sge hs;
+	struct eng_sgl hl;
+	enum resp_state st = RESP_COMPLETE;
+
+	if (!m || p->len > RESP_SIG_STAGE_MAX) {
+		snprintf(c->why, sizeof(c->why), "a WRITE of %u bytes in "
+			 "several packets through signature key 0x%x (%s)",
+			 p->len, p->rkey, m ? "above the 64 MiB staged" :
+			 "not in packets");
+		return RESP_ERR_ACCESS;
+	}
+	if (p->seg & ENG_SEG_FIRST) {
+		free(m->sbuf);
+		m->sbuf = malloc(p->len);
+	}
+	if (!m->sbuf) {
+		snprintf(c->why, sizeof(c->why), "no memory to stage %u bytes "
+			 "for signature key 0x%x", p->len, p->rkey);
+		return RESP_ERR_ACCESS;
+	}
+	hs = (struct eng_sge){ m->sbuf + c->off, NULL, 0, p->plen };
+	hl = (struct eng_sgl){ &hs, 1, p->plen };
+	if (eng_sgl_copy(&hl, 0, p->payload, 0, p->plen) != p->plen) {
+		snprintf(c->why, sizeof(c->why), "the sender's %u bytes could "
+			 "not be read", p->plen);
+		return RESP_ERR_ACCESS;
+	}
+	if (!(p->seg & ENG_SEG_LAST))
+		return RESP_COMPLETE;
+	if (eng_sig_write(c->mk, p->raddr, p->len, m->sbuf, &se)) {
+		snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
+			 se.why);
+		st = RESP_ERR_ACCESS;
+	}
+	if (se.set)
+		resp_sig_report(c, c->mk, &se);
+	free(m->sbuf);
+	m->sbuf = NULL;
+	return st;
+}
+
 /*
  * An 8-byte compare-and-swap or fetch-and-add on the responder's memory,
  * lock-free so that it stays atomic with the direct path's (eng_direct.c)
@@ -788,12 +865,6 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 
 		if (s != RESP_COMPLETE)
 			return s;
-		if (c->nsig && p->seg != ENG_SEG_ONLY) {
-			snprintf(c->why, sizeof(c->why), "a message of several "
-				 "packets into a receive through a signature "
-				 "key (not supported)");
-			return RESP_ERR_RECV_PROT;
-		}
 		if (c->qp->st == MLX5_QPC_ST_UD)
 			need += 40;
 		if (need > l.len) {
@@ -816,18 +887,16 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		if (p->plen && eng_sgl_copy(&l, at + c->off, p->payload, 0,
 					    p->plen) != p->plen)
 			return resp_recv_fault(c);
-		if (c->nsig && !resp_sig_commit(c, at + p->plen))
+		/* through the keys once the whole message is staged */
+		if (c->nsig && (p->seg & ENG_SEG_LAST) &&
+		    !resp_sig_commit(c, at + c->off + p->plen))
 			return RESP_ERR_RECV_PROT;
 		return RESP_COMPLETE;
 	}
 	case ENG_PKT_WRITE:
 		if (p->plen && c->rsig) {
-			if (p->seg != ENG_SEG_ONLY) {
-				snprintf(c->why, sizeof(c->why), "a WRITE of "
-					 "several packets through signature key "
-					 "0x%x (not supported)", p->rkey);
-				return RESP_ERR_ACCESS;
-			}
+			if (p->seg != ENG_SEG_ONLY)
+				return resp_sig_stage(c);
 			return resp_sig_rdma(c, true);
 		}
 		if (p->plen) {
@@ -1081,6 +1150,26 @@ static void resp_run(struct resp_ctx *c)
 /* Packets from another process                                       */
 /* ------------------------------------------------------------------ */
 
+/* The message in progress ends (received, abandoned or failed). */
+static void resp_sig_free(struct resp_sig *sig, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; sig && i < n; i++)
+		free(sig[i].buf);
+	free(sig);
+}
+
+static void resp_msg_end(struct eng_rmsg *m)
+{
+	m->active = false;
+	free(m->sbuf);
+	m->sbuf = NULL;
+	resp_sig_free(m->sig, m->nsig);
+	m->sig = NULL;
+	m->nsig = 0;
+}
+
 void eng_resp_free(struct eng *e, struct eng_qp *q)
 {
 	uint32_t i;
@@ -1093,6 +1182,9 @@ void eng_resp_free(struct eng *e, struct eng_qp *q)
 		e->resp_pending--;
 	for (i = 0; i < ENG_RRES; i++)
 		free(q->rs->res[i].sigbuf);
+	resp_msg_end(&q->rs->m);
+	for (i = 0; i < ENG_RACKS; i++)
+		resp_msg_end(&q->rs->dctx[i].m);
 	free(q->rs);
 	q->rs = NULL;
 }
@@ -1414,11 +1506,12 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 			if (rs->dctx[i].used && rs->dctx[i].slot == slot &&
 			    rs->dctx[i].dqpn == p.sqpn)
 				x = &rs->dctx[i];
-		if (x && x->gen != p.dc_gen)
-			memset(x, 0, sizeof(*x));	/* the DCI was reset */
-		else if (!x)
+		if (!x)	/* a new initiator: the oldest one's place */
 			x = &rs->dctx[rs->dctx_next++ % ENG_RACKS];
-		if (!x->used) {
+		else if (x->gen != p.dc_gen)
+			x->used = false;	/* the DCI was reset */
+		if (!x->used || x->slot != slot || x->dqpn != p.sqpn) {
+			resp_msg_end(&x->m);
 			memset(x, 0, sizeof(*x));
 			x->used = true;
 			x->gen = p.dc_gen;
@@ -1483,7 +1576,7 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 				"invalid request", qp->obj.id, h->psn, why);
 			resp_owe(rs, false, IBP_NAK_INV_REQ, h->psn, p.sqpn,
 				 &back);
-			m->active = false;
+			resp_msg_end(m);
 			eng_async_event(e, ENG_EVT_WQ_INVAL_REQ_ERROR, qp->obj.id,
 					false, qp->obj.uid);
 			eng_qp_to_err(e, qp);
@@ -1495,10 +1588,10 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		/* UC: a first packet starts afresh; a gap loses the
 		 * message in progress. */
 		if (first) {
-			m->active = false;
+			resp_msg_end(m);
 		} else if (!m->active || m->op != p.op ||
 			   h->psn != expect) {
-			m->active = false;
+			resp_msg_end(m);
 			trn_ctr_add(e->ctr, TRN_CTR_OUT_OF_SEQUENCE, 1);
 			goto out;
 		}
@@ -1522,10 +1615,15 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 
 		memset(&r, 0, sizeof(r));
 		resp_run(&c);
-		if (c.sig) {
-			for (i = 0; i < c.nsig; i++)
-				free(c.sig[i].buf);
-			free(c.sig);
+		if (c.sig && c.sig != m->sig) {
+			/* a first packet's staged entries: kept while its
+			 * message goes on (resp_scatter()) */
+			if (r.ack == ENG_ACK_OK && p.op == ENG_PKT_SEND && !last) {
+				m->sig = c.sig;
+				m->nsig = c.nsig;
+			} else {
+				resp_sig_free(c.sig, c.nsig);
+			}
 		}
 		if (r.ack == ENG_ACK_OK &&
 		    (p.op == ENG_PKT_SEND || p.op == ENG_PKT_WRITE)) {
@@ -1541,8 +1639,10 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 			}
 			m->off += p.plen;
 			m->active = !last;
+			if (last)
+				resp_msg_end(m);
 		} else if (r.ack != ENG_ACK_OK) {
-			m->active = false;
+			resp_msg_end(m);
 		}
 	}
 	if (r.ack == ENG_ACK_DROPPED)
