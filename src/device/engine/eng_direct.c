@@ -383,22 +383,36 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	return d->at + off;
 }
 
+/* The target's memory for an access, claimed against the target's key
+ * generation (smx_shm_dbegin(); the caller ends it with smx_shm_dend()),
+ * or NULL: no current record allows it. */
+static uint8_t *dclaim(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
+		       bool imm, uint32_t dqpn, uint32_t rkey, uint64_t raddr,
+		       uint32_t len)
+{
+	struct eng_dent *d;
+	uint8_t *at = dtarget(e, slot, op, st, imm, dqpn, rkey, raddr, len, &d);
+
+	if (!at)
+		return NULL;
+	if (!smx_shm_dbegin(e->shm, slot, d->r.gen)) {
+		d->valid = false;	/* stale: ask again */
+		return NULL;
+	}
+	return at;
+}
+
 bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		     uint64_t *atomic_orig)
 {
-	struct eng_dent *d;
-	uint8_t *at = dtarget(e, slot, p->op, p->st, p->flags & ENG_PKT_F_IMM,
-			      p->dqpn, p->rkey, p->raddr, p->len, &d);
+	uint8_t *at = dclaim(e, slot, p->op, p->st, p->flags & ENG_PKT_F_IMM,
+			     p->dqpn, p->rkey, p->raddr, p->len);
 	struct eng_sge s;
 	struct eng_sgl one;
 	uint64_t done;
 
 	if (!at)
 		return false;
-	if (!smx_shm_dbegin(e->shm, slot, d->r.gen)) {
-		d->valid = false;	/* stale: ask again */
-		return false;
-	}
 	/* The peer's side needs no fault guard: its memfd is ours to map,
 	 * allocated whole at registration (fabric/direct.c) and never
 	 * truncated, so every page of the key's range is there (the target
@@ -429,20 +443,15 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
 		     uint8_t *local, bool app)
 {
-	struct eng_dent *d;
 	uint8_t *at, *dst;
 	const uint8_t *src;
 	bool ok = true;
 
 	if (op != ENG_PKT_WRITE && op != ENG_PKT_READ)
 		return false;
-	at = dtarget(e, slot, op, st, false, dqpn, rkey, raddr, len, &d);
+	at = dclaim(e, slot, op, st, false, dqpn, rkey, raddr, len);
 	if (!at)
 		return false;
-	if (!smx_shm_dbegin(e->shm, slot, d->r.gen)) {
-		d->valid = false;	/* stale: ask again */
-		return false;
-	}
 	/* memmove: a PA-mode lkey may name our own mapping of the target.
 	 * Only @local can fault (eng_direct_exec() says why); inline data
 	 * (the fast lane's 8-byte WRITE) skips the guard's ~2 ns. */
