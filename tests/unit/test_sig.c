@@ -211,19 +211,22 @@ static void test_mem_crc_check(void)
 
 /* ---- D: wire T10-DIF checked on receive ------------------------------------ */
 
+/* D's key: wire T10-DIF (dif_a), every field checked on receive. */
+static struct mlx5dv_sig_block_domain dif_wire = {
+	.sig_type = MLX5DV_SIG_TYPE_T10DIF, .sig.dif = &dif_a,
+	.block_size = MLX5DV_BLOCK_SIZE_512,
+};
+static const struct mlx5dv_sig_block_attr dif_check = {
+	.wire = &dif_wire,
+	.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD | MLX5DV_SIG_MASK_T10DIF_APPTAG |
+		      MLX5DV_SIG_MASK_T10DIF_REFTAG,
+};
+
 static void test_wire_dif_check(void)
 {
 	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *wire = mr_new(BS + 8), *mem = mr_new(BS);
-	struct mlx5dv_sig_block_domain wd = { .sig_type = MLX5DV_SIG_TYPE_T10DIF,
-					      .sig.dif = &dif_a,
-					      .block_size = MLX5DV_BLOCK_SIZE_512 };
-	struct mlx5dv_sig_block_attr sa = {
-		.wire = &wd,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD | MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
 	struct mlx5dv_mkey_err e;
 	uint8_t *w;
 	uint16_t guard;
@@ -250,7 +253,8 @@ static void test_wire_dif_check(void)
 	w = wire->addr;
 	fill(w, BS, 200);
 	guard = ref_crc16_t10dif(0xffff, w, BS);
-	configure_ok("D configure", qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &sa, NULL);
+	configure_ok("D configure", qp, mk, mem, BS, IBV_ACCESS_LOCAL_WRITE, &dif_check,
+		     NULL);
 	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
 		put_be16(w + BS, guard ^ cases[i].guard_xor);
 		put_be16(w + BS + 2, cases[i].app);
@@ -296,14 +300,6 @@ static void test_wire_dif_check_multi(void)
 	struct ibv_qp *qp = rc_qp(0);
 	struct mlx5dv_mkey *mk = sig_mkey();
 	struct ibv_mr *wire = mr_new(3 * (BS + 8)), *mem = mr_new(3 * BS);
-	struct mlx5dv_sig_block_domain wd = { .sig_type = MLX5DV_SIG_TYPE_T10DIF,
-					      .sig.dif = &dif_a,
-					      .block_size = MLX5DV_BLOCK_SIZE_512 };
-	struct mlx5dv_sig_block_attr sa = {
-		.wire = &wd,
-		.check_mask = MLX5DV_SIG_MASK_T10DIF_GUARD | MLX5DV_SIG_MASK_T10DIF_APPTAG |
-			      MLX5DV_SIG_MASK_T10DIF_REFTAG,
-	};
 	struct mlx5dv_mkey_err e;
 	uint8_t *w;
 	uint32_t k;
@@ -312,8 +308,8 @@ static void test_wire_dif_check_multi(void)
 	if (!qp || !mk || !wire || !mem)
 		return;
 	w = wire->addr;
-	configure_ok("D3 configure", qp, mk, mem, 3 * BS, IBV_ACCESS_LOCAL_WRITE, &sa,
-		     NULL);
+	configure_ok("D3 configure", qp, mk, mem, 3 * BS, IBV_ACCESS_LOCAL_WRITE,
+		     &dif_check, NULL);
 	for (round = 0; round < 2; round++) {
 		struct ibv_sge sge = { 0, 3 * (BS + 8), mk->lkey };
 		struct ibv_recv_wr rw = { .wr_id = 12, .sg_list = &sge, .num_sge = 1 },
