@@ -643,12 +643,18 @@ void eng_destroy(struct eng *e)
 
 void eng_mmio_write(struct eng *e, uint64_t offset, const void *buf, size_t len)
 {
-	bool clk;
+	bool clk, paused;
 
 	fw_lock(e->fw);
 	clk = eng_clock_begin(e);
 	eng_mmio(e, offset, buf, len);
 	eng_loop_run(e);
 	eng_clock_end(e, clk);
+	paused = e->tx_paused;
 	fw_unlock(e->fw);
+	/* A requester stopped for the responses in our inbox (a lossy link,
+	 * eng_sq.c): this thread takes them now, as a poller would, rather
+	 * than leave the requester stopped until the application polls. */
+	if (paused)
+		eng_fabric_progress(e);
 }
