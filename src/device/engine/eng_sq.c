@@ -907,6 +907,25 @@ static uint64_t eng_sq_resp_wait(struct eng *e, struct eng_qp *q)
 	return q->rto_ns < end - now ? q->rto_ns : end - now;
 }
 
+/* How long to wait before looking again at a peer (or our own inbox) that
+ * looked stalled when the timer ran out: a stopped process waits as long
+ * as the QP's timeout allows for each look; a busy one caught between two
+ * batches must not cost a whole timeout (tens of ms at perftest's 14), so
+ * with the adaptive timer the looks come at its pace, doubling. */
+static uint64_t eng_sq_stall_wait(struct eng *e, struct eng_qp *q)
+{
+	uint64_t full = eng_sq_resp_timeout(q->qp), t;
+
+	if (!eng_sq_adaptive(e, q->qp))
+		return full;
+	if (q->rto_ns < ENG_ADP_RTO_NS)
+		q->rto_ns = ENG_ADP_RTO_NS;
+	t = q->rto_ns < full ? q->rto_ns : full;
+	if (q->rto_ns < full)
+		q->rto_ns *= 2;
+	return t;
+}
+
 void eng_sq_heard(struct eng *e, struct eng_qp *q)
 {
 	q->progress_ns = q->tmo_since = eng_clock(e);
@@ -1765,8 +1784,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 			trn_ctr_add(e->ctr, TRN_CTR_PEER_STALLED, 1);
 			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
-			eng_sq_park(e, q, ENG_WAIT_RESP,
-				    eng_sq_resp_timeout(qp));
+			eng_sq_park(e, q, ENG_WAIT_RESP, eng_sq_stall_wait(e, q));
 			return;
 		}
 		/* Nor when it is our own inbox that nobody served since the
@@ -1777,8 +1795,7 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		if (smx_shm_stalled(e->shm, e->slot, q->deadline)) {
 			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
-			eng_sq_park(e, q, ENG_WAIT_RESP,
-				    eng_sq_resp_timeout(qp));
+			eng_sq_park(e, q, ENG_WAIT_RESP, eng_sq_stall_wait(e, q));
 			return;
 		}
 		if (!reliable) {
