@@ -38,16 +38,17 @@ set_tests_properties(fuzz_rc_rx PROPERTIES LABELS fuzz TIMEOUT 240
 
 # The same two targets again on the paths a fault spec or the loopback
 # link in packets opens: send-queue WQEs of the loopback QP as packets
-# through the loopback link (SOFTMLX5_LOOPBACK_PACKETS=on), and the peer's
-# packet sequences through the receive-side fault stage (rules with dir=rx:
-# loss, duplication, reordering and corruption before the checks).
+# through the loopback link, with loss, duplication, reordering and
+# corruption on it, and the peer's packet sequences through the
+# receive-side fault stage (rules with dir=rx, the same faults before the
+# checks).
 set(SMX_FUZZ_LOOP_SECONDS 20 CACHE STRING "seconds fuzz_wqe_loop and fuzz_rc_rx_faults run")
 add_test(NAME fuzz_wqe_loop
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
                  ${CMAKE_BINARY_DIR} ${SMX_FUZZ_LOOP_SECONDS} fuzz_wqe)
 set_tests_properties(fuzz_wqe_loop PROPERTIES LABELS fuzz TIMEOUT 240
                      SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
-                     ENVIRONMENT "SOFTMLX5_LOOPBACK_PACKETS=on")
+                     ENVIRONMENT "SOFTMLX5_LOOPBACK_PACKETS=on;SOFTMLX5_FAULT=loss=3%,dup=3%,reorder=3%,corrupt=2%,seed=9")
 add_test(NAME fuzz_rc_rx_faults
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
                  ${CMAKE_BINARY_DIR} ${SMX_FUZZ_LOOP_SECONDS} fuzz_rc_rx)
