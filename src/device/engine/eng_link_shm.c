@@ -402,10 +402,11 @@ void eng_fabric_armed(struct eng *e)
  * that wake-up, and the context switch it forces on a busy CPU, cost more
  * than the message. A polled park lasts its time even with cells waiting
  * (the pollers take them); when it ends, the thread takes cells only if
- * no poller took any during the park, one batch before it looks again. If the pollers stop
- * without arming, a cell waits that long at most; an arm
- * (eng_fabric_armed()) ends it at once. An application
- * that waits for events polls a few times per event: far below the rate.
+ * no poller took any during the park, one batch before it looks again.
+ * If the pollers stop without arming, a cell waits two parks at most (the
+ * one they stopped in, and the next, which no poller serves); an arm
+ * (eng_fabric_armed()) ends the wait at once. An application that waits
+ * for events polls a few times per event: far below the rate.
  * Every wake-up also resumes what waited for room in a peer's inbox.
  */
 static void *fab_rx_thread(void *arg)
