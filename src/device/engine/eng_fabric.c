@@ -657,7 +657,16 @@ void eng_fabric_rx_end(struct eng *e, struct eng_qp *const *run,
 	eng_fabric_ring(e);
 }
 
-/* The fault stages and their buffers (eng_destroy(), once nothing runs). */
+void eng_fabric_fault_init(struct eng *e)
+{
+	const char *spec = getenv("SOFTMLX5_FAULT");
+
+	if (!spec || !*spec)
+		spec = fw_config(e->fw)->fault;
+	if (spec && *spec)
+		e->fault_spec = strdup(spec);
+}
+
 void eng_fabric_fault_free(struct eng *e)
 {
 	uint32_t s;
@@ -679,4 +688,6 @@ void eng_fabric_fault_free(struct eng *e)
 	e->fault_rx_on = 0;
 	free(e->txbuf);
 	e->txbuf = NULL;
+	free((void *)e->fault_spec);
+	e->fault_spec = NULL;
 }

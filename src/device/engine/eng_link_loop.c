@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "device/config.h"
@@ -105,12 +104,6 @@ const struct eng_link_ops eng_link_loop = {
 
 void eng_loop_start(struct eng *e)
 {
-	const char *spec = getenv("SOFTMLX5_FAULT");
-
-	if (!spec || !*spec)
-		spec = fw_config(e->fw)->fault;
-	if (spec && *spec)
-		e->fault_spec = strdup(spec);
 	e->pid = (int32_t)getpid();
 	e->loop_pkts = e->fault_spec || trn_pcap_on() ||
 		       fw_config(e->fw)->loopback_packets;
@@ -126,14 +119,11 @@ void eng_loop_start(struct eng *e)
 
 void eng_loop_stop(struct eng *e)
 {
-	eng_fabric_fault_free(e);
 	if (e->loop)
 		free(e->loop->buf);
 	free(e->loop);
 	e->loop = NULL;
 	e->loop_pkts = false;
-	free((void *)e->fault_spec);
-	e->fault_spec = NULL;
 }
 
 bool eng_loop_pending(const struct eng *e)

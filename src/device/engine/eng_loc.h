@@ -952,10 +952,10 @@ void eng_fabric_stop(struct eng *e);
 /* eng_link_loop.c: the loopback link in packets. */
 struct eng_loop;
 extern const struct eng_link_ops eng_link_loop;
-/* Engine creation: the fault spec (SOFTMLX5_FAULT or the key fault), and
- * whether the loopback link carries packets (a fault spec, a capture or the
- * key loopback_packets). eng_loop_stop(): engine destruction, once no
- * thread runs the engine (it frees the fault stages too). */
+/* Engine creation, after eng_fabric_fault_init(): whether the loopback
+ * link carries packets (a fault spec, a capture or the key
+ * loopback_packets). eng_loop_stop(): engine destruction, once no thread
+ * runs the engine. */
 void eng_loop_start(struct eng *e);
 void eng_loop_stop(struct eng *e);
 /* Receives what the loopback link carries until it is empty (fw->lock
@@ -1069,7 +1069,10 @@ bool eng_sq_land_at(struct eng *e, struct eng_qp *q, uint16_t at,
 		    uint64_t off, const uint8_t *src, uint32_t len);
 /* Frees the pipelining buffers of @q (QP destroyed). */
 void eng_sq_free(struct eng *e, struct eng_qp *q);
-/* Frees the fault stages (eng_destroy, once no thread runs the engine). */
+/* The fault spec (SOFTMLX5_FAULT, else the key fault) at engine creation;
+ * the fault stages and the spec freed at its destruction, once no thread
+ * runs the engine. */
+void eng_fabric_fault_init(struct eng *e);
 void eng_fabric_fault_free(struct eng *e);
 /* Is the far end of destination @slot still there? */
 bool eng_fabric_peer_alive(struct eng *e, uint32_t slot);

@@ -911,17 +911,13 @@ static uint64_t eng_sq_resp_wait(struct eng *e, struct eng_qp *q)
  * looked stalled when the timer ran out: a stopped process waits as long
  * as the QP's timeout allows for each look; a busy one caught between two
  * batches must not cost a whole timeout (tens of ms at perftest's 14), so
- * with the adaptive timer the looks come at its pace, doubling. */
+ * with the adaptive timer the looks come at its pace, doubling (the
+ * caller has just restarted the timer: eng_sq_resp_wait() from now). */
 static uint64_t eng_sq_stall_wait(struct eng *e, struct eng_qp *q)
 {
-	uint64_t full = eng_sq_resp_timeout(q->qp), t;
+	uint64_t t = eng_sq_resp_wait(e, q);	/* tmo_since is now */
 
-	if (!eng_sq_adaptive(e, q->qp))
-		return full;
-	if (q->rto_ns < ENG_ADP_RTO_NS)
-		q->rto_ns = ENG_ADP_RTO_NS;
-	t = q->rto_ns < full ? q->rto_ns : full;
-	if (q->rto_ns < full)
+	if (eng_sq_adaptive(e, q->qp) && t == q->rto_ns)
 		q->rto_ns *= 2;
 	return t;
 }

@@ -588,6 +588,7 @@ struct eng *eng_create(struct smx_dev *dev, struct fw *fw, uint8_t *bar,
 	pthread_cond_init(&e->wcond, &ca);
 	pthread_condattr_destroy(&ca);
 	fw_set_hooks(fw, &eng_hooks, e);
+	eng_fabric_fault_init(e);
 	eng_loop_start(e);
 	eng_wire_start(e);
 	if (pthread_create(&e->thr, NULL, eng_watcher, e) == 0)
@@ -636,6 +637,7 @@ void eng_destroy(struct eng *e)
 	}
 	fw_unlock(e->fw);
 	eng_loop_stop(e);	/* the watcher received on it until joined */
+	eng_fabric_fault_free(e);	/* and released held packets */
 	pthread_cond_destroy(&e->wcond);
 	pthread_mutex_destroy(&e->wlock);
 	free(e);
