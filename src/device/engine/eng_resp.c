@@ -240,7 +240,7 @@ static void resp_res_again(struct eng_rstate *rs, const struct eng_pkt *p,
 		"dropped", p->op == ENG_PKT_READ ? "READ" : "atomic", p->psn);
 }
 
-static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write);
+static enum resp_state resp_sig_read(struct resp_ctx *c);
 static enum resp_state resp_rkey_fault(struct resp_ctx *c, const char *what);
 
 /* A READ from another process: checked; its responses go out as packets
@@ -251,7 +251,7 @@ static enum resp_state resp_read_grant(struct resp_ctx *c)
 	struct eng_sgl remote = { &one, 1, c->p->len };
 
 	if (c->p->len && c->rsig)
-		return resp_sig_rdma(c, false);
+		return resp_sig_read(c);
 	/* Memory the key names but the target unmapped answers now, as
 	 * the copy would. */
 	if (c->p->len && !eng_sgl_probe(&remote, c->p->len, false))
@@ -687,9 +687,9 @@ static bool resp_sig_commit(struct resp_ctx *c, uint64_t end)
 	return ok;
 }
 
-/* RDMA WRITE into / READ out of a signature key: through a buffer in the
- * wire format, moved like any other. */
-static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
+/* RDMA READ out of a signature key: through a buffer in the wire format,
+ * moved like any other. */
+static enum resp_state resp_sig_read(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
 	struct eng_sig_err se = { 0 };
@@ -703,35 +703,22 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 			 "signature key 0x%x", p->len, p->rkey);
 		return RESP_ERR_ACCESS;
 	}
-	if (write) {
-		if (eng_sgl_copy(&hl, 0, p->payload, 0, p->len) != p->len) {
-			snprintf(c->why, sizeof(c->why), "the sender's %u bytes "
-				 "could not be read", p->len);
-			st = RESP_ERR_ACCESS;
-		} else if (eng_sig_write(c->mk, p->raddr, p->len, buf, &se)) {
-			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
-				 se.why);
-			st = RESP_ERR_ACCESS;
-		}
-	} else {
-		if (eng_sig_read(c->mk, p->raddr, p->len, buf, &se)) {
-			snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
-				 se.why);
-			st = RESP_ERR_ACCESS;
-		} else if (!p->rdata) {
-			/* packets: the staged bytes are the response */
-			struct eng_rres *res = resp_res_add(c, 0);
+	if (eng_sig_read(c->mk, p->raddr, p->len, buf, &se)) {
+		snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
+			 se.why);
+		st = RESP_ERR_ACCESS;
+	} else if (!p->rdata) {
+		/* packets: the staged bytes are the response */
+		struct eng_rres *res = resp_res_add(c, 0);
 
-			res->sigbuf = buf;
-			buf = NULL;
-		} else if (p->rdata &&
-			   eng_sgl_copy(p->rdata, 0, &hl, 0, p->len) != p->len) {
-			char f[96];
+		res->sigbuf = buf;
+		buf = NULL;
+	} else if (eng_sgl_copy(p->rdata, 0, &hl, 0, p->len) != p->len) {
+		char f[96];
 
-			snprintf(c->why, sizeof(c->why), "READ data could not be "
-				 "placed: %s", eng_fault_why(f, sizeof(f)));
-			st = RESP_ERR_ACCESS;
-		}
+		snprintf(c->why, sizeof(c->why), "READ data could not be "
+			 "placed: %s", eng_fault_why(f, sizeof(f)));
+		st = RESP_ERR_ACCESS;
 	}
 	if (se.set)
 		resp_sig_report(c, c->mk, &se);
@@ -739,19 +726,23 @@ static enum resp_state resp_sig_rdma(struct resp_ctx *c, bool write)
 	return st;
 }
 
-/* A packet of a WRITE of several packets through a signature key: its
- * payload into the message's staging buffer (c->m->sbuf), and with the
- * last one the whole message through the key. */
-static enum resp_state resp_sig_stage(struct resp_ctx *c)
+/* RDMA WRITE into a signature key: the payload into a buffer in the wire
+ * format, and with the message's last packet the whole message through the
+ * key. A WRITE of several packets stages in the message in progress
+ * (c->m->sbuf, RESP_SIG_STAGE_MAX at most); a whole one in a buffer of its
+ * own. */
+static enum resp_state resp_sig_write(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
 	struct eng_rmsg *m = c->m;
+	bool whole = p->seg == ENG_SEG_ONLY;
+	uint8_t *one = NULL, **buf = m ? &m->sbuf : &one;
 	struct eng_sig_err se = { 0 };
 	struct eng_sge hs;
 	struct eng_sgl hl;
 	enum resp_state st = RESP_COMPLETE;
 
-	if (!m || p->len > RESP_SIG_STAGE_MAX) {
+	if (!whole && (!m || p->len > RESP_SIG_STAGE_MAX)) {
 		snprintf(c->why, sizeof(c->why), "a WRITE of %u bytes in "
 			 "several packets through signature key 0x%x (%s)",
 			 p->len, p->rkey, m ? "above the 64 MiB staged" :
@@ -759,32 +750,31 @@ static enum resp_state resp_sig_stage(struct resp_ctx *c)
 		return RESP_ERR_ACCESS;
 	}
 	if (p->seg & ENG_SEG_FIRST) {
-		free(m->sbuf);
-		m->sbuf = malloc(p->len);
+		free(*buf);
+		*buf = malloc(p->len);
 	}
-	if (!m->sbuf) {
+	if (!*buf) {
 		snprintf(c->why, sizeof(c->why), "no memory to stage %u bytes "
 			 "for signature key 0x%x", p->len, p->rkey);
 		return RESP_ERR_ACCESS;
 	}
-	hs = (struct eng_sge){ m->sbuf + c->off, NULL, 0, p->plen };
+	hs = (struct eng_sge){ *buf + c->off, NULL, 0, p->plen };
 	hl = (struct eng_sgl){ &hs, 1, p->plen };
 	if (eng_sgl_copy(&hl, 0, p->payload, 0, p->plen) != p->plen) {
 		snprintf(c->why, sizeof(c->why), "the sender's %u bytes could "
 			 "not be read", p->plen);
-		return RESP_ERR_ACCESS;
-	}
-	if (!(p->seg & ENG_SEG_LAST))
+		st = RESP_ERR_ACCESS;
+	} else if (!(p->seg & ENG_SEG_LAST)) {
 		return RESP_COMPLETE;
-	if (eng_sig_write(c->mk, p->raddr, p->len, m->sbuf, &se)) {
+	} else if (eng_sig_write(c->mk, p->raddr, p->len, *buf, &se)) {
 		snprintf(c->why, sizeof(c->why), "rkey 0x%x: %s", p->rkey,
 			 se.why);
 		st = RESP_ERR_ACCESS;
 	}
 	if (se.set)
 		resp_sig_report(c, c->mk, &se);
-	free(m->sbuf);
-	m->sbuf = NULL;
+	free(*buf);
+	*buf = NULL;
 	return st;
 }
 
@@ -895,9 +885,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 	}
 	case ENG_PKT_WRITE:
 		if (p->plen && c->rsig) {
-			if (p->seg != ENG_SEG_ONLY)
-				return resp_sig_stage(c);
-			return resp_sig_rdma(c, true);
+			return resp_sig_write(c);
 		}
 		if (p->plen) {
 			one.mk = c->mk;
@@ -913,7 +901,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		if (!p->rdata)
 			return resp_read_grant(c);	/* answered by packets */
 		if (p->len && c->rsig)
-			return resp_sig_rdma(c, false);
+			return resp_sig_read(c);
 		if (p->len) {
 			one.mk = c->mk;
 			one.va = p->raddr;
