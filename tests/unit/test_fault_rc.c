@@ -108,6 +108,18 @@ static bool read_counters(uint64_t v[NCNT], bool seen[NCNT], char *why,
 /* the two sides                                                      */
 /* ------------------------------------------------------------------ */
 
+/* A process's shared word: the @n FETCH_ADDs on it (@vals, from the other
+ * side's ends) returned 0..want-1 once each, and it ends at want. */
+static void check_shared(const char *who, const uint64_t *vals, unsigned int n,
+			 unsigned int want, struct fproc *p)
+{
+	CHECKM(n == want && fl_is_perm(vals, n), "%s: the %u FETCH_ADDs on its "
+	       "shared word (of %u) did not return 0..%u once each", who, n,
+	       want, want - 1);
+	CHECKM(*fproc_shared(p) == want, "%s: shared word %llu, %u adds", who,
+	       (unsigned long long)*fproc_shared(p), want);
+}
+
 /* The counters moved as 5% loss, 2% reordering and 1% duplication must
  * move them (c0 / c1: before / after). */
 static void check_counters(bool counters, const uint64_t c0[NCNT],
@@ -193,11 +205,7 @@ static int side(int in, int out, unsigned int idx)
 	/* The other side's requests have all completed: check memory. */
 	for (i = 0; i < NENDS; i++)
 		fend_check_mem(&ends[i], who);
-	CHECKM(n == want && fl_is_perm(all, n), "%s: the %u FETCH_ADDs on its "
-	       "shared word (of %u) did not return 0..%u once each", who, n,
-	       want, want - 1);
-	CHECKM(*fproc_shared(&p) == want, "%s: shared word %llu, %u adds", who,
-	       (unsigned long long)*fproc_shared(&p), want);
+	check_shared(who, all, n, want, &p);
 	if (!idx)
 		check_counters(counters, c0, c1, seen1, why, sizeof(why));
 	xwrite(out, "e", 1);
@@ -262,12 +270,7 @@ static int both(void)
 			memcpy(all + n, o->shared_vals, o->nshared * 8ull);
 			n += o->nshared;
 		}
-		CHECKM(n == want && fl_is_perm(all, n), "%s: the %u FETCH_ADDs "
-		       "on its shared word (of %u) did not return 0..%u once "
-		       "each", k ? "B" : "A", n, want, want - 1);
-		CHECKM(*fproc_shared(&p[k]) == want, "%s: shared word %llu, %u "
-		       "adds", k ? "B" : "A",
-		       (unsigned long long)*fproc_shared(&p[k]), want);
+		check_shared(k ? "B" : "A", all, n, want, &p[k]);
 	}
 	check_counters(counters, c0, c1, seen1, why, sizeof(why));
 	for (i = 0; i < 2 * NENDS; i++)
