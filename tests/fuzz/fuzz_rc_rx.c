@@ -206,6 +206,10 @@ static void check_out(const struct smx_cell *c)
 		if (c->len != sizeof(struct smx_drec))
 			FAIL("a direct placement record of %u bytes", c->len);
 		return;
+	case SMX_CELL_RREC:
+		if (c->len != sizeof(struct smx_rrec))
+			FAIL("a direct SEND record of %u bytes", c->len);
+		return;
 	case SMX_CELL_PKT:
 		break;
 	default:

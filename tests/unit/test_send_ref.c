@@ -19,7 +19,9 @@
  *  - a receive too small: LOC_LEN_ERR at the receiver, REM_INV_REQ_ERR at
  *    the sender, as with packets.
  *
- * The whole run is made twice: as is, then with SOFTMLX5_DIRECT=0 (every
+ * Direct SEND (eng_drq.c) is off (SOFTMLX5_DIRECT_SEND=0): it would take
+ * these SENDs before they became packets. The whole run is made twice: as
+ * is, then with SOFTMLX5_DIRECT=0 (every
  * SEND in packets, tx_send_by_ref 0), with the same results. Each run has
  * its own segment ($SOFTMLX5_SHM_PATH); an alarm fails a hang.
  */
@@ -196,6 +198,9 @@ static void run(bool direct)
 	snprintf(path, sizeof(path), "/dev/shm/softmlx5-test-sref-%d-%d",
 		 (int)getpid(), direct);
 	setenv("SOFTMLX5_SHM_PATH", path, 1);
+	/* SENDs into receives the peer lent (eng_drq.c) would take most of
+	 * these: this test is about the path they leave to packets. */
+	setenv("SOFTMLX5_DIRECT_SEND", "0", 1);
 	if (direct)
 		unsetenv("SOFTMLX5_DIRECT");
 	else

@@ -58,6 +58,14 @@ add_test(NAME test_send_ref COMMAND test_send_ref)
 set_tests_properties(test_send_ref PROPERTIES LABELS "unit;transport"
                      TIMEOUT 120)
 
+# Direct SEND: an RC receive queue lent to the sending process (order,
+# contents, a stopped receiver, a deregistered receive, one too short, ERR
+# with placed SENDs waiting).
+smx_counters_test(test_direct_send)
+add_test(NAME test_direct_send COMMAND test_direct_send)
+set_tests_properties(test_direct_send PROPERTIES LABELS "unit;transport"
+                     TIMEOUT 120)
+
 # RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3.
 smx_counters_test(test_fault_rc)
 # --loop: both ends in one process, on the loopback link in packets.

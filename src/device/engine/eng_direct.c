@@ -40,11 +40,13 @@
  * Under fw->lock, like every engine pass.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "device/engine/eng_loc.h"
@@ -84,6 +86,8 @@ void eng_direct_start(struct eng *e)
 	const char *v = getenv("SOFTMLX5_DIRECT");
 
 	e->direct = !(v && !strcmp(v, "0"));
+	v = getenv("SOFTMLX5_DIRECT_SEND");
+	e->direct_send = e->direct && !(v && !strcmp(v, "0"));
 	smx_direct_enable(e->direct, eng_direct_suspend, e);
 }
 
@@ -100,6 +104,10 @@ void eng_direct_fini(struct eng *e)
 	for (i = 0; i < sizeof(e->dmap) / sizeof(e->dmap[0]); i++)
 		if (e->dmap[i].base)
 			munmap(e->dmap[i].base, e->dmap[i].len);
+	for (i = 0; i < SMX_SHM_SLOTS; i++)
+		if (e->pidfd[i].fd1)
+			close(e->pidfd[i].fd1 - 1);
+	memset(e->pidfd, 0, sizeof(e->pidfd));
 	memset(e->dmap, 0, sizeof(e->dmap));
 	free(e->dcache);
 	e->dcache = NULL;
@@ -180,8 +188,8 @@ bool eng_direct_want(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 /* Where the pages of @mk lie in one of our memfds (*@host: the address of
  * its first byte): direct MTT keys over one contiguous run of pages only
  * (the pages of a reg_mr); windows, umem, PA and MEMIC keys are not. */
-static bool dkey_memfd(const struct fw_mkey *mk, uint64_t *host, int *fd,
-		       uint64_t *ino, uint64_t *rva, uint64_t *rlen)
+bool eng_direct_key_memfd(const struct fw_mkey *mk, uint64_t *host, int *fd,
+			  uint64_t *ino, uint64_t *rva, uint64_t *rlen)
 {
 	uint64_t psz, base, last, i;
 
@@ -224,7 +232,7 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	 * table until the memory is shared again, so a record never claims
 	 * a generation newer than the memory it describes. */
 	gen = smx_shm_dgen(e->shm, e->slot);
-	if (!dkey_memfd(mk, &host, &d->fd, &d->ino, &d->rva, &d->rlen))
+	if (!eng_direct_key_memfd(mk, &host, &d->fd, &d->ino, &d->rva, &d->rlen))
 		return;
 	(void)op;
 	eng_racc_of(qp, &a);
@@ -273,6 +281,34 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *r)
 	d->valid = true;
 }
 
+bool eng_direct_peer_alive(struct eng *e, uint32_t slot, int32_t pid)
+{
+	struct eng_pidfd *c = &e->pidfd[slot % SMX_SHM_SLOTS];
+	uint64_t gen = smx_shm_slot_gen(e->shm, slot);
+	int32_t now_pid = 0;
+	long fd;
+
+	if (c->fd1 && c->pid == pid && c->gen == gen) {
+		/* A pidfd turns readable when its process exits: one
+		 * system call, no /proc read, no pid reuse. */
+		struct pollfd p = { .fd = c->fd1 - 1, .events = POLLIN };
+
+		return poll(&p, 1, 0) == 0;
+	}
+	if (!smx_shm_alive(e->shm, slot, &now_pid) || now_pid != pid)
+		return false;
+	if (c->fd1)
+		close(c->fd1 - 1);
+	c->fd1 = 0;
+	fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0) {
+		c->fd1 = (int)fd + 1;
+		c->pid = pid;
+		c->gen = gen;
+	}
+	return true;
+}
+
 /* The peer's memfd mapped here (index into e->dmap), or -1. */
 static int dmap_get(struct eng *e, const struct smx_drec *r)
 {
@@ -319,6 +355,14 @@ static int dmap_get(struct eng *e, const struct smx_drec *r)
 	return (int)i;
 }
 
+int eng_direct_map(struct eng *e, int32_t pid, int32_t fd, uint64_t ino,
+		   uint64_t rlen)
+{
+	struct smx_drec r = { .pid = pid, .fd = fd, .ino = ino, .rlen = rlen };
+
+	return dmap_get(e, &r);
+}
+
 /*
  * Where in @slot's memory (mapped here) an access of @op lands: every check
  * the responder would make passes (eng_resp.c: CHK_QP, CHK_OP, CHK_RKEY,
@@ -359,9 +403,7 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	off = raddr - r->start;
 	if (++d->uses >= ENG_DALIVE_OPS &&
 	    (d->uses = 0, now = eng_now()) - d->alive_ns > ENG_DALIVE_NS) {
-		int32_t pid = 0;
-
-		if (!smx_shm_alive(e->shm, slot, &pid) || pid != r->pid) {
+		if (!eng_direct_peer_alive(e, slot, r->pid)) {
 			d->valid = false;
 			return NULL;
 		}
@@ -483,28 +525,34 @@ bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
  */
 #define ENG_SREF_MIN 1024u	/* smaller payloads: the copy is cheap */
 
-static bool sref_key(struct eng *e, const struct fw_mkey *mk, uint64_t dgen)
+const struct eng_kwhere *eng_direct_key_where(struct eng *e,
+					      const struct fw_mkey *mk,
+					      uint64_t dgen)
 {
-	struct eng_sref_key *k = &e->sref;
+	struct eng_kwhere *k = &e->kwhere[((uintptr_t)mk >> 6) %
+					  ENG_KWHERE_CACHE];
 	uint64_t host, rva;
 
-	if (k->mk == mk && k->gen == e->gen && k->dgen == dgen)
-		return k->ok;
-	memset(k, 0, sizeof(*k));
-	k->mk = mk;
-	k->gen = e->gen;
-	k->dgen = dgen;
-	if (eng_xform(mk) ||
-	    !dkey_memfd(mk, &host, &k->fd, &k->ino, &rva, &k->rlen))
-		return false;
-	k->off0 = host - rva;
-	k->ok = true;
-	return true;
+	if (k->mk != mk || k->gen != e->gen || k->dgen != dgen) {
+		/* /proc/self/maps is read: once per key and generation */
+		memset(k, 0, sizeof(*k));
+		k->mk = mk;
+		k->gen = e->gen;
+		k->dgen = dgen;
+		if (!eng_xform(mk) &&
+		    eng_direct_key_memfd(mk, &host, &k->fd, &k->ino, &rva,
+					 &k->rlen)) {
+			k->off0 = host - rva;
+			k->ok = true;
+		}
+	}
+	return k->ok ? k : NULL;
 }
 
 bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
 		     struct smx_sref *r)
 {
+	const struct eng_kwhere *k;
 	const struct eng_sge *sg;
 	uint64_t dgen, at;
 
@@ -520,7 +568,8 @@ bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
 	/* The generation first (as eng_direct_record): a reference never
 	 * claims one newer than the memory it names. */
 	dgen = smx_shm_dgen(e->shm, e->slot);
-	if (!sref_key(e, sg->mk, dgen))
+	k = eng_direct_key_where(e, sg->mk, dgen);
+	if (!k)
 		return false;
 	at = sg->va - sg->mk->start;
 	if (sg->va < sg->mk->start || at > sg->mk->len ||
@@ -529,10 +578,10 @@ bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
 	memset(r, 0, sizeof(*r));
 	r->npkts = npkts;
 	r->len = p->len;
-	r->fd = e->sref.fd;
-	r->ino = e->sref.ino;
-	r->rlen = e->sref.rlen;
-	r->off = e->sref.off0 + at;
+	r->fd = k->fd;
+	r->ino = k->ino;
+	r->rlen = k->rlen;
+	r->off = k->off0 + at;
 	r->gen = dgen;
 	return true;
 }

@@ -173,30 +173,42 @@ static void fab_rx_drec(struct eng *e, const struct smx_cell *c)
 	eng_direct_learn(e, c->src_slot, &dr);
 }
 
-void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
-		     uint32_t rkey)
+/* A record for @slot's engine (SMX_CELL_DREC / RREC): an optimisation,
+ * not a message -- no room, no record. */
+static void fab_send_rec(struct eng *e, uint32_t slot, uint8_t kind,
+			 const void *rec, uint32_t len)
 {
-	struct smx_drec dr;
 	struct smx_cell *c;
 	uint64_t pos;
 
-	eng_direct_record(e, op, dqpn, rkey, &dr);
-	if (!dr.valid)
-		return;
-	/* An optimisation, not a message: no room, no record. */
 	if (smx_shm_room(e->shm, slot) < 2)
 		return;
 	c = smx_shm_reserve(e->shm, slot, 0, &pos);
 	if (!c)
 		return;
-	c->kind = SMX_CELL_DREC;
+	c->kind = kind;
 	c->flags = 0;
 	c->src_slot = e->slot;
 	c->src_pid = e->pid;
-	c->len = sizeof(dr);
-	memcpy(c->data, &dr, sizeof(dr));
+	c->len = len;
+	memcpy(c->data, rec, len);
 	smx_shm_publish_quiet(e->shm, slot, c, pos);
 	e->ring_mask |= 1ull << slot;
+}
+
+void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
+		     uint32_t rkey)
+{
+	struct smx_drec dr;
+
+	eng_direct_record(e, op, dqpn, rkey, &dr);
+	if (dr.valid)
+		fab_send_rec(e, slot, SMX_CELL_DREC, &dr, sizeof(dr));
+}
+
+void eng_fabric_rrec(struct eng *e, uint32_t slot, const struct smx_rrec *r)
+{
+	fab_send_rec(e, slot, SMX_CELL_RREC, r, sizeof(*r));
 }
 
 /* A SEND by reference (eng_direct.c): a SEND ONLY header without payload
@@ -285,6 +297,13 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 			eng_eth_rx(e, c->data, c->len, NULL);
 	} else if (c->kind == SMX_CELL_DREC) {
 		fab_rx_drec(e, c);
+	} else if (c->kind == SMX_CELL_RREC) {
+		struct smx_rrec r;
+
+		if (c->len == sizeof(r)) {
+			memcpy(&r, c->data, sizeof(r));
+			eng_drq_learn(e, c->src_slot, c->src_pid, &r);
+		}
 	}
 	return NULL;
 }
@@ -293,16 +312,21 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 static unsigned int fab_drain(struct eng *e)
 {
 	struct eng_qp *run[FAB_MAX_BATCH];
-	unsigned int n = 0, nrun = 0;
+	unsigned int n = 0, nrun = 0, arrived = 0;
 	struct smx_cell *c;
 	uint64_t now;
-	bool clk;
+	bool clk, drq;
 
-	if (!smx_shm_peek(e->shm))
+	/* Direct SENDs placed in our receive queues, or receives to arm
+	 * for them (eng_drq.c): looked at first, without the lock. */
+	drq = eng_drq_due(e);
+	if (!drq && !smx_shm_peek(e->shm))
 		return 0;
 	fw_lock(e->fw);
 	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);	/* flooded frames' CQEs may compress */
+	if (drq)
+		arrived = eng_drq_run(e);
 	while (n < FAB_MAX_BATCH && (c = smx_shm_peek(e->shm))) {
 		struct eng_qp *q = fab_rx_cell(e, c);
 
@@ -318,9 +342,9 @@ static unsigned int fab_drain(struct eng *e)
 	now = eng_clock(e);
 	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
-	if (n)
+	if (n || arrived)
 		__atomic_store_n(&e->traffic_ns, now, __ATOMIC_RELAXED);
-	return n;
+	return n + arrived;
 }
 
 void eng_fabric_rx_cell(struct eng *e, const struct smx_cell *c)
@@ -469,6 +493,7 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 	e->slot = smx_shm_slot(shm);
 	e->pid = (int32_t)getpid();
 	e->ctr = smx_shm_counters(shm);
+	eng_drq_start(e);
 	if (pthread_create(&e->rx_thr, NULL, fab_rx_thread, e) == 0) {
 		e->rx_started = true;
 	} else {
@@ -493,4 +518,5 @@ void eng_fabric_stop(struct eng *e)
 	pthread_join(e->rx_thr, NULL);
 	e->rx_started = false;
 	eng_direct_fini(e);
+	eng_drq_fini(e);
 }

@@ -31,10 +31,12 @@
 
 #include "device/engine/engine.h"
 #include "device/fabric/shm.h"
+#include "device/fabric/drq.h"
 #include "device/fw/fw.h"
 #include "prm/prm.h"
 
 #define ENG_NR_VECTORS 256
+#define ENG_KWHERE_CACHE 8u	/* keys whose memfd place is cached */
 #define ENG_UAR_SIZE 4096u
 #define ENG_MAX_WQE_BYTES (63 * 16)	/* DS is a 6-bit count of 16 bytes */
 #define ENG_MAX_SGE 64
@@ -130,6 +132,22 @@ struct eng_qp {
 	/* Another process's response to the WQE at sq_ci (the completer,
 	 * eng_fabric.c): the next execution of that WQE uses it. */
 	bool have_resp;
+	/* Direct SEND (eng_drq.c). As the owner: the entry of our table
+	 * that lends this QP's receive queue (drq_on), the receive counter
+	 * completed so far (rq_ci is its low 16 bits) and the key
+	 * generation its armed receives hold under. */
+	bool drq_on;
+	uint32_t drq_idx;
+	uint64_t drq_ci, drq_gen;
+	/* As the peer: the record of the queue lent to us. */
+	struct eng_rrec {
+		bool valid;
+		uint32_t slot;
+		struct smx_rrec r;
+		struct smx_drq_ent *ent;	/* mapped here */
+		uint64_t alive_ns;
+		uint32_t uses;
+	} rrec;
 	uint32_t peer_slot;	/* where the oldest request went */
 	uint64_t peer_gen;	/* that slot's claim then (tombstones) */
 	struct eng_resp_saved {
@@ -359,6 +377,7 @@ struct eng {
 	/* Direct placement (eng_direct.c, fw->lock): records of peers'
 	 * keys and the peers' memfds mapped here. */
 	bool direct;
+	bool direct_send;		/* eng_drq.c (SOFTMLX5_DIRECT_SEND) */
 	struct eng_dent *dcache;	/* ENG_DCACHE entries, lazily */
 	struct eng_dmap {
 		int32_t pid;
@@ -367,16 +386,38 @@ struct eng {
 		uint64_t len;
 	} dmap[8];
 	uint32_t dmap_next;		/* round-robin victim */
-	/* SEND by reference (eng_direct.c): where the last source key's
-	 * pages lie in our memfds, valid for (gen, dgen). */
-	struct eng_sref_key {
+	/* Peers' pidfds (eng_direct_peer_alive()), per slot: fd + 1. */
+	struct eng_pidfd {
+		int32_t pid;
+		int fd1;
+		uint64_t gen;
+	} pidfd[SMX_SHM_SLOTS];
+	/* Where keys' pages lie in our memfds (eng_direct_key_where()),
+	 * valid for (gen, dgen); direct-mapped by the key's address. */
+	struct eng_kwhere {
 		const struct fw_mkey *mk;
 		uint64_t gen, dgen;
 		bool ok;		/* false: the key is not in a memfd */
 		int32_t fd;
 		uint64_t ino, rlen;
 		uint64_t off0;		/* memfd offset of the key's start */
-	} sref;
+	} kwhere[ENG_KWHERE_CACHE];
+
+	/* Direct SEND (eng_drq.c): our table of lent receive queues (a
+	 * memfd, made at the first loan), the QPs its entries lend and
+	 * their doorbell records (read without the lock, as hints); peers'
+	 * tables mapped here, one per slot. */
+	struct smx_drq_tab *drq_tab;
+	int drq_fd;
+	uint64_t drq_ino;
+	uint32_t drq_hi;		/* entries [0, drq_hi) may be in use */
+	struct eng_qp *drq_qp[SMX_DRQ_ENTRIES];
+	const uint32_t *drq_dbr[SMX_DRQ_ENTRIES];
+	struct eng_drqmap {
+		int32_t pid;
+		uint64_t ino;
+		struct smx_drq_tab *tab;
+	} drqmap[SMX_SHM_SLOTS];
 
 	/* Scratch for the WQE being executed (fw->lock). */
 	uint8_t wqe[ENG_MAX_WQE_BYTES + 64] __attribute__((aligned(64)));
@@ -655,6 +696,8 @@ struct eng_rwqe {
  * MLX5_INVALID_LKEY or @len) into @w. */
 void eng_rwqe_parse(struct eng_rwqe *w, const uint8_t *p, uint32_t len);
 /* Takes the next receive WQE of @qp (RQ, or @srq); false if none posted. */
+/* Regular RQ: receive WQE @index of @qp, parsed (not taken). */
+bool eng_rq_peek(const struct fw_qp *qp, uint16_t index, struct eng_rwqe *w);
 bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		 struct eng_rwqe *w);
 /* Flushes every posted RQ WQE of an ERR QP with WR_FLUSH_ERR. */
@@ -880,10 +923,6 @@ void eng_direct_learn(struct eng *e, uint32_t slot, const struct smx_drec *d);
  * inbox (no record, a check failed, the record went stale). */
 bool eng_direct_exec(struct eng *e, const struct eng_pkt *p, uint32_t slot,
 		     uint64_t *atomic_orig);
-/* The same for an RDMA WRITE (ENG_PKT_WRITE, no immediate) or READ of @len
- * bytes whose local side is the checked, contiguous host range @local:
- * memory an lkey names when @app (copied through the fault guard; false
- * if it faulted), else our own (inline data). */
 /* SEND by reference: fills @r for a SEND of @p (@npkts PSNs) whose payload
  * lies in our memfd-backed memory; false: send the payload in packets. */
 bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
@@ -892,9 +931,70 @@ bool eng_direct_sref(struct eng *e, const struct eng_pkt *p, uint32_t npkts,
  * sender's, from the process table), or NULL. */
 const uint8_t *eng_direct_sref_map(struct eng *e, int32_t pid,
 				   const struct smx_sref *r);
+/* The same as eng_direct_exec() for an RDMA WRITE (ENG_PKT_WRITE, no
+ * immediate) or READ of @len bytes whose local side is the checked,
+ * contiguous host range @local: memory an lkey names when @app (copied
+ * through the fault guard; false if it faulted), else our own (inline
+ * data). */
 bool eng_direct_rdma(struct eng *e, uint32_t slot, uint8_t op, uint8_t st,
 		     uint32_t dqpn, uint32_t rkey, uint64_t raddr, uint32_t len,
 		     uint8_t *local, bool app);
+/* Where the pages of key @mk lie in one of our memfds (*@host: the address
+ * of its first byte); false: not in one contiguous memfd run. */
+bool eng_direct_key_memfd(const struct fw_mkey *mk, uint64_t *host, int *fd,
+			  uint64_t *ino, uint64_t *rva, uint64_t *rlen);
+/* Where the pages of key @mk (not a signature / crypto key) lie in our
+ * memfds, cached until e->gen or @dgen (our smx_shm_dgen(), read before)
+ * moves; NULL: not in one. */
+const struct eng_kwhere *eng_direct_key_where(struct eng *e,
+					      const struct fw_mkey *mk,
+					      uint64_t dgen);
+/* Is @slot still held by process @pid (not exited, slot not reclaimed)?
+ * Cheap after the first look (a pidfd). */
+bool eng_direct_peer_alive(struct eng *e, uint32_t slot, int32_t pid);
+/* A peer's memfd mapped here: an index into e->dmap, or -1. */
+int eng_direct_map(struct eng *e, int32_t pid, int32_t fd, uint64_t ino,
+		   uint64_t rlen);
+
+/* eng_drq.c: direct SEND -- an RC QP's receive queue lent to its peer,
+ * which places SENDs into it (fabric/drq.h). fw->lock held throughout. */
+void eng_drq_start(struct eng *e);
+void eng_drq_fini(struct eng *e);
+/* eng_resp.c: the CQE of receive @index that message @p (its last packet)
+ * filled with @byte_cnt bytes. */
+void eng_resp_cqe(struct eng *e, struct fw_qp *qp, struct fw_cq *cq,
+		  uint16_t index, uint32_t srqn_uidx, uint32_t byte_cnt,
+		  const struct eng_pkt *p);
+/* Owner side. A SEND that asked for a record (SMX_CELL_F_DREQ) came to
+ * @qp from @slot: lend its receive queue if it can be, and answer. */
+void eng_drq_record(struct eng *e, uint32_t slot, struct fw_qp *qp,
+		    uint32_t sqpn);
+/* Cheap and without the lock: do arrivals or newly posted receives wait
+ * (then eng_drq_run(), under the lock, must follow)? Takes the news. */
+bool eng_drq_due(struct eng *e);
+/* Every lent queue: arrivals completed, new receives armed; how many
+ * arrivals. */
+unsigned int eng_drq_run(struct eng *e);
+/* The responder is about to take receive rq_ci of @q: arrivals before it
+ * completed, then the WQE claimed; false: a peer holds it (RNR). */
+void eng_drq_collect(struct eng *e, struct eng_qp *q);
+bool eng_drq_claim(struct eng *e, struct eng_qp *q);
+/* Takes the queue back (the QP leaves RTS / RTR, is reset or destroyed):
+ * no further claim, what arrived completed; @release frees the entry. */
+void eng_drq_close(struct eng *e, struct eng_qp *q, bool release);
+/* Peer side: a record from @slot's process @pid. */
+void eng_drq_learn(struct eng *e, uint32_t slot, int32_t pid,
+		   const struct smx_rrec *r);
+/* Should a SEND of @q to @slot ask for a record? Would direct SEND take
+ * @p now? */
+bool eng_drq_want(struct eng *e, struct eng_qp *q, uint32_t slot,
+		  const struct eng_pkt *p);
+bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
+		   const struct eng_pkt *p);
+/* Places SEND @p of @q into a receive @slot lent us; false: send it as
+ * packets (no record, nothing armed, a check failed, a fault). */
+bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
+		  uint32_t slot);
 
 /*
  * LINKS (docs/transport.md). A destination is a number: the slot of a
@@ -935,6 +1035,8 @@ extern const struct eng_link_ops eng_link_shm;
 /* Responder: a direct placement record of (@dqpn, @rkey) to @slot. */
 void eng_fabric_drec(struct eng *e, uint32_t slot, uint8_t op, uint32_t dqpn,
 		     uint32_t rkey);
+/* Gives @slot's engine the record of a receive queue lent to it. */
+void eng_fabric_rrec(struct eng *e, uint32_t slot, const struct smx_rrec *r);
 /* One cell as the inbox thread handles it, as a batch of its own (takes
  * fw->lock): the cell need not be in the inbox. For the receive-path
  * fuzzer (tests/fuzz/fuzz_rc_rx.c), which plays another process. */

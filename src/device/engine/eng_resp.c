@@ -954,6 +954,46 @@ static struct fw_cq *resp_cq(const struct resp_ctx *c)
 	return c->qp->rcq;
 }
 
+/* The CQE of a receive that message @p (its last packet) filled with
+ * @byte_cnt bytes: the responder's, and direct SEND's (eng_drq.c). */
+void eng_resp_cqe(struct eng *e, struct fw_qp *qp, struct fw_cq *cq,
+		  uint16_t index, uint32_t srqn_uidx, uint32_t byte_cnt,
+		  const struct eng_pkt *p)
+{
+	struct eng_cqe cqe = {
+		.qpn = qp->obj.id,
+		.wqe_counter = index,
+		.byte_cnt = byte_cnt,
+		.flags_rqpn = p->sqpn & 0xffffff,
+		.srqn_uidx = srqn_uidx,
+		.solicited = !!(p->flags & ENG_PKT_F_SE),
+	};
+
+	if (p->op == ENG_PKT_WRITE) {
+		cqe.opcode = MLX5_CQE_RESP_WR_IMM;
+		cqe.imm_inval_pkey = p->imm;
+	} else if (p->flags & ENG_PKT_F_IMM) {
+		cqe.opcode = MLX5_CQE_RESP_SEND_IMM;
+		cqe.imm_inval_pkey = p->imm;
+	} else if (p->flags & ENG_PKT_F_INV) {
+		cqe.opcode = MLX5_CQE_RESP_SEND_INV;
+		cqe.imm_inval_pkey = htobe32(p->inv_rkey);
+	} else {
+		cqe.opcode = MLX5_CQE_RESP_SEND;
+	}
+	if (qp->st == MLX5_QPC_ST_UD) {
+		bool v4 = gid_is_v4(p->sgid) && gid_is_v4(p->dgid);
+		bool eth = fw_config(e->fw)->link_layer == SMX_LINK_ETH;
+
+		cqe.byte_cnt += 40;
+		/* g (GRH present); RoCE: L3 type 2 = IPv4, 1 = IPv6 */
+		cqe.flags_rqpn |= 1u << 28;
+		if (eth)
+			cqe.flags_rqpn |= (v4 ? 2u : 1u) << 24;
+	}
+	eng_cqe_post(e, cq, &cqe);
+}
+
 static enum resp_state resp_complete(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
@@ -967,40 +1007,9 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 		c->r->ack = ENG_ACK_OK;	/* the message goes on */
 		return RESP_DONE;
 	}
-	if (c->have_wqe && resp_cq(c)) {
-		struct eng_cqe cqe = {
-			.qpn = qp->obj.id,
-			.wqe_counter = c->w.index,
-			.byte_cnt = c->off + p->plen,
-			.flags_rqpn = p->sqpn & 0xffffff,
-			.srqn_uidx = resp_srqn_uidx(c),
-			.solicited = !!(p->flags & ENG_PKT_F_SE),
-		};
-
-		if (p->op == ENG_PKT_WRITE) {
-			cqe.opcode = MLX5_CQE_RESP_WR_IMM;
-			cqe.imm_inval_pkey = p->imm;
-		} else if (p->flags & ENG_PKT_F_IMM) {
-			cqe.opcode = MLX5_CQE_RESP_SEND_IMM;
-			cqe.imm_inval_pkey = p->imm;
-		} else if (p->flags & ENG_PKT_F_INV) {
-			cqe.opcode = MLX5_CQE_RESP_SEND_INV;
-			cqe.imm_inval_pkey = htobe32(p->inv_rkey);
-		} else {
-			cqe.opcode = MLX5_CQE_RESP_SEND;
-		}
-		if (qp->st == MLX5_QPC_ST_UD) {
-			bool v4 = gid_is_v4(p->sgid) && gid_is_v4(p->dgid);
-			bool eth = fw_config(c->e->fw)->link_layer == SMX_LINK_ETH;
-
-			cqe.byte_cnt += 40;
-			/* g (GRH present); RoCE: L3 type 2 = IPv4, 1 = IPv6 */
-			cqe.flags_rqpn |= 1u << 28;
-			if (eth)
-				cqe.flags_rqpn |= (v4 ? 2u : 1u) << 24;
-		}
-		eng_cqe_post(c->e, resp_cq(c), &cqe);
-	}
+	if (c->have_wqe && resp_cq(c))
+		eng_resp_cqe(c->e, qp, resp_cq(c), c->w.index, resp_srqn_uidx(c),
+			     c->off + p->plen, p);
 	c->r->ack = ENG_ACK_OK;
 	return RESP_DONE;
 }
@@ -1661,7 +1670,9 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 	case ENG_PKT_SEND: break;
 	default: trn_ctr_add(e->ctr, TRN_CTR_RX_ATOMIC_REQUESTS, 1); break;
 	}
-	if (dreq)
+	if (dreq && p.op == ENG_PKT_SEND)
+		eng_drq_record(e, slot, qp, p.sqpn);
+	else if (dreq)
 		eng_fabric_drec(e, slot, p.op, p.dqpn, p.rkey);
 out:
 	rs->l3 = NULL;

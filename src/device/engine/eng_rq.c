@@ -78,23 +78,38 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 
 		if (!q || !qp->rq_wqes || !qp->dbrec)
 			return false;
+		/* A queue lent to the peer (eng_drq.c): what it placed is
+		 * completed first, and the WQE is claimed from it. */
+		if (q->drq_on)
+			eng_drq_collect(e, q);
 		pi = (uint16_t)be32toh(__atomic_load_n(&qp->dbrec[0],
 						       __ATOMIC_ACQUIRE));
-		if (pi == q->rq_ci)
-			return false;
 		/* The CQE names the WQE by the 16-bit counter, not the slot:
 		 * UCX's ud_mlx5 checks it against its own count. */
-		w->srq = NULL;
-		w->index = q->rq_ci;
-		p = fw_buf_addr(&qp->buf, (uint64_t)(q->rq_ci & (qp->rq_wqes - 1)) *
-					  qp->rq_stride);
-		if (!p || qp->rq_stride > sizeof(body))
+		if (pi == q->rq_ci || !eng_rq_peek(qp, q->rq_ci, w) ||
+		    (q->drq_on && !eng_drq_claim(e, q)))
 			return false;
-		memcpy(body, p, qp->rq_stride);
 		q->rq_ci++;
-		eng_rwqe_parse(w, body, qp->rq_stride);
 		return true;
 	}
+}
+
+bool eng_rq_peek(const struct fw_qp *qp, uint16_t index, struct eng_rwqe *w)
+{
+	uint8_t body[1024] __attribute__((aligned(16)));
+	const uint8_t *p;
+
+	if (!qp->rq_wqes || qp->rq_stride > sizeof(body))
+		return false;
+	p = fw_buf_addr(&qp->buf, (uint64_t)(index & (qp->rq_wqes - 1)) *
+				  qp->rq_stride);
+	if (!p)
+		return false;
+	memcpy(body, p, qp->rq_stride);
+	w->srq = NULL;
+	w->index = index;
+	eng_rwqe_parse(w, body, qp->rq_stride);
+	return true;
 }
 
 void eng_srq_limit_check(struct eng *e, struct fw_srq *srq)
@@ -121,6 +136,9 @@ void eng_rq_flush(struct eng *e, struct eng_qp *q)
 
 	if (!qp->rq_wqes || !qp->dbrec || !qp->rcq)
 		return;
+	/* Taken back from the peer first: what it placed completes
+	 * before the rest is flushed. */
+	eng_drq_close(e, q, false);
 	pi = (uint16_t)be32toh(__atomic_load_n(&qp->dbrec[0], __ATOMIC_ACQUIRE));
 	while (q->rq_ci != pi) {
 		struct eng_cqe c = {

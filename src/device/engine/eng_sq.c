@@ -991,7 +991,8 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		q->tx_resume = false;
 	}
 	rc = eng_fabric_send(e, &w->pkt, mtu, o, slot,
-			     eng_direct_want(e, slot, &w->pkt));
+			     eng_direct_want(e, slot, &w->pkt) ||
+			     eng_drq_want(e, q, slot, &w->pkt));
 	if (rc == -EAGAIN)
 		q->tx_blocked = true;
 	if (rc && !o->sent)
@@ -1508,13 +1509,16 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	    eng_sq_sig_gather(e, q, w, &err))
 		goto fail;
 
-	/* Direct placement (eng_direct.c): a WRITE / READ to another
-	 * process with nothing in flight, checked here against the
-	 * target's key record and copied into / out of its memory. */
+	/* Direct placement (eng_direct.c): a WRITE / READ / atomic to
+	 * another process with nothing in flight, checked here against the
+	 * target's key record and copied into / out of its memory; a SEND
+	 * into a receive the peer lent us (eng_drq.c). */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
 	    !q->have_resp && !eng_sq_resending(q) &&
 	    (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
-	    eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig)) {
+	    (w->pkt.op == ENG_PKT_SEND ?
+	     eng_drq_send(e, q, &w->pkt, (uint32_t)peer) :
+	     eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig))) {
 		e->direct_wqes++;
 		/* the original value, in host order */
 		if ((w->pkt.op == ENG_PKT_CMP_SWAP ||
@@ -1571,7 +1575,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		 * to drain rather than join it: else a requester that keeps
 		 * posting never leaves the inbox. */
 		if (at != q->sq_ci &&
-		    eng_direct_ready(e, (uint32_t)peer, &w->pkt))
+		    (eng_direct_ready(e, (uint32_t)peer, &w->pkt) ||
+		     eng_drq_ready(e, q, (uint32_t)peer, &w->pkt)))
 			return SQ_BLOCK;
 		rc = eng_sq_send(e, q, w, at, (uint32_t)peer, mtu);
 		if (w->pkt.len >= ENG_CLOCK_STALE_BYTES)

@@ -242,6 +242,8 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 	case MLX5_QPC_STATE_RST:
 		/* The driver restarts its counters at 0 (and zeroes the
 		 * doorbell record); so does the device. */
+		eng_drq_close(e, q, true);
+		q->rrec.valid = false;
 		q->sq_ci = 0;
 		q->sq_tx = 0;
 		q->nout = 0;
@@ -308,6 +310,7 @@ static void eng_hook_free(void *arg, void *state)
 					 DEVX_GET(qpc, qp->qpc, next_rcv_psn));
 		e->nqps--;
 		eng_watcher_qps(e, -1);
+		eng_drq_close(e, (struct eng_qp *)o, true);
 		eng_sq_free(e, (struct eng_qp *)o);
 	}
 	if (o->kind == ENG_K_SQ)

@@ -70,6 +70,9 @@ struct smx_shm {
 	uint32_t slot;
 	int32_t pid;		/* getpid() at attach (dbusy tag) */
 	uint64_t gen;		/* the slot's claim count when we took it */
+	/* Work for the inbox thread outside the cells (smx_shm_set_pending()). */
+	bool (*pending)(void *);
+	void *pending_arg;
 	uint64_t pidns;		/* our pid namespace (smx_slot.pidns) */
 	char path[256];
 	/* Producer: held from a successful reserve to its publish (one
@@ -988,7 +991,9 @@ void smx_shm_wait(struct smx_shm *s, uint64_t timeout_ns, bool polled)
 	__atomic_store_n(&sl->sleeping, polled ? SMX_SLEEP_POLLED : SMX_SLEEP_WAKE,
 			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if ((polled || !shm_peek(s, true)) && !shm_room_came(s)) {
+	if ((polled || (!shm_peek(s, true) &&
+			!(s->pending && s->pending(s->pending_arg)))) &&
+	    !shm_room_came(s)) {
 		/* A head cell waiting for its producer: be back for the next
 		 * look at it (shm_unstick()). */
 		if (__atomic_load_n(&s->stuck_ns, __ATOMIC_RELAXED)) {
@@ -1021,6 +1026,18 @@ bool smx_shm_unpoll(struct smx_shm *s)
 	__atomic_compare_exchange_n(&sl->sleeping, &z, SMX_SLEEP_WAKE, false,
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return smx_shm_peek(s) != NULL;
+}
+
+void smx_shm_arrive(struct smx_shm *s, uint32_t slot)
+{
+	if (s && slot < SMX_SHM_SLOTS)
+		shm_ring(&s->h->slot[slot], false);
+}
+
+void smx_shm_set_pending(struct smx_shm *s, bool (*fn)(void *), void *arg)
+{
+	s->pending_arg = arg;
+	s->pending = fn;
 }
 
 void smx_shm_kick(struct smx_shm *s)

@@ -47,6 +47,7 @@ enum {
 	SMX_CELL_PKT = 1,	/* a RoCEv2 packet, IP header to ICRC */
 	SMX_CELL_ETH = 2,	/* an Ethernet frame (eth_switch) */
 	SMX_CELL_DREC = 3,	/* a struct smx_drec (direct placement) */
+	SMX_CELL_RREC = 4,	/* a struct smx_rrec (direct SEND, drq.h) */
 };
 
 /* Cell flags (the link's, not the packet's). */
@@ -289,5 +290,16 @@ uint64_t smx_shm_dgen(struct smx_shm *s, uint32_t slot);
 bool smx_shm_dbegin(struct smx_shm *s, uint32_t slot, uint64_t gen);
 void smx_shm_dend(struct smx_shm *s);
 void smx_shm_dbump(struct smx_shm *s);
+
+/*
+ * Direct SEND (fabric/drq.h): a peer that placed a SEND in a receive queue
+ * slot @slot lent it calls smx_shm_arrive() after publishing the arrival:
+ * a parked inbox thread is woken as for a cell (the owner's pollers look
+ * at the queues themselves). The owner's smx_shm_wait() asks @fn(@arg)
+ * (smx_shm_set_pending()), after announcing that it parks, whether such
+ * work waits: one of the two sees the other.
+ */
+void smx_shm_arrive(struct smx_shm *s, uint32_t slot);
+void smx_shm_set_pending(struct smx_shm *s, bool (*fn)(void *), void *arg);
 
 #endif

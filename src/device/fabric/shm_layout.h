@@ -24,7 +24,7 @@
  * 4: slots carry tombstones of their holder's destroyed QPs (tomb[]).
  * 5: dbusy moved out of the first line, next to resv; a tombstone names
  *    the claim of the slot it was made under, and outlives it. */
-#define SMX_SHM_VERSION 5u
+#define SMX_SHM_VERSION 6u
 
 enum { SMX_SLOT_FREE = 0, SMX_SLOT_ALIVE = 1 };
 

@@ -108,6 +108,11 @@ const struct trn_ctr_info trn_ctr_info[TRN_CTR_NUM] = {
 	C(RX_SEND_REF_STALE, "rx_send_ref_stale",
 	  "softmlx5: SENDs by reference dropped because the sender's keys "
 	  "changed after it sent them (it sends them again)"),
+	C(TX_SEND_DIRECT, "tx_send_direct",
+	  "softmlx5: SENDs we placed straight into a receive the peer lent us "
+	  "(no packet, no ACK)"),
+	C(RX_SEND_DIRECT, "rx_send_direct",
+	  "softmlx5: receives a peer filled directly, completed here"),
 };
 
 int trn_ctr_lookup(const char *name)
