@@ -137,8 +137,7 @@ static bool drq_open(struct eng *e, struct eng_qp *q)
 	uint32_t i;
 
 	if (q->drq_on)
-		return !(__atomic_load_n(&drq_ent(e, q)->head, __ATOMIC_RELAXED) &
-			 SMX_DRQ_CLOSED);
+		return !q->drq_closed;
 	if (!drq_usable(e) || qp->st != MLX5_QPC_ST_RC || qp->srq ||
 	    !qp->rq_wqes || !qp->dbrec || !qp->rcq || !eng_racc_ready(qp))
 		return false;
@@ -159,6 +158,7 @@ static bool drq_open(struct eng *e, struct eng_qp *q)
 	__atomic_store_n(&d->head, q->drq_ci, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->qpn, qp->obj.id, __ATOMIC_RELEASE);
 	q->drq_on = true;
+	q->drq_closed = false;
 	q->drq_idx = i;
 	e->drq_qp[i] = q;
 	__atomic_store_n(&e->drq_dbr[i], (const uint32_t *)qp->dbrec,
@@ -213,14 +213,15 @@ static void drq_arm(struct eng *e, struct eng_qp *q)
 	uint64_t gen = smx_shm_dgen(e->shm, e->slot), head, tail;
 	uint16_t pi;
 
-	head = __atomic_load_n(&d->head, __ATOMIC_ACQUIRE);
-	if (head & SMX_DRQ_CLOSED)
+	if (q->drq_closed)
 		return;
 	tail = __atomic_load_n(&d->tail, __ATOMIC_RELAXED);
 	if (q->drq_gen != gen) {
 		/* No peer holds a record of @gen yet (we give them out
 		 * after arming), and none is inside an access under an
-		 * older one (the bump waited): the ring is ours. */
+		 * older one (the bump waited): the ring is ours from the
+		 * claim counter on (the peer's line: read only here). */
+		head = __atomic_load_n(&d->head, __ATOMIC_ACQUIRE);
 		tail = head;
 		__atomic_store_n(&d->tail, tail, __ATOMIC_RELEASE);
 		q->drq_gen = gen;
@@ -310,6 +311,7 @@ void eng_drq_close(struct eng *e, struct eng_qp *q, bool release)
 		return;
 	d = drq_ent(e, q);
 	h = __atomic_fetch_or(&d->head, SMX_DRQ_CLOSED, __ATOMIC_SEQ_CST);
+	q->drq_closed = true;
 	if (!(h & SMX_DRQ_CLOSED))
 		eng_gen_bump(e);	/* claims under way end first */
 	if (!release) {
@@ -416,15 +418,21 @@ unsigned int eng_drq_run(struct eng *e)
 
 	for (i = 0; i < e->drq_hi; i++) {
 		struct eng_qp *q = e->drq_qp[i];
-		uint64_t ci;
+		uint64_t ci, armed;
 
 		if (!q)
 			continue;
 		ci = q->drq_ci;
 		eng_drq_collect(e, q);
 		n += (unsigned int)(q->drq_ci - ci);
-		if (q->qp->state == MLX5_QPC_STATE_RTS ||
-		    q->qp->state == MLX5_QPC_STATE_RTR)
+		/* Arming moves the lines the peer reads: after a completion
+		 * it waits for a pass of its own (the application is waiting
+		 * for this one), unless no receive remains armed. */
+		armed = __atomic_load_n(&drq_ent(e, q)->tail, __ATOMIC_RELAXED) -
+			q->drq_ci;
+		if ((q->drq_ci == ci || !armed) &&
+		    (q->qp->state == MLX5_QPC_STATE_RTS ||
+		     q->qp->state == MLX5_QPC_STATE_RTR))
 			drq_arm(e, q);
 	}
 	return n;

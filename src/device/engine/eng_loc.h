@@ -137,6 +137,7 @@ struct eng_qp {
 	 * completed so far (rq_ci is its low 16 bits) and the key
 	 * generation its armed receives hold under. */
 	bool drq_on;
+	bool drq_closed;	/* taken back (the claim counter says so) */
 	uint32_t drq_idx;
 	uint64_t drq_ci, drq_gen;
 	/* As the peer: the record of the queue lent to us. */
