@@ -66,6 +66,13 @@ add_test(NAME test_direct_send COMMAND test_direct_send)
 set_tests_properties(test_direct_send PROPERTIES LABELS "unit;transport"
                      TIMEOUT 120)
 
+# UC WRITEs stay in order between processes: a flag written after data is
+# never visible first while the target is stopped.
+smx_counters_test(test_uc_order)
+add_test(NAME test_uc_order COMMAND test_uc_order)
+set_tests_properties(test_uc_order PROPERTIES LABELS "unit;transport"
+                     TIMEOUT 120)
+
 # RC through SOFTMLX5_FAULT="loss=5%,dup=1%,reorder=2%,seed=N", N = 1, 2, 3.
 smx_counters_test(test_fault_rc)
 # --loop: both ends in one process, on the loopback link in packets.

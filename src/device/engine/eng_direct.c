@@ -3,7 +3,7 @@
  * Direct placement of one-sided RDMA between processes (docs/multiprocess.md).
  *
  * Registered, remotely accessible memory is backed by a memfd at its own
- * addresses (fabric/direct.c). When a responder serves an RC / UC RDMA WRITE
+ * addresses (fabric/direct.c). When a responder serves an RC RDMA WRITE
  * (without immediate), an RC RDMA READ or atomic from another process and the
  * requester asked for it (smx_msg.want_dr), the response carries a record of
  * what the responder's checks used: the target QP's transport, remote
@@ -134,8 +134,10 @@ static bool deligible(uint8_t op, uint8_t st, bool imm, uint64_t raddr,
 	case ENG_PKT_FETCH_ADD:	/* misaligned: the responder's NAK */
 		return st == MLX5_QPC_ST_RC && !(raddr & 7);
 	case ENG_PKT_WRITE:
-		return len && len <= (1u << 31) && !imm &&
-		       (st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_UC);
+		/* Not UC: its WRITEs complete when their packets are handed
+		 * to the link, so one placed now could land before an
+		 * earlier one still in the target's inbox. */
+		return len && len <= (1u << 31) && !imm && st == MLX5_QPC_ST_RC;
 	case ENG_PKT_READ:
 		return len && len <= (1u << 31) && st == MLX5_QPC_ST_RC;
 	default:
@@ -220,7 +222,7 @@ void eng_direct_record(struct eng *e, uint8_t op, uint32_t dqpn, uint32_t rkey,
 	memset(d, 0, sizeof(*d));
 	if (!e->direct || !qp || !mk || mk->free)
 		return;
-	if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
+	if (qp->st != MLX5_QPC_ST_RC)	/* as deligible() */
 		return;
 	if (!eng_racc_ready(qp))
 		return;

@@ -382,33 +382,36 @@ void eng_drq_start(struct eng *e)
 bool eng_drq_due(struct eng *e)
 {
 	uint32_t i, n = __atomic_load_n(&e->drq_hi, __ATOMIC_ACQUIRE);
+	const struct smx_drq_ent *d;
+	const uint32_t *dbr;
+	uint64_t tail, done;
+	uint32_t v;
 
+	if (!n)
+		return false;
 	/* The arrival word is the peer's only store we need to see: it is
 	 * the notification (one cache line from the peer per SEND). */
-	for (i = 0; i < n; i++) {
-		const uint32_t *dbr = __atomic_load_n(&e->drq_dbr[i],
-						      __ATOMIC_ACQUIRE);
-		const struct smx_drq_ent *d = &e->drq_tab->ent[i];
-		uint64_t tail, done;
-		uint32_t v;
-
-		if (!dbr)
-			continue;
-		if (drq_arrived(d))
+	for (i = 0; i < n; i++)
+		if (__atomic_load_n(&e->drq_dbr[i], __ATOMIC_RELAXED) &&
+		    drq_arrived(&e->drq_tab->ent[i]))
 			return true;
-		/* Receives posted and room to arm them: the doorbell record
-		 * is the application's (a QP destroyed meanwhile may have
-		 * taken it: read through the fault guard; a wrong answer
-		 * costs one locked pass). */
-		tail = __atomic_load_n(&d->tail, __ATOMIC_RELAXED);
-		done = __atomic_load_n(&d->done, __ATOMIC_RELAXED);
-		if (tail - done >= SMX_DRQ_DEPTH / 2 ||
-		    !smx_fault_memmove(&v, dbr, sizeof(v)))
-			continue;
-		if ((uint16_t)be32toh(v) != (uint16_t)tail)
-			return true;
-	}
-	return false;
+	/* Receives posted and room to arm them: one queue per look, so
+	 * that many lent queues cost a poller little. The doorbell record
+	 * is the application's (a QP destroyed meanwhile may have taken
+	 * it: read through the fault guard; a wrong answer costs one
+	 * locked pass). */
+	i = __atomic_load_n(&e->drq_rr, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->drq_rr, i + 1, __ATOMIC_RELAXED);
+	i %= n;
+	dbr = __atomic_load_n(&e->drq_dbr[i], __ATOMIC_ACQUIRE);
+	if (!dbr)
+		return false;
+	d = &e->drq_tab->ent[i];
+	tail = __atomic_load_n(&d->tail, __ATOMIC_RELAXED);
+	done = __atomic_load_n(&d->done, __ATOMIC_RELAXED);
+	return tail - done < SMX_DRQ_DEPTH / 2 &&
+	       smx_fault_memmove(&v, dbr, sizeof(v)) &&
+	       (uint16_t)be32toh(v) != (uint16_t)tail;
 }
 
 unsigned int eng_drq_run(struct eng *e)

@@ -412,6 +412,8 @@ struct eng {
 	int drq_fd;
 	uint64_t drq_ino;
 	uint32_t drq_hi;		/* entries [0, drq_hi) may be in use */
+	uint32_t drq_rr;		/* the next one a poller looks at to arm
+					 * (racy among pollers: a hint) */
 	struct eng_qp *drq_qp[SMX_DRQ_ENTRIES];
 	const uint32_t *drq_dbr[SMX_DRQ_ENTRIES];
 	struct eng_drqmap {

@@ -1216,7 +1216,7 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 		bc &= ~MLX5_INLINE_SEG;
 		if (opcode != MLX5_OPCODE_RDMA_WRITE || (ds != 3 && ds != 4) ||
 		    !bc || (4 + bc + 15) / 16 != ds - 2 ||
-		    (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC))
+		    qp->st != MLX5_QPC_ST_RC)	/* (deligible()) */
 			return false;
 		local = w.inl + 4;
 		app = false;
@@ -1228,12 +1228,10 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	need = read ? ENG_ACC_LW : ENG_ACC_LR;
 	lkey = be32toh(w.ds.lkey);
 	va = be64toh(w.ds.addr);
-	if (opcode == MLX5_OPCODE_RDMA_WRITE) {
-		if (qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC)
-			return false;
-	} else if (!read || qp->st != MLX5_QPC_ST_RC) {
+	/* RC only: direct placement's rule (deligible()) */
+	if ((opcode != MLX5_OPCODE_RDMA_WRITE && !read) ||
+	    qp->st != MLX5_QPC_ST_RC)
 		return false;
-	}
 	if (eng_key_check_cached(e, &q->lkey, lkey, qp->pd, need, va, bc, &mk,
 				 NULL, 0))
 		return false;
