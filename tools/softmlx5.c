@@ -395,6 +395,12 @@ static int cmd_info(int argc, char **argv)
 		       "SOFTMLX5_LIBDIR)\n");
 	printf("# vendor_id:   0x%04x (fixed), hw_ver 0x%x\n", c.vendor_id,
 	       c.hw_ver);
+	/* The host this process belongs to: one segment per user and
+	 * network namespace (docs/multiprocess.md). */
+	p = smx_shm_default_path(path, sizeof(path));
+	printf("# segment:     %s\n", p ? p : errno == ENODEV ?
+	       "none (SOFTMLX5_SHM_PATH is off: every process alone)" :
+	       "none (no place for one)");
 	printf("\n");
 	printf("%-17s= %s\n", "dev_name", c.dev_name);
 	printf("%-17s= 0x%04x  # %s\n", "part_id", c.part_id,
