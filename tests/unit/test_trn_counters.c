@@ -289,7 +289,7 @@ static void expected_default(char *buf, size_t len)
 
 static void test_default_path(void)
 {
-	char got[256], want[256], child[256];
+	char got[256], want[256], child[256], small[20];
 	int pfd[2], st = -1;
 	struct stat sb;
 	pid_t pid;
@@ -303,7 +303,8 @@ static void test_default_path(void)
 	expected_default(want, sizeof(want));
 	CHECK(smx_shm_default_path(got, sizeof(got)) == got);
 	CHECKM(!strcmp(got, want), "default path %s, expected %s", got, want);
-	CHECK(smx_shm_default_path(got, 20) == NULL && errno == ENAMETOOLONG);
+	CHECK(smx_shm_default_path(small, sizeof(small)) == NULL &&
+	      errno == ENAMETOOLONG);
 
 	/* Another network namespace, another host: another segment. */
 	CHECK(pipe(pfd) == 0);
@@ -316,8 +317,7 @@ static void test_default_path(void)
 			smx_shm_default_path(mine, sizeof(mine));
 			expected_default(exp, sizeof(exp));
 			if (strcmp(mine, exp))
-				snprintf(mine, sizeof(mine), "mismatch %s",
-					 exp);
+				mine[0] = '!';	/* not what the docs say */
 		}
 		n = write(pfd[1], mine, strlen(mine) + 1);
 		_exit(n > 0 ? 0 : 1);
