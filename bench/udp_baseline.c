@@ -116,6 +116,23 @@ static int udp_socket(int fam)
 	return fd;
 }
 
+/* A server's socket, bound to ADDR:PORT; -1 (said why) on failure. */
+static int server_socket(const struct opts *o)
+{
+	struct sockaddr_storage me;
+	socklen_t len;
+	int fd, fam = addr_parse(o->addr, o->port, &me, &len);
+
+	if (fam < 0 || (fd = udp_socket(fam)) < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&me, len)) {
+		perror("udp_baseline: bind");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Waits up to @ms for @fd to become readable: > 0 ready, 0 not. */
 static int wait_in(int fd, int ms)
 {
@@ -161,18 +178,14 @@ static int cmp_u64(const void *a, const void *b)
 
 static int lat_server(const struct opts *o)
 {
-	struct sockaddr_storage me, peer;
-	socklen_t len, plen;
+	struct sockaddr_storage peer;
+	socklen_t plen;
 	uint64_t v[2];
-	int fd, fam = addr_parse(o->addr, o->port, &me, &len);
+	int fd = server_socket(o);
 	ssize_t n;
 
-	if (fam < 0 || (fd = udp_socket(fam)) < 0)
+	if (fd < 0)
 		return 2;
-	if (bind(fd, (struct sockaddr *)&me, len)) {
-		perror("udp_baseline: bind");
-		return 2;
-	}
 	/* Echo every ping until the client's END. */
 	for (;;) {
 		n = recv_one(fd, v, sizeof(v), o->block,
@@ -252,22 +265,17 @@ static int lat_client(const struct opts *o)
 
 static int bw_server(const struct opts *o)
 {
-	struct sockaddr_storage me, peer[RX_VLEN];
+	struct sockaddr_storage peer[RX_VLEN];
 	struct mmsghdr mm[RX_VLEN];
 	struct iovec iov[RX_VLEN];
 	char *bufs;
-	socklen_t len;
 	uint64_t bytes = 0, dgrams = 0, first = 0, last = 0;
 	uint64_t deadline = now_ns() + (uint64_t)(o->secs * 1e9);
-	int fd, i, n, on = 1, fam = addr_parse(o->addr, o->port, &me, &len);
+	int fd = server_socket(o), i, n, on = 1;
 	uint64_t gro;
 
-	if (fam < 0 || (fd = udp_socket(fam)) < 0)
+	if (fd < 0)
 		return 2;
-	if (bind(fd, (struct sockaddr *)&me, len)) {
-		perror("udp_baseline: bind");
-		return 2;
-	}
 	gro = !o->no_offload &&
 	      setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof(on)) == 0;
 	bufs = malloc((size_t)RX_VLEN * RX_MSG);
