@@ -4,8 +4,8 @@
 
 Run in host A of tests/net/two_hosts.sh (net_port ctest: port_check.sh). The
 device's view comes from tests/net/port_query (ibv_query_port,
-ibv_query_gid_ex / _type / _table, DEVX QUERY_NIC_VPORT_CONTEXT, the sysfs
-view of `softmlx5 run`); what it should be is computed here from `ip -j`,
+ibv_query_gid_ex / _table, DEVX QUERY_NIC_VPORT_CONTEXT and
+QUERY_ROCE_ADDRESS, the sysfs view of `softmlx5 run`); what it should be is computed here from `ip -j`,
 by the kernel's rules written out again (not softmlx5's code):
 
   - state ACTIVE (4) / phys LinkUp (5) when the interface is UP with a
@@ -90,7 +90,7 @@ def expected(iface, guid_mac, max_mtu):
     return {
         "state": 4 if up else 1, "phys_state": 5 if up else 3,
         "max_mtu": max_mtu, "active_mtu": ib_mtu(link["mtu"], max_mtu),
-        "mac": link["address"],
+        "mac": link["address"], "roce_mac": link["address"],
         "node_guid": eui64(guid_mac, False).hex(),
         "gids": gids,
     }
@@ -117,7 +117,7 @@ class Query:
                 for kv in w[1:]:
                     k, v = kv.split("=")
                     got[k] = int(v)
-            elif w[0] in ("node_guid", "mac"):
+            elif w[0] in ("node_guid", "mac", "roce_mac"):
                 got[w[0]] = w[1]
             elif w[0] == "gid":
                 got["gids"].append((w[2], w[3], int(w[4])))
@@ -187,6 +187,7 @@ def main():
     compare("unbound", got, {
         "state": 4, "phys_state": 5, "active_mtu": int(conf["max_mtu"]),
         "max_mtu": int(conf["max_mtu"]), "mac": conf["mac"],
+        "roce_mac": conf["mac"],
         "node_guid": conf["node_guid"].replace(":", ""),
         "gids": [(gid_text(v4), "v2", 0)]})
 

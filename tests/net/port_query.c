@@ -9,6 +9,7 @@
  *   port state=S phys_state=P max_mtu=M active_mtu=A gid_tbl_len=N
  *   node_guid XXXXXXXXXXXXXXXX
  *   mac xx:xx:xx:xx:xx:xx          (DEVX QUERY_NIC_VPORT_CONTEXT)
+ *   roce_mac xx:xx:xx:xx:xx:xx     (DEVX QUERY_ROCE_ADDRESS, entry 0)
  *   gid I GID v1|v2 IFINDEX         (every populated entry, ibv_query_gid_ex)
  *   error WHAT                      (a disagreement between the ways of
  *                                    asking, see below)
@@ -87,22 +88,36 @@ static void check_sysfs(int i, const struct ibv_gid_entry *e, bool full)
 		       r ? "" : strtok(got, "\n"));
 }
 
-static int query_mac(struct ibv_context *ctx, uint8_t mac[6])
+/*
+ * The port's MAC as the firmware reports it to a DEVX client: in the NIC
+ * vport context (@roce false) or in the RoCE address table's entry 0, the
+ * source MAC of RoCE frames. Both must be the interface's.
+ */
+static int query_mac(struct ibv_context *ctx, bool roce, uint8_t mac[6])
 {
-	uint32_t in[DEVX_ST_SZ_DW(query_nic_vport_context_in)] = {};
+	/* Both commands' input is 16 bytes; the vport context's output is
+	 * the larger. */
+	uint32_t in[DEVX_ST_SZ_DW(query_roce_address_in)] = {};
 	uint32_t out[DEVX_ST_SZ_DW(query_nic_vport_context_out)] = {};
+	void *ra = DEVX_ADDR_OF(query_roce_address_out, out, roce_address);
 	void *pa = DEVX_ADDR_OF(query_nic_vport_context_out, out,
 				nic_vport_context.permanent_address);
 	uint32_t hi, lo;
-	int ret;
 
-	DEVX_SET(query_nic_vport_context_in, in, opcode,
-		 MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
-	ret = mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out));
-	if (ret)
-		return ret;
-	hi = DEVX_GET(mac_address_layout, pa, mac_addr_47_32);
-	lo = DEVX_GET(mac_address_layout, pa, mac_addr_31_0);
+	if (roce) {
+		DEVX_SET(query_roce_address_in, in, opcode,
+			 MLX5_CMD_OP_QUERY_ROCE_ADDRESS);
+		DEVX_SET(query_roce_address_in, in, vhca_port_num, 1);
+	} else {
+		DEVX_SET(query_nic_vport_context_in, in, opcode,
+			 MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
+	}
+	if (mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out)))
+		return -1;
+	hi = roce ? DEVX_GET(roce_addr_layout, ra, source_mac_47_32) :
+		    DEVX_GET(mac_address_layout, pa, mac_addr_47_32);
+	lo = roce ? DEVX_GET(roce_addr_layout, ra, source_mac_31_0) :
+		    DEVX_GET(mac_address_layout, pa, mac_addr_31_0);
 	mac[0] = (uint8_t)(hi >> 8);
 	mac[1] = (uint8_t)hi;
 	mac[2] = (uint8_t)(lo >> 24);
@@ -170,11 +185,15 @@ static void block(struct ibv_context *ctx, bool sysfs)
 	       "gid_tbl_len=%d\n", pa.state, pa.phys_state,
 	       128 << pa.max_mtu, 128 << pa.active_mtu, pa.gid_tbl_len);
 	printf("node_guid %016llx\n", (unsigned long long)be64toh(da.node_guid));
-	if (query_mac(ctx, mac))
-		printf("error QUERY_NIC_VPORT_CONTEXT\n");
-	else
-		printf("mac %02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1],
-		       mac[2], mac[3], mac[4], mac[5]);
+	for (r = 0; r < 2; r++) {
+		if (query_mac(ctx, r, mac))
+			printf("error %s\n", r ? "QUERY_ROCE_ADDRESS" :
+			       "QUERY_NIC_VPORT_CONTEXT");
+		else
+			printf("%s %02x:%02x:%02x:%02x:%02x:%02x\n",
+			       r ? "roce_mac" : "mac", mac[0], mac[1], mac[2],
+			       mac[3], mac[4], mac[5]);
+	}
 	fputs(later, stdout);
 	printf("end\n");
 	fflush(stdout);
