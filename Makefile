@@ -8,7 +8,8 @@
 #                pingpong/perftest pairs (tests/conformance/run_pingpong.sh),
 #                the same over a lossy link (run_fault.sh, three seeds), a
 #                capture of every transport checked packet by packet
-#                (tests/transport/capture_run.py)
+#                (tests/transport/capture_run.py), processes in two network
+#                namespaces on two devices (tests/net/netns_hosts.sh, as root)
 #   make demo    deps, build, show an unmodified program on the device
 #   make bench   build, then perftest between two processes beside physical
 #                baselines (bench/run.sh, bench/baseline.c)
@@ -88,6 +89,8 @@ check: deps
 	tests/conformance/run_fault.sh --build $(BUILD) --timeout 20; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	$(call banner,"capture of every transport: ICRCs recomputed; tshark dissects every packet")
 	tests/transport/capture_run.py --build $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
+	$(call banner,"two hosts on one machine: network namespaces are hosts (skipped unless root)")
+	tests/net/netns_hosts.sh --build $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	$(call banner,"make check: all stages passed")
 
 demo: deps

@@ -29,8 +29,16 @@
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
+#   two hosts (veth) (bench/udp_baseline.c between two network namespaces
+#            joined by a veth pair, tests/net/two_hosts.sh; root only, else
+#            skipped with the reason): UDP one-way latency of 8-byte
+#            datagrams (median, us; p99 beside it) and UDP stream throughput
+#            (64 KiB of payload per system call, GSO / GRO where the kernel
+#            takes them; MiB/s received), IPv4 and IPv6. Baseline rows only:
+#            softmlx5 has no link between hosts yet, so VALUE is "-"
 # Output: a table, then one line per figure:
 #   bench: NAME VALUE UNIT BASELINE RATIO [EXTRA...]   (RATIO = VALUE / BASELINE)
+# A baseline row without a softmlx5 figure has VALUE "-" and RATIO n/a.
 # Latency rows (a typical or p50 VALUE) append p99=P99 p99/typ=P99/VALUE;
 # loss rows append loss=1% target>=0.5 and fault_dropped>=N, or a note in
 # parentheses when the injection was not seen. The first five fields keep
@@ -47,7 +55,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -150,6 +158,12 @@ lat_row() {
 		q=$(awk -v p="$p99" -v t="$2" 'BEGIN { printf "%.2f", (t > 0) ? (p / t) : 0 }')
 	[ "$q" = 0.00 ] && q=n/a
 	row "$1" "$2" us "$4" "p99=$p99" "p99/typ=$q"
+}
+
+# base_row NAME UNIT BASELINE [extra...]: a baseline with no softmlx5 figure
+# beside it (yet).
+base_row() {
+	ROWS+=("$1 - $2 ${3:-FAILED} n/a${4:+ ${*:4}}")
 }
 
 # fault_dropped: the fault_dropped count `softmlx5 counters` prints (summed
@@ -308,6 +322,39 @@ if [ $FXN -eq 0 ]; then
 	done
 fi
 
+# Two hosts on one machine: the network's own figures between two network
+# namespaces over a veth pair, both directions of one run of
+# tests/net/two_hosts.sh (A serves, B measures). softmlx5's rows between
+# hosts come with its RoCEv2 link; until then only the baselines print.
+echo "bench: two hosts (veth)"
+UDPB=$(cd "$BUILD" && pwd)/bin/udp_baseline
+if [ ! -x "$UDPB" ]; then
+	echo "bench: two hosts (veth): skipped ($UDPB not built)"
+else
+	export UDPB UDP_ITERS=$((ITERS * 4))
+	"$here/../tests/net/two_hosts.sh" --timeout 60 -- \
+		'for f in 4 6; do eval a=\$HOST_A_IP$f;
+		 "$UDPB" lat server $a -t 20 && "$UDPB" bw server $a -p 47911 -t 20 || exit 1; done' -- \
+		'for f in 4 6; do eval a=\$HOST_A_IP$f;
+		 "$UDPB" lat client $a -n $UDP_ITERS && "$UDPB" bw client $a -p 47911 -d 2 || exit 1; done' \
+		>"$WORK/veth.out" 2>&1
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "bench: two hosts (veth): skipped ($(sed -n 's/^two_hosts.sh: \(.*\); skipped$/\1/p' "$WORK/veth.out" | head -1))"
+	else
+		[ $rc = 0 ] || { echo "bench: two hosts (veth): failed ($rc)"; cat "$WORK/veth.out"; }
+		val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }	# KEY LINE
+		for f in 4 6; do
+			l=$(grep "^udp_lat family=$f " "$WORK/veth.out")
+			b=$(grep "^udp_bw family=$f " "$WORK/veth.out")
+			base_row veth_udp_lat_8B_ipv$f us "$(val median_us "$l")" \
+				"baseline_p99=$(val p99_us "$l")" "(UDP one-way, busy-polled)"
+			base_row veth_udp_bw_64KiB_ipv$f MiB/s "$(val mib_per_s "$b")" \
+				"gso=$(val gso "$b")" "gro=$(val gro "$b")" "loss=$(val loss_pct "$b")%"
+		done
+	fi
+fi
+
 echo
 fmt='%-26s %12s %-8s %14s %8s %9s %7s  %s\n'
 {
@@ -331,7 +378,9 @@ echo "(baselines: latency = shm cache-line one-way between two processes;"
 echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
 echo " *_loss1pct = the same transfer without loss (SOFTMLX5_DIRECT=0), target >= 0.5;"
 echo " flexio_trig = one host thread wake-up (eventfd); flexio_rpc = eventfd"
-echo " ping-pong round trip between two threads."
+echo " ping-pong round trip between two threads;"
+echo " veth_udp_* = UDP between two network namespaces over a veth pair"
+echo " (bench/udp_baseline.c), baselines only: no softmlx5 link between hosts yet."
 echo " p99: perftest's 99% percentile column; UCX from a second run with -R 99;"
 echo " p99/typ = p99 / the typical (median) figure)"
 echo

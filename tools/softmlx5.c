@@ -244,16 +244,26 @@ static int run_preload_devnode(const char *libdir)
 	return env_prepend("LD_PRELOAD", lib);
 }
 
-/* What the device node view needs to know of the device (devnode.c). */
+/* What the device node view needs to know of the device (devnode.c): a
+ * port bound to an interface shows that interface's GID table, as long as
+ * the configured one. */
 static int run_export_device(const struct smx_config *cfg)
 {
-	char part[16];
+	char part[16], gids[16];
+	bool eth = cfg->link_layer == SMX_LINK_ETH;
+	int err;
 
 	snprintf(part, sizeof(part), "0x%04x", cfg->part_id);
-	if (setenv("SOFTMLX5_DEVNODE_NAME", cfg->dev_name, 1) ||
-	    setenv("SOFTMLX5_DEVNODE_PART", part, 1) ||
-	    setenv("SOFTMLX5_DEVNODE_LINK", cfg->link_layer == SMX_LINK_ETH ?
-		   "eth" : "ib", 1)) {
+	snprintf(gids, sizeof(gids), "%u", cfg->gid_tbl_len);
+	err = setenv("SOFTMLX5_DEVNODE_NAME", cfg->dev_name, 1) ||
+	      setenv("SOFTMLX5_DEVNODE_PART", part, 1) ||
+	      setenv("SOFTMLX5_DEVNODE_LINK", eth ? "eth" : "ib", 1);
+	if (!err && eth && cfg->netdev[0])
+		err = setenv("SOFTMLX5_DEVNODE_NETDEV", cfg->netdev, 1) ||
+		      setenv("SOFTMLX5_DEVNODE_GIDS", gids, 1);
+	else if (!err)
+		err = unsetenv("SOFTMLX5_DEVNODE_NETDEV");
+	if (err) {
 		fprintf(stderr, "softmlx5 run: setenv: %s\n", strerror(errno));
 		return 1;
 	}
@@ -395,6 +405,12 @@ static int cmd_info(int argc, char **argv)
 		       "SOFTMLX5_LIBDIR)\n");
 	printf("# vendor_id:   0x%04x (fixed), hw_ver 0x%x\n", c.vendor_id,
 	       c.hw_ver);
+	/* The host this process belongs to: one segment per user and
+	 * network namespace (docs/multiprocess.md). */
+	p = smx_shm_default_path(path, sizeof(path));
+	printf("# segment:     %s\n", p ? p : errno == ENODEV ?
+	       "none (SOFTMLX5_SHM_PATH is off: every process alone)" :
+	       "none (no place for one)");
 	printf("\n");
 	printf("%-17s= %s\n", "dev_name", c.dev_name);
 	printf("%-17s= 0x%04x  # %s\n", "part_id", c.part_id,
@@ -403,10 +419,12 @@ static int cmd_info(int argc, char **argv)
 	       c.fw_sub);
 	printf("%-17s= %s\n", "link_layer",
 	       c.link_layer == SMX_LINK_IB ? "ib" : "eth");
-	printf("%-17s= %u.%u.%u.%u\n", "ipv4", c.ipv4[0], c.ipv4[1], c.ipv4[2],
-	       c.ipv4[3]);
-	printf("%-17s= %02x:%02x:%02x:%02x:%02x:%02x\n", "mac", c.mac[0],
-	       c.mac[1], c.mac[2], c.mac[3], c.mac[4], c.mac[5]);
+	printf("%-17s= %u.%u.%u.%u%s\n", "ipv4", c.ipv4[0], c.ipv4[1],
+	       c.ipv4[2], c.ipv4[3], c.netdev[0] ?
+	       "  # not used: the GIDs are the interface's" : "");
+	printf("%-17s= %02x:%02x:%02x:%02x:%02x:%02x%s%s\n", "mac", c.mac[0],
+	       c.mac[1], c.mac[2], c.mac[3], c.mac[4], c.mac[5],
+	       c.netdev[0] ? "  # from netdev " : "", c.netdev);
 	print_guid("node_guid", c.node_guid);
 	print_guid("sys_image_guid", c.sys_image_guid);
 	printf("%-17s= %u%s\n", "lid", c.lid,
@@ -440,6 +458,7 @@ static int cmd_info(int argc, char **argv)
 	printf("%-17s= %s\n", "wire", c.wire[0] ? c.wire : "none");
 	printf("%-17s= %s\n", "eth_switch", c.eth_switch ? "on" : "off");
 	printf("%-17s= %s\n", "fault", c.fault[0] ? c.fault : "none");
+	printf("%-17s= %s\n", "netdev", c.netdev[0] ? c.netdev : "none");
 	return 0;
 }
 

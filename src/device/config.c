@@ -41,6 +41,11 @@ struct smx_load_state {
 	bool sys_image_guid_set;
 	bool gid_tbl_len_set;
 	bool pkey_tbl_len_set;
+	/* Where netdev was set: finish() names it when the interface is not
+	 * there (the file's path outlives load_file() here). */
+	struct smx_src netdev_src;
+	char netdev_file[PATH_MAX];
+	char netdev_env[32];
 };
 
 enum knob_kind {
@@ -58,6 +63,7 @@ enum knob_kind {
 	K_PATH,		/* a UNIX socket path (sun_path), or "none" */
 	K_BOOL,		/* on | off (also 1 / 0, yes / no, true / false) */
 	K_FAULT,	/* a fault spec (fault.h), or "none" */
+	K_NETDEV,	/* a network interface name (netdev.h), or "none" */
 };
 
 struct knob {
@@ -106,6 +112,7 @@ static const struct knob knobs[] = {
 	{ "eth_switch",      K_BOOL, FIELD(eth_switch),     0, 0 },
 	{ "loopback_packets", K_BOOL, FIELD(loopback_packets), 0, 0 },
 	{ "fault",           K_FAULT, FIELD(fault),         0, 0 },
+	{ "netdev",          K_NETDEV, FIELD(netdev),       0, 0 },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -438,6 +445,32 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 		snprintf(dst, k->width, "%s", f ? val : "");
 		return 0;
 	}
+
+	case K_NETDEV:
+		/* Only the name here; finish() looks for the interface, once
+		 * every source had its say. */
+		if (!strcmp(val, "none")) {
+			cfg->netdev[0] = '\0';
+			return 0;
+		}
+		if (!smx_netdev_name_ok(val)) {
+			report(src, k->name, val,
+			       "not a network interface name (1-15 characters, "
+			       "no '/', ':' or blanks), or none");
+			return -EINVAL;
+		}
+		snprintf(cfg->netdev, sizeof(cfg->netdev), "%s", val);
+		st->netdev_src = *src;
+		if (src->file) {
+			snprintf(st->netdev_file, sizeof(st->netdev_file), "%s",
+				 src->file);
+			st->netdev_src.file = st->netdev_file;
+		} else {
+			snprintf(st->netdev_env, sizeof(st->netdev_env), "%s",
+				 src->env);
+			st->netdev_src.env = st->netdev_env;
+		}
+		return 0;
 
 	case K_SECRET: {
 		struct smx_secret sec = { 0 };
@@ -825,9 +858,43 @@ static int load_env(struct smx_config *cfg, struct smx_load_state *st)
 	return 0;
 }
 
+/*
+ * A port bound to an interface: it must be there, an Ethernet one; its MAC
+ * is the port's (and, EUI-64 style, the GUIDs' unless set). The device
+ * follows the interface from then on (fw_port_sync()).
+ */
+static int finish_netdev(struct smx_config *cfg, const struct smx_load_state *st)
+{
+	struct smx_netdev nd;
+	int ret;
+
+	if (!cfg->netdev[0])
+		return 0;
+	if (cfg->link_layer != SMX_LINK_ETH) {
+		report(&st->netdev_src, "netdev", cfg->netdev,
+		       "only an Ethernet port (link_layer = eth) is bound to an "
+		       "interface");
+		return -EINVAL;
+	}
+	ret = smx_netdev_read(cfg->netdev, 0, &nd);
+	if (ret == -ENODEV)
+		report(&st->netdev_src, "netdev", cfg->netdev,
+		       "no such network interface (in this network namespace)");
+	else if (ret == -EPROTOTYPE)
+		report(&st->netdev_src, "netdev", cfg->netdev,
+		       "not an Ethernet interface (RoCE needs one)");
+	else if (ret)
+		report(&st->netdev_src, "netdev", cfg->netdev, strerror(-ret));
+	else
+		memcpy(cfg->mac, nd.mac, 6);
+	return ret ? -EINVAL : 0;
+}
+
 /* Derived values and checks that involve more than one knob. */
 static int finish(struct smx_config *cfg, const struct smx_load_state *st)
 {
+	if (finish_netdev(cfg, st))
+		return -EINVAL;
 	if (!st->node_guid_set) {
 		/* EUI-64 from the MAC: insert ff:fe in the middle. */
 		const uint8_t *m = cfg->mac;

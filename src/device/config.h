@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/netdev.h"
+
 enum smx_link_layer {
 	SMX_LINK_ETH = 1,	/* RoCEv2 */
 	SMX_LINK_IB = 2,
@@ -44,7 +46,7 @@ struct smx_config {
 	uint16_t fw_major, fw_minor, fw_sub;
 	enum smx_link_layer link_layer;
 	uint8_t ipv4[4];		/* source of the RoCEv2 GID at index 0 */
-	uint8_t mac[6];
+	uint8_t mac[6];			/* with netdev: the interface's at load */
 	uint64_t node_guid;		/* host order; derived from mac unless set */
 	uint64_t sys_image_guid;
 	uint16_t lid;			/* IB link layer only */
@@ -88,6 +90,9 @@ struct smx_config {
 	/* Fault injection on the transport's links (man 7 softmlx5: fault;
 	 * device/transport/fault.h): the spec, checked at load; "" = none. */
 	char fault[1024];
+	/* The Linux network interface the port is bound to (netdev.h): its
+	 * MAC, MTU, state and addresses make the port's; "" = none. */
+	char netdev[SMX_NETDEV_NAME_MAX];
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

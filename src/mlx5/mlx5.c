@@ -35,10 +35,8 @@ static struct verbs_device *mlx5_device_alloc(struct verbs_sysfs_dev *unused)
 	struct mlx5_device *mdev;
 	struct smx_config cfg;
 
-	if (smx_config_load(&cfg)) {
-		smx_err("the software HCA's configuration is not usable");
-		return NULL;
-	}
+	if (smx_config_load(&cfg))
+		return NULL;	/* the loader said why, in one line */
 	mdev = calloc(1, sizeof(*mdev));
 	if (!mdev)
 		return NULL;

@@ -6,6 +6,7 @@
  * for GIDs, QUERY_HCA_VPORT_PKEY for P_Keys.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -213,18 +214,32 @@ int mlx5_query_device_ex(struct ibv_context *context,
 	return 0;
 }
 
-static enum ibv_mtu mtu_bytes_to_enum(unsigned int bytes)
+/*
+ * The IB MTU a RoCE port can use on an Ethernet MTU of @eth bytes, as the
+ * kernel's iboe_get_mtu() (rdma/ib_addr.h) says: what is left after a GRH
+ * or IPv6 header (40; IPv4's 20 fits in it), UDP (8), BTH (12), the
+ * largest extended headers (XRC 4 + AtomicETH 28) and the ICRC (4). Below
+ * 256 bytes the kernel gives 0, no MTU at all; 256 here.
+ */
+static enum ibv_mtu roce_mtu(unsigned int eth)
 {
-	if (bytes >= 4096)
+	unsigned int hdrs = 40 + 8 + 12 + 4 + 28 + 4;
+	unsigned int room = eth > hdrs ? eth - hdrs : 0;
+
+	if (room >= 4096)
 		return IBV_MTU_4096;
-	if (bytes >= 2048)
+	if (room >= 2048)
 		return IBV_MTU_2048;
-	if (bytes >= 1024)
+	if (room >= 1024)
 		return IBV_MTU_1024;
-	if (bytes >= 512)
+	if (room >= 512)
 		return IBV_MTU_512;
 	return IBV_MTU_256;
 }
+
+/* What mlx5e adds to an interface's MTU for the vport's: Ethernet header,
+ * a VLAN tag, FCS (MLX5E_SW2HW_MTU). */
+#define VPORT_HARD_MTU 22
 
 int mlx5_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr)
@@ -247,7 +262,9 @@ int mlx5_query_port(struct ibv_context *context, uint8_t port,
 		uint32_t nout[DEVX_ST_SZ_DW(query_nic_vport_context_out)] = {};
 		uint32_t sin[DEVX_ST_SZ_DW(query_vport_state_in)] = {};
 		uint32_t sout[DEVX_ST_SZ_DW(query_vport_state_out)] = {};
+		const struct smx_config *cfg = smx_dev_config(ctx->hca);
 		unsigned int mtu;
+		enum ibv_mtu active;
 
 		ret = query_nic_vport(ctx, nout, sizeof(nout));
 		if (ret)
@@ -257,9 +274,12 @@ int mlx5_query_port(struct ibv_context *context, uint8_t port,
 		if (ret)
 			return ret;
 		mtu = DEVX_GET(query_nic_vport_context_out, nout, nic_vport_context.mtu);
-		/* The vport MTU counts the Ethernet frame; RoCE sees the IB MTU. */
-		attr->max_mtu = mtu_bytes_to_enum(mtu);
-		attr->active_mtu = attr->max_mtu;
+		/* As mlx5_ib: the port's largest MTU (max_mtu, the PMTU
+		 * register's on hardware), the active one no larger than the
+		 * interface's MTU leaves room for. */
+		attr->max_mtu = (enum ibv_mtu)cfg->max_mtu;
+		active = roce_mtu(mtu > VPORT_HARD_MTU ? mtu - VPORT_HARD_MTU : 0);
+		attr->active_mtu = active < attr->max_mtu ? active : attr->max_mtu;
 		attr->state = DEVX_GET(query_vport_state_out, sout, state) == 1 ?
 				      IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 		attr->phys_state = attr->state == IBV_PORT_ACTIVE ? 5 : 3;
@@ -321,6 +341,11 @@ int mlx5_query_gid_ex(struct ibv_context *context, uint32_t port,
 		entry->gid_type = DEVX_GET(roce_addr_layout, ra, roce_version) ==
 						  MLX5_ROCE_VERSION_2 ?
 					  IBV_GID_TYPE_ROCE_V2 : IBV_GID_TYPE_ROCE_V1;
+		/* The kernel names the GID's interface; a port bound to one
+		 * has it (its index now: it may have come back renumbered). */
+		if (smx_dev_config(ctx->hca)->netdev[0])
+			entry->ndev_ifindex =
+				if_nametoindex(smx_dev_config(ctx->hca)->netdev);
 	} else {
 		uint32_t in[DEVX_ST_SZ_DW(query_hca_vport_gid_in)] = {};
 		uint32_t out[DEVX_ST_SZ_DW(query_hca_vport_gid_out) + 4] = {};

@@ -424,8 +424,9 @@ enum {
 	MLX5_PORT_STATE_ACTIVE			= 0x4,
 };
 
-/* hca_vport_context.port_physical_state: LinkUp */
+/* hca_vport_context.port_physical_state */
 enum {
+	MLX5_PORT_PHYS_STATE_DISABLED		= 0x3,
 	MLX5_PORT_PHYS_STATE_LINK_UP		= 0x5,
 };
 

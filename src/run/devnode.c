@@ -20,8 +20,15 @@
  *    numa_node -- directly or through the class's device/ link -- for
  *    reading gives 0x15b3, the configured part id and -1; on an Ethernet
  *    port, ports/1/gid_attrs/types/<n> gives "RoCE v2" (every GID softmlx5
- *    populates is RoCE v2). Writes to them are refused like sysfs refuses
- *    them (the path does not exist: ENOENT).
+ *    populates is RoCE v2). A port bound to a network interface (key
+ *    netdev) shows, for every index of its GID table, ports/1/gids/<n>
+ *    (the GID as the kernel prints it, zeros for an empty slot),
+ *    gid_attrs/types/<n> ("IB/RoCE v1" or "RoCE v2") and gid_attrs/ndevs/<n>
+ *    (the interface's name), read from the interface at each open by the
+ *    device's own rule (src/device/netdev.c); the last two fail with
+ *    EINVAL for an empty slot, as the kernel's do (at open here, at read
+ *    there). Writes to them are refused like sysfs refuses them (the path
+ *    does not exist: ENOENT).
  *  - The port counters: <class or pci entry>/ports/1/hw_counters/<name>
  *    reads as the counter's host-wide value in decimal and a newline (the
  *    sum over the processes attached to the shared segment, read-only on
@@ -33,8 +40,10 @@
  *    way -- openat() + fdopendir(), as fts does -- is not there).
  *
  * `softmlx5 run` passes the configuration in SOFTMLX5_DEVNODE_NAME (dev_name),
- * SOFTMLX5_DEVNODE_PART (part_id) and SOFTMLX5_DEVNODE_LINK (eth or ib);
- * without them the defaults (mlx5_0, 0x1021, eth) apply. SOFTMLX5_DEVNODE=0
+ * SOFTMLX5_DEVNODE_PART (part_id), SOFTMLX5_DEVNODE_LINK (eth or ib) and,
+ * for a bound port, SOFTMLX5_DEVNODE_NETDEV (netdev) and
+ * SOFTMLX5_DEVNODE_GIDS (gid_tbl_len); without them the defaults (mlx5_0,
+ * 0x1021, eth, no interface) apply. SOFTMLX5_DEVNODE=0
  * in the environment of the program turns the whole view off.
  */
 #ifndef _GNU_SOURCE
@@ -56,6 +65,7 @@
 #include <unistd.h>
 
 #include "device/fabric/shm.h"
+#include "device/netdev.h"
 #include "device/transport/counters.h"
 
 #define SMX_DEVNODE "/dev/infiniband/uverbs0"
@@ -74,6 +84,8 @@ static struct {
 	char cls[96];		/* /sys/class/infiniband/<dev> */
 	char real[128];		/* SMX_SYS_PCI/infiniband/<dev> */
 	char part[16];		/* "0x1021\n" */
+	char netdev[SMX_NETDEV_NAME_MAX];	/* "": the port is not bound */
+	unsigned int gids;	/* its GID table's length */
 } view;
 static pthread_once_t view_once = PTHREAD_ONCE_INIT;
 
@@ -83,6 +95,8 @@ static void view_init(void)
 	const char *name = getenv("SOFTMLX5_DEVNODE_NAME");
 	const char *part = getenv("SOFTMLX5_DEVNODE_PART");
 	const char *link = getenv("SOFTMLX5_DEVNODE_LINK");
+	const char *netdev = getenv("SOFTMLX5_DEVNODE_NETDEV");
+	const char *gids = getenv("SOFTMLX5_DEVNODE_GIDS");
 	unsigned long id = 0x1021;
 	char *end;
 
@@ -96,6 +110,13 @@ static void view_init(void)
 			id = v;
 	}
 	view.eth = !link || strcmp(link, "ib");
+	if (view.eth && netdev && smx_netdev_name_ok(netdev)) {
+		unsigned long n = gids ? strtoul(gids, &end, 10) : 0;
+
+		snprintf(view.netdev, sizeof(view.netdev), "%s", netdev);
+		view.gids = gids && !*end && n <= SMX_NETDEV_GIDS ?
+			    (unsigned int)n : SMX_NETDEV_GIDS;
+	}
 	snprintf(view.cls, sizeof(view.cls), "/sys/class/infiniband/%s", name);
 	snprintf(view.real, sizeof(view.real), SMX_SYS_PCI "/infiniband/%s",
 		 name);
@@ -185,9 +206,65 @@ static const char *sys_counter_text(int i, char *buf, size_t len)
 	return buf;
 }
 
+/* What sys_file() gives for a file that exists but reads as EINVAL. */
+static const char sys_einval[] = "";
+
+/* The index @p names (decimal, as sysfs names GID files), -1 if none or
+ * not below @n. */
+static int sys_index(const char *p, unsigned int n)
+{
+	long i;
+
+	if (!*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 3 ||
+	    (p[0] == '0' && p[1]))
+		return -1;
+	i = strtol(p, NULL, 10);
+	return i < (long)n ? (int)i : -1;
+}
+
 /*
- * The contents of a file of the sysfs view, NULL if @path is not one.
- * Without @buf only whether it is one: the counters are not read.
+ * A GID file of a port bound to an interface: @what 'g' gids/<n>, 't'
+ * gid_attrs/types/<n>, 'n' gid_attrs/ndevs/<n>; @i its index. Without
+ * @buf only that it is one.
+ */
+static const char *sys_gid_file(char what, int i, char *buf, size_t len)
+{
+	static const uint8_t zero[16];
+	const struct smx_gid *g = NULL;
+	const char *ret = sys_einval;
+	struct smx_netdev *nd;
+	const uint8_t *r;
+
+	if (!buf)
+		return "";
+	nd = malloc(sizeof(*nd));
+	if (!nd)
+		return sys_einval;
+	/* Gone, or an empty slot: no GID (a zero one in gids/<n>). */
+	if (!smx_netdev_read(view.netdev, view.gids, nd) &&
+	    (unsigned int)i < nd->ngids)
+		g = &nd->gid[i];
+	if (what == 'g') {
+		/* %pI6: eight groups of four hex digits */
+		r = g ? g->raw : zero;
+		snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
+			 "%02x%02x:%02x%02x:%02x%02x:%02x%02x\n", r[0], r[1],
+			 r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+			 r[11], r[12], r[13], r[14], r[15]);
+		ret = buf;
+	} else if (g) {
+		snprintf(buf, len, "%s\n", what == 't' ?
+			 smx_gid_type_str(g->type) : view.netdev);
+		ret = buf;
+	}
+	free(nd);
+	return ret;
+}
+
+/*
+ * The contents of a file of the sysfs view, NULL if @path is not one,
+ * sys_einval if it is one that cannot be read. Without @buf only whether
+ * it is one: nothing is read.
  */
 static const char *sys_file(const char *path, char *buf, size_t len)
 {
@@ -204,6 +281,18 @@ static const char *sys_file(const char *path, char *buf, size_t len)
 		return NULL;
 	if ((p = after(rest, "/device/")))
 		return sys_pci_file(p);
+	if (view.netdev[0]) {
+		if ((p = after(rest, "/ports/1/gids/")) &&
+		    (c = sys_index(p, view.gids)) >= 0)
+			return sys_gid_file('g', c, buf, len);
+		if ((p = after(rest, "/ports/1/gid_attrs/types/")) &&
+		    (c = sys_index(p, view.gids)) >= 0)
+			return sys_gid_file('t', c, buf, len);
+		if ((p = after(rest, "/ports/1/gid_attrs/ndevs/")) &&
+		    (c = sys_index(p, view.gids)) >= 0)
+			return sys_gid_file('n', c, buf, len);
+		return NULL;
+	}
 	if (view.eth && (p = after(rest, "/ports/1/gid_attrs/types/")) &&
 	    *p && strspn(p, "0123456789") == strlen(p) && strlen(p) <= 3)
 		return "RoCE v2\n";
@@ -385,10 +474,14 @@ SMX_EXPORT char *__realpath_chk(const char *path, char *out, size_t outlen)
 /* A read-only open of a file of the view, or -2: not one. */
 static int sys_try_open(const char *path, int flags)
 {
-	char buf[32];
+	char buf[64];
 	const char *text = (flags & O_ACCMODE) == O_RDONLY ?
 			   sys_file(path, buf, sizeof(buf)) : NULL;
 
+	if (text == sys_einval) {
+		errno = EINVAL;
+		return -1;
+	}
 	return text ? sys_open(text) : -2;
 }
 
@@ -458,15 +551,21 @@ SMX_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	return open_any(NULL, real_openat64, dirfd, path, flags, mode);
 }
 
+/* NULL with errno 0: not a file of the view. */
 static FILE *sys_fopen(const char *path, const char *mode)
 {
-	char buf[32];
+	char buf[64];
 	const char *text = mode && mode[0] == 'r' && !strchr(mode, '+') ?
 			   sys_file(path, buf, sizeof(buf)) : NULL;
 	int fd;
 
+	errno = 0;
 	if (!text)
 		return NULL;
+	if (text == sys_einval) {
+		errno = EINVAL;
+		return NULL;
+	}
 	fd = sys_open(text);
 	return fd < 0 ? NULL : fdopen(fd, "r");
 }
@@ -474,20 +573,26 @@ static FILE *sys_fopen(const char *path, const char *mode)
 SMX_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	FILE *f = sys_fopen(path, mode);
+	int err = errno;	/* EINVAL: a file of the view that fails */
 
 	REAL(FILE *, fopen, (const char *, const char *));
-	if (f)
+	if (f || err == EINVAL) {
+		errno = err;
 		return f;
+	}
 	return real_fopen ? real_fopen(path, mode) : NULL;
 }
 
 SMX_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	FILE *f = sys_fopen(path, mode);
+	int err = errno;	/* EINVAL: a file of the view that fails */
 
 	REAL(FILE *, fopen64, (const char *, const char *));
-	if (f)
+	if (f || err == EINVAL) {
+		errno = err;
 		return f;
+	}
 	return real_fopen64 ? real_fopen64(path, mode) : NULL;
 }
 

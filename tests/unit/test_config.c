@@ -6,6 +6,7 @@
  */
 #include "device/config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -655,6 +656,108 @@ static void test_fault(void)
 	write_conf("");
 }
 
+/* An Ethernet interface of this network namespace, from sysfs (type 1,
+ * ARPHRD_ETHER), with its MAC; false if there is none. */
+static bool some_ethernet(char *name, size_t nlen, char *mac, size_t mlen)
+{
+	char path[PATH_MAX], buf[64];
+	struct dirent *d;
+	DIR *dir = opendir("/sys/class/net");
+	bool found = false;
+	FILE *f;
+
+	while (dir && !found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || strlen(d->d_name) >= nlen)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/type", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fgets(buf, sizeof(buf), f) && atoi(buf) == 1;
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/address",
+			 d->d_name);
+		f = found ? fopen(path, "r") : NULL;
+		found = f && fgets(mac, (int)mlen, f) && strlen(mac) >= 17;
+		if (f)
+			fclose(f);
+		if (found) {
+			mac[17] = '\0';
+			memcpy(name, d->d_name, strlen(d->d_name) + 1);
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* netdev: a name checked at load, the interface looked for once every
+ * source had its say; its MAC becomes the port's (and the GUIDs'). */
+static void test_netdev(void)
+{
+	struct smx_config cfg;
+	char name[32], mac[32], got[32];
+	int lines;
+
+	clean_env();
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.netdev[0] == '\0',
+	      "default: no interface ('%s')", cfg.netdev);
+	env_good("SOFTMLX5_NETDEV", "none");
+	env_bad("SOFTMLX5_NETDEV", "a/b");
+	env_bad("SOFTMLX5_NETDEV", "eth0:1");
+	env_bad("SOFTMLX5_NETDEV", "a b");
+	env_bad("SOFTMLX5_NETDEV", "..");
+	env_bad("SOFTMLX5_NETDEV", "sixteen-chars-xx");
+	/* Not here: one line, naming the variable, the name and why. */
+	env_bad("SOFTMLX5_NETDEV", "smxnosuch0");
+	CHECK(strstr(captured, "'smxnosuch0': no such network interface"),
+	      "named: %s", captured);
+	file_bad("netdev = smxnosuch1\n", conf_path);
+	CHECK(strstr(captured, ":1: netdev = 'smxnosuch1'"), "line named: %s",
+	      captured);
+	/* The environment decides before the interface is looked for. */
+	setenv("SOFTMLX5_NETDEV", "none", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && cfg.netdev[0] == '\0',
+	      "env none over a missing file interface: %s", captured);
+	clean_env();
+	write_conf("");
+	clean_env();
+	setenv("SOFTMLX5_LINK_LAYER", "ib", 1);
+	setenv("SOFTMLX5_NETDEV", "lo", 1);
+	expect_einval("netdev on an InfiniBand port", "SOFTMLX5_NETDEV");
+	CHECK(strstr(captured, "only an Ethernet port"), "ib: %s", captured);
+	clean_env();
+	/* Every namespace has lo, which is no Ethernet interface. */
+	env_bad("SOFTMLX5_NETDEV", "lo");
+	CHECK(strstr(captured, "not an Ethernet interface"), "lo: %s", captured);
+	if (!some_ethernet(name, sizeof(name), mac, sizeof(mac))) {
+		printf("# no Ethernet interface here: a bound port's MAC not "
+		       "checked (tests/net does)\n");
+		return;
+	}
+	setenv("SOFTMLX5_NETDEV", name, 1);
+	CHECK(load_captured(&cfg, &lines) == 0 && !strcmp(cfg.netdev, name),
+	      "%s: %s", name, captured);
+	snprintf(got, sizeof(got), "%02x:%02x:%02x:%02x:%02x:%02x", cfg.mac[0],
+		 cfg.mac[1], cfg.mac[2], cfg.mac[3], cfg.mac[4], cfg.mac[5]);
+	CHECK(!strcmp(got, mac), "%s: the port's MAC %s, the interface's %s",
+	      name, got, mac);
+	CHECK(cfg.node_guid == ((uint64_t)cfg.mac[0] << 56 |
+				(uint64_t)cfg.mac[1] << 48 |
+				(uint64_t)cfg.mac[2] << 40 | 0xfffe000000ull |
+				(uint64_t)cfg.mac[3] << 16 |
+				(uint64_t)cfg.mac[4] << 8 | cfg.mac[5]),
+	      "node_guid %016llx from the interface's MAC",
+	      (unsigned long long)cfg.node_guid);
+	setenv("SOFTMLX5_MAC", "02:00:00:00:00:01", 1);	/* the interface wins */
+	CHECK(load_captured(&cfg, &lines) == 0, "mac with netdev: %s", captured);
+	snprintf(got, sizeof(got), "%02x:%02x:%02x:%02x:%02x:%02x", cfg.mac[0],
+		 cfg.mac[1], cfg.mac[2], cfg.mac[3], cfg.mac[4], cfg.mac[5]);
+	CHECK(!strcmp(got, mac), "mac with netdev: %s, the interface's %s", got,
+	      mac);
+	clean_env();
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -675,6 +778,7 @@ int main(void)
 	test_crypto();
 	test_wire();
 	test_fault();
+	test_netdev();
 
 	/* Clean up the scratch directory (best effort, known file names). */
 	{

@@ -15,10 +15,14 @@
  *   - no segment: -ENOENT and zeros; SOFTMLX5_SHM_PATH=off: -ENODEV;
  *     a segment of layout 2: -ESTALE;
  *   - `softmlx5 counters` and `softmlx5 counters --json` (argv[1], the
- *     CLI) print the same sums, and fail on SOFTMLX5_SHM_PATH=off.
+ *     CLI) print the same sums, and fail on SOFTMLX5_SHM_PATH=off;
+ *   - the default segment is one per user and network namespace: its name
+ *     carries the inode of /proc/self/ns/net, and a child that enters a
+ *     new network namespace (where it may: root) gets another one.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -270,6 +274,70 @@ static void test_no_segment(void)
 	      !strcmp(other, path));
 }
 
+/* The default path as the docs give it, computed here from the namespace
+ * this process is in now. */
+static void expected_default(char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st) == 0)
+		snprintf(buf, len, "/dev/shm/softmlx5-%u-%llu",
+			 (unsigned int)getuid(), (unsigned long long)st.st_ino);
+	else
+		snprintf(buf, len, "/dev/shm/softmlx5-%u", (unsigned int)getuid());
+}
+
+static void test_default_path(void)
+{
+	char got[256], want[256], child[256], small[20];
+	int pfd[2], st = -1;
+	struct stat sb;
+	pid_t pid;
+	ssize_t n;
+
+	if (stat("/dev/shm", &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		printf("# no /dev/shm: default path not checked\n");
+		return;
+	}
+	unsetenv("SOFTMLX5_SHM_PATH");
+	expected_default(want, sizeof(want));
+	CHECK(smx_shm_default_path(got, sizeof(got)) == got);
+	CHECKM(!strcmp(got, want), "default path %s, expected %s", got, want);
+	CHECK(smx_shm_default_path(small, sizeof(small)) == NULL &&
+	      errno == ENAMETOOLONG);
+
+	/* Another network namespace, another host: another segment. */
+	CHECK(pipe(pfd) == 0);
+	pid = fork();
+	if (pid == 0) {
+		char mine[256] = "", exp[256] = "";
+
+		close(pfd[0]);
+		if (unshare(CLONE_NEWNET) == 0) {
+			smx_shm_default_path(mine, sizeof(mine));
+			expected_default(exp, sizeof(exp));
+			if (strcmp(mine, exp))
+				mine[0] = '!';	/* not what the docs say */
+		}
+		n = write(pfd[1], mine, strlen(mine) + 1);
+		_exit(n > 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	memset(child, 0, sizeof(child));
+	n = read(pfd[0], child, sizeof(child) - 1);
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && n > 0);
+	if (!child[0])
+		printf("# cannot enter a new network namespace here: the "
+		       "per-namespace path of a second host not checked\n");
+	else
+		CHECKM(child[0] == '/' && strcmp(child, got),
+		       "a new network namespace gave '%s' (ours: %s)", child,
+		       got);
+	setenv("SOFTMLX5_SHM_PATH", path, 1);
+}
+
 int main(int argc, char **argv)
 {
 	unsetenv("SOFTMLX5_DEBUG");
@@ -286,6 +354,7 @@ int main(int argc, char **argv)
 	test_alone();
 	test_slots();
 	test_no_segment();
+	test_default_path();
 	unlink(path);
 	return smx_test_done();
 }

@@ -114,9 +114,8 @@ struct smx_shm;
  * all of its pages allocated up front) and claims a slot, reclaiming slots
  * of processes that are gone. Returns NULL when the segment cannot be used
  * (no place, out of space, all slots busy, not ours: logged); the device
- * then runs this process alone, slot 0. The segment: $SOFTMLX5_SHM_PATH
- * ("off": none), else /dev/shm/softmlx5-<uid>, else
- * $XDG_RUNTIME_DIR/softmlx5-shm.
+ * then runs this process alone, slot 0. The segment:
+ * smx_shm_default_path().
  */
 struct smx_shm *smx_shm_attach(void);
 /* Frees the slot; in a fork child (@s is the parent's) only forgets @s. */
@@ -156,8 +155,10 @@ uint64_t smx_shm_pidns(void);
 
 /*
  * Where the segment is, for smx_shm_attach() and for readers that do not
- * attach (shm_ro.c): $SOFTMLX5_SHM_PATH, else /dev/shm/softmlx5-<uid>,
- * else $XDG_RUNTIME_DIR/softmlx5-shm. NULL with errno ENODEV when
+ * attach (shm_ro.c): $SOFTMLX5_SHM_PATH, else
+ * /dev/shm/softmlx5-<uid>-<netns> (<netns>: the inode of /proc/self/ns/net,
+ * so each network namespace is a host of its own; left out when unknown),
+ * else $XDG_RUNTIME_DIR/softmlx5-shm-<netns>. NULL with errno ENODEV when
  * SOFTMLX5_SHM_PATH is "off" or "none" (no segment: every process alone),
  * ENOENT when there is no place for one, ENAMETOOLONG.
  */

@@ -74,9 +74,25 @@ uint64_t smx_shm_pidns(void)
 	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/*
+ * "-<inode of /proc/self/ns/net>", or "" when it cannot be read (no /proc):
+ * processes of one user in different network namespaces are different
+ * hosts, so the default segment is one per user and network namespace.
+ */
+static const char *shm_netns_suffix(char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st) != 0)
+		return "";
+	snprintf(buf, len, "-%llu", (unsigned long long)st.st_ino);
+	return buf;
+}
+
 const char *smx_shm_default_path(char *buf, size_t len)
 {
 	const char *p = getenv("SOFTMLX5_SHM_PATH");
+	char ns[24];
 	struct stat st;
 	int n;
 
@@ -87,15 +103,17 @@ const char *smx_shm_default_path(char *buf, size_t len)
 	if (p && *p) {
 		n = snprintf(buf, len, "%s", p);
 	} else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
-		n = snprintf(buf, len, "/dev/shm/softmlx5-%u",
-			     (unsigned int)getuid());
+		n = snprintf(buf, len, "/dev/shm/softmlx5-%u%s",
+			     (unsigned int)getuid(),
+			     shm_netns_suffix(ns, sizeof(ns)));
 	} else {
 		p = getenv("XDG_RUNTIME_DIR");
 		if (!p || p[0] != '/') {
 			errno = ENOENT;
 			return NULL;
 		}
-		n = snprintf(buf, len, "%s/softmlx5-shm", p);
+		n = snprintf(buf, len, "%s/softmlx5-shm%s", p,
+			     shm_netns_suffix(ns, sizeof(ns)));
 	}
 	if (n < 0 || (size_t)n >= len) {
 		errno = ENAMETOOLONG;

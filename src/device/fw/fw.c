@@ -188,6 +188,7 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 	c->desc = fw_cmd_find(c->opcode);
 
 	smx_mutex_lock(&fw->lock);
+	fw_port_sync(fw);	/* every command sees the interface as it is */
 	if (!c->desc)
 		FW_FAIL(c, BAD_OP_ERR, "opcode 0x%x is not implemented",
 			c->opcode);
@@ -736,6 +737,10 @@ struct fw *fw_create(const struct smx_config *cfg, void *memic,
 	}
 	fw->lock = (struct smx_mutex)SMX_MUTEX_INIT;
 	fw->cfg = *cfg;
+	if (fw_port_init(fw)) {
+		free(fw);
+		return NULL;
+	}
 	fw->memic = memic;
 	fw->memic_size = memic_size;
 	fw->memic_bar_off = memic_bar_off;
@@ -865,6 +870,7 @@ void fw_destroy(struct fw *fw)
 	FW_FREE_TABLE(fw->xrcd, void, fw_free_plain);
 	FW_FREE_TABLE(fw->uctx, void, fw_free_plain);
 	fw_memic_fini(fw);
+	fw_port_fini(fw);
 	free(fw);
 }
 
@@ -933,17 +939,5 @@ const struct smx_config *fw_config(const struct fw *fw)
 
 bool fw_gid(const struct fw *fw, uint32_t index, uint8_t gid[16])
 {
-	uint64_t guid = htobe64(fw->cfg.node_guid);
-
-	memset(gid, 0, 16);
-	if (index != 0)
-		return false;
-	if (fw->cfg.link_layer == SMX_LINK_ETH) {
-		fw_ipv4_gid(&fw->cfg, gid);
-	} else {
-		gid[0] = 0xfe;
-		gid[1] = 0x80;
-		memcpy(gid + 8, &guid, 8);
-	}
-	return true;
+	return fw_gid_entry(fw, index, gid, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "device/fw/fw.h"
+#include "device/netdev.h"
 #include "util/mutex.h"
 
 /* A handle namespace: ids in [min, min + limit), slots grown on demand. */
@@ -62,9 +63,23 @@ struct fw_genobj {
 	uint16_t type;
 };
 
+/*
+ * The port's interface (key netdev; fw_vport.c): read at start and again
+ * when a netlink socket subscribed to link and address changes has news,
+ * looked at before every command.
+ */
+struct fw_port {
+	struct smx_netdev *nd;	/* as last read; NULL: the port is not bound */
+	bool present;		/* the last read found the interface */
+	bool stale;		/* read again before the next command */
+	int nl;			/* -1: no socket (read before every command) */
+	int pid;		/* the socket's owner: a fork child reads anew */
+};
+
 struct fw {
 	struct smx_mutex lock;	/* util/mutex.h: taken per doorbell */
 	struct smx_config cfg;
+	struct fw_port port;
 
 	struct fw_table pd, uar, td, xrcd, uctx, umem, eq, cq, srq, qp, mkey;
 	struct fw_table psv;	/* signature PSVs (fw_psv.c) */
@@ -394,7 +409,16 @@ int fw_fc_alloc(struct fw_cmd *c);
 int fw_fc_dealloc(struct fw_cmd *c);
 int fw_fc_query(struct fw_cmd *c);
 
-/* fw_vport.c helpers */
-void fw_ipv4_gid(const struct smx_config *cfg, uint8_t gid[16]);
+/* fw_vport.c: the port. fw_port_init() at start (-ENOMEM), fw_port_fini()
+ * at the end; fw_port_sync() before every command (the lock held) brings a
+ * port bound to an interface up to date. */
+int fw_port_init(struct fw *fw);
+void fw_port_fini(struct fw *fw);
+void fw_port_sync(struct fw *fw);
+/* GID table entry @index and its MLX5_ROCE_VERSION_* (*version may be
+ * NULL); false for an empty slot (zeroes). fw_gid() is this without the
+ * version. */
+bool fw_gid_entry(const struct fw *fw, uint32_t index, uint8_t gid[16],
+		  uint8_t *version);
 
 #endif
