@@ -37,17 +37,24 @@
 #include "device/transport/roce.h"
 #include "util/log.h"
 
-/* Called once at engine creation: the GID table is fixed by configuration. */
+/* At engine creation and after every command: a port bound to a network
+ * interface follows its addresses (the firmware re-reads them before a
+ * command runs). Distinct GIDs only (RoCE v1 and v2 entries repeat one). */
 void eng_fabric_cache_gids(struct eng *e)
 {
 	const struct smx_config *cfg = fw_config(e->fw);
 	uint8_t mine[16];
-	uint32_t i;
+	uint32_t i, k, n = 0;
 
-	e->ngids = 0;
-	for (i = 0; i < cfg->gid_tbl_len && e->ngids < 4; i++)
-		if (fw_gid(e->fw, i, mine))
-			memcpy(e->gids[e->ngids++], mine, 16);
+	for (i = 0; i < cfg->gid_tbl_len && n < ENG_MAX_GIDS; i++) {
+		if (!fw_gid(e->fw, i, mine))
+			continue;
+		for (k = 0; k < n && memcmp(e->gids[k], mine, 16); k++)
+			;
+		if (k == n)
+			memcpy(e->gids[n++], mine, 16);
+	}
+	e->ngids = n;
 }
 
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16])

@@ -37,6 +37,7 @@
 
 #define ENG_NR_VECTORS 256
 #define ENG_KWHERE_CACHE 8u	/* keys whose memfd place is cached */
+#define ENG_MAX_GIDS 64u	/* distinct local GIDs the engine knows */
 #define ENG_UAR_SIZE 4096u
 #define ENG_MAX_WQE_BYTES (63 * 16)	/* DS is a 6-bit count of 16 bytes */
 #define ENG_MAX_SGE 64
@@ -296,9 +297,10 @@ struct eng {
 	uint64_t watch_wake;		/* when its nap ends: 0 awake (wlock) */
 	uint64_t timer_used;		/* latest deadline noted (wlock) */
 
-	/* The populated GIDs, read once from the firmware (the table is
-	 * fixed by the configuration): routing checks run per WQE. */
-	uint8_t gids[4][16];
+	/* The distinct populated GIDs, read from the firmware at creation
+	 * and after every command (eng_fabric_cache_gids()): routing checks
+	 * run per WQE. */
+	uint8_t gids[ENG_MAX_GIDS][16];
 	uint32_t ngids;
 
 	/* Shared-memory link (eng_link_shm.c); shm NULL: this process alone. */

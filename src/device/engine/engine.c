@@ -334,6 +334,7 @@ void eng_gen_bump(struct eng *e)
 static void eng_hook_changed(void *arg)
 {
 	eng_gen_bump(arg);
+	eng_fabric_cache_gids(arg);	/* a bound port's addresses move */
 }
 
 static const struct fw_hooks eng_hooks = {
