@@ -430,10 +430,10 @@ unsigned int eng_drq_run(struct eng *e)
 		n += (unsigned int)(q->drq_ci - ci);
 		/* Arming moves the lines the peer reads: after a completion
 		 * it waits for a pass of its own (the application is waiting
-		 * for this one), unless no receive remains armed. */
+		 * for this one), unless few receives remain armed. */
 		armed = __atomic_load_n(&drq_ent(e, q)->tail, __ATOMIC_RELAXED) -
 			q->drq_ci;
-		if ((q->drq_ci == ci || !armed) &&
+		if ((q->drq_ci == ci || armed < SMX_DRQ_DEPTH / 2) &&
 		    (q->qp->state == MLX5_QPC_STATE_RTS ||
 		     q->qp->state == MLX5_QPC_STATE_RTR))
 			drq_arm(e, q);
@@ -560,9 +560,10 @@ bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
 	const struct smx_drq_ent *d = q->rrec.ent;
 	uint64_t h;
 
-	if (!drq_fits(e, q, slot, p, true))
+	if (!drq_fits(e, q, slot, p, true) || q->nout >= SMX_DRQ_DEPTH)
 		return false;
-	h = __atomic_load_n(&d->head, __ATOMIC_RELAXED);
+	/* The SENDs in flight take the receives before it. */
+	h = __atomic_load_n(&d->head, __ATOMIC_RELAXED) + q->nout;
 	return !(h & SMX_DRQ_CLOSED) && drq_armed(d, h, q->rrec.r.gen);
 }
 

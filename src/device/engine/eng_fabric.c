@@ -403,13 +403,14 @@ static void fab_req_hdr(const struct eng_pkt *p, uint32_t i, bool last,
  * its PSNs all taken (eng_direct.c says when). */
 static int fab_send_ref(struct eng *e, const struct eng_pkt *p,
 			struct eng_out *o, uint32_t slot,
-			const struct roce_l3 *l3, const struct smx_sref *ref)
+			const struct roce_l3 *l3, const struct smx_sref *ref,
+			bool dreq)
 {
 	struct ibp_hdr h;
 	int rc;
 
 	fab_req_hdr(p, 0, true, &h);
-	rc = fab_tx(e, slot, &h, l3, NULL, 0, 0, ref);
+	rc = fab_tx(e, slot, &h, l3, NULL, 0, dreq ? SMX_CELL_F_DREQ : 0, ref);
 	if (rc < 0)
 		return rc;
 	if (!rc)
@@ -428,7 +429,7 @@ int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 	eng_fabric_l3(e, p, &l3);
 	/* (Never with a fault stage: eng_direct_sref() checks.) */
 	if (!o->sent && slot != e->slot && eng_direct_sref(e, p, o->npkts, &ref))
-		return fab_send_ref(e, p, o, slot, &l3, &ref);
+		return fab_send_ref(e, p, o, slot, &l3, &ref, dreq);
 	while (o->sent < o->npkts) {
 		uint32_t i = o->sent;
 		bool rd = p->op != ENG_PKT_SEND && p->op != ENG_PKT_WRITE;

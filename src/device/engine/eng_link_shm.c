@@ -247,7 +247,8 @@ static struct eng_qp *fab_rx_ref(struct eng *e, const struct smx_cell *c,
 	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, r.npkts);
 	h->payload = at;
 	h->paylen = r.len;
-	eng_resp_pkt(e, h, l3, c->src_slot, false, r.npkts);
+	eng_resp_pkt(e, h, l3, c->src_slot, (c->flags & SMX_CELL_F_DREQ) != 0,
+		     r.npkts);
 	if (r.len >= ENG_CLOCK_STALE_BYTES)
 		eng_clock_tick(e);	/* the copy took a while */
 	smx_shm_dend(e->shm);

@@ -28,7 +28,7 @@
 
 #define SMX_DRQ_MAGIC 0x31305152445845ull	/* "EXDRQ01" */
 #define SMX_DRQ_ENTRIES 256u	/* QPs one process lends at a time */
-#define SMX_DRQ_DEPTH 16u	/* armed receives per QP (power of 2) */
+#define SMX_DRQ_DEPTH 64u	/* armed receives per QP (power of 2) */
 #define SMX_DRQ_SGE 4u		/* data segments of an armed receive */
 #define SMX_DRQ_CLOSED (1ull << 63)	/* in @head: the owner took it back */
 
