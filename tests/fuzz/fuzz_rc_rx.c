@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/fabric/direct.h"
 #include "device/fabric/shm_layout.h"
 #include "device/transport/ib_pkt.h"
 #include "device/transport/roce.h"
@@ -130,6 +131,9 @@ static uint32_t ncaptured;
 static int ref_fd = -1;
 static uint64_t ref_ino;
 static bool ref_next;
+/* FZR_K_DIRECT: the receive queue the device lent us (its last record). */
+static struct smx_rrec peer_rrec;
+static bool have_rrec;
 static struct ibp_hdr captured;
 
 static uint8_t *mr_addr(unsigned int i)
@@ -209,6 +213,8 @@ static void check_out(const struct smx_cell *c)
 	case SMX_CELL_RREC:
 		if (c->len != sizeof(struct smx_rrec))
 			FAIL("a direct SEND record of %u bytes", c->len);
+		memcpy(&peer_rrec, c->data, sizeof(peer_rrec));
+		have_rrec = true;
 		return;
 	case SMX_CELL_PKT:
 		break;
@@ -537,6 +543,40 @@ static uint32_t pkt_ref(const uint8_t *f, uint32_t np, uint32_t last_len,
 	return 1;
 }
 
+/* FZR_MSG with FZR_K_DIRECT: the message as a direct SEND, placed the
+ * way a peer that does not follow the rules might. */
+static uint32_t pkt_direct(const uint8_t *f, uint32_t np, uint32_t last_len)
+{
+	uint8_t how = f[FZR_M_SYND], kind = f[FZR_M_KIND];
+	struct smx_drq_ent *d;
+	struct smx_drq_arr *a;
+	uint64_t h;
+
+	if (!have_rrec || !eng->drq_tab || peer_rrec.idx >= SMX_DRQ_ENTRIES)
+		return 1;
+	d = &eng->drq_tab->ent[peer_rrec.idx];
+	h = __atomic_load_n(&d->head, __ATOMIC_ACQUIRE);
+	if (h & SMX_DRQ_CLOSED)
+		return 1;
+	if (!(how & 1) &&
+	    !__atomic_compare_exchange_n(&d->head, &h, h + 1, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return 1;
+	a = &d->arr[(h + (get32(f, FZR_M_PSN) & 3)) % SMX_DRQ_DEPTH];
+	a->len = (np - 1) * mtu + last_len;
+	memcpy(&a->imm, f + FZR_M_IMM, 4);
+	a->flags = (kind & FZR_K_IMM ? SMX_DRQ_F_IMM : 0) |
+		   (kind & FZR_K_SE ? SMX_DRQ_F_SE : 0) | (how & 0xf0u);
+	__atomic_store_n(&a->seq, (uint32_t)(h + 1 + (how & 2 ?
+						     get32(f, FZR_M_VA) : 0)),
+			 __ATOMIC_RELEASE);
+	if (trace)
+		fprintf(stderr, "fuzz_rc_rx: direct SEND: receive %llu, %u "
+			"bytes\n", (unsigned long long)h, a->len);
+	eng_fabric_progress(eng);
+	return 1;
+}
+
 /* FZR_MSG: a message cut into packets of one MTU; returns how many. */
 static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 			uint32_t budget)
@@ -558,6 +598,8 @@ static uint32_t pkt_msg(const uint8_t *b, uint32_t n, uint8_t mode,
 	if (dma_len == UINT32_MAX)
 		dma_len = (np - 1) * mtu + last_len;
 	default_l3(&l3, 0);
+	if (kind & FZR_K_DIRECT)
+		return pkt_direct(f, np, last_len);
 	if (kind & FZR_K_REF)
 		return pkt_ref(f, np, last_len, mode);
 	for (i = 0; i < np; i++) {
@@ -775,6 +817,9 @@ static void setup(void)
 	}
 
 	arena = t_zalloc(FZR_ARENA);
+	/* In a memfd, as registered memory of a process that shares the
+	 * device is: the device can then lend receive queues over it. */
+	smx_direct_back(arena, FZR_ARENA);
 	golden = t_zalloc(FZR_ARENA);
 	memset(golden, FZR_GUARD, FZR_ARENA);
 	for (i = 0; i < FZR_NMR; i++) {
@@ -901,6 +946,7 @@ static void reset(const uint8_t *pre)
 	unsigned int i, m;
 
 	revalidate_mr5();
+	have_rrec = false;	/* the QPs were reset: no queue is lent */
 	for (m = 0; m < FZR_NMR; m++)
 		memcpy(mr_addr(m), golden + fzr_mr_at[m].off, fzr_mr_at[m].len);
 	mtu = eng_mtu_bytes(mtu_enum);

@@ -155,6 +155,15 @@ enum {
 	 * FZR_M_LAST bytes at offset FZR_M_VA; FZR_M_SYND bit 0: a stale key
 	 * generation, bit 1: a wrong inode, bit 2: np + 1 PSNs claimed. */
 	FZR_K_REF = 1 << 6,
+	/* The message as a direct SEND (eng_drq.c), if the device lent the
+	 * peer a receive queue (answered a SEND asking with FZR_MODE_DREQ):
+	 * the harness, as that peer, claims the next armed receive (unless
+	 * FZR_M_SYND bit 0), publishes an arrival of (np - 1) * MTU +
+	 * FZR_M_LAST bytes, immediate FZR_M_IMM, the kind's IMM / SE, in
+	 * arrival slot claim + (FZR_M_PSN & 3) (FZR_M_SYND bit 1: its
+	 * sequence off by FZR_M_VA; bits 4-7 go into its flags), then lets
+	 * the device poll. Nothing is placed in the receive buffer. */
+	FZR_K_DIRECT = 1 << 7,
 };
 
 /* The requests QP 1 may have in flight, in posting order: @len bytes from

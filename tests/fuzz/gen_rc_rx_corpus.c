@@ -181,6 +181,25 @@ int main(int argc, char **argv)
 	msg(&s, 0, FZR_K_WRITE | FZR_K_REF, 1, 0, 5, 0, 64, 0, 0);
 	put(argv[1], "send-by-ref", &s);
 
+	/* Direct SEND: a SEND asking for a record lends QP 0's receive
+	 * queue; then SENDs placed by the peer -- one by the rules, one
+	 * with immediate and SE, one too long for its receive, one not
+	 * claimed, one in the wrong arrival slot, one with a wrong
+	 * sequence -- and a SEND through the inbox after them. */
+	start(&s, 1, 0, 0x700);
+	hdr(&s, &(struct hdr){ .op = RC(SEND_ONLY), .flags = rc,
+			       .mode = FZR_MODE_DREQ, .paylen = 16 });
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT, 1, 0, 0, 0, 100, 0, 0);
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT | FZR_K_IMM | FZR_K_SE, 1, 0, 0, 0,
+	    8, 0x1234, 0);
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT, 3, 0, 0, 0, 700, 0, 0);
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT, 1, 0, 0, 0, 10, 0, 1);
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT, 1, 0, 1, 0, 10, 0, 0);
+	msg(&s, 0, FZR_K_SEND | FZR_K_DIRECT, 1, 0, 0, 5, 10, 0, 2);
+	hdr(&s, &(struct hdr){ .op = RC(SEND_ONLY), .flags = rc, .psn = 1,
+			       .paylen = 32 });
+	put(argv[1], "send-direct", &s);
+
 	/* SEND with invalidate of region 5, then a WRITE through it. */
 	start(&s, 2, 0, 0x2000);
 	hdr(&s, &(struct hdr){ .op = RC(SEND_ONLY_INV), .flags = rc | FZR_F_IETH_MR,

@@ -70,6 +70,18 @@ static void end_open(struct end *x)
 		exit(2);
 }
 
+static void end_close(struct end *x)
+{
+	ibv_destroy_qp(x->qp);
+	ibv_dereg_mr(x->data_mr);
+	ibv_dereg_mr(x->flag_mr);
+	ibv_destroy_cq(x->cq);
+	ibv_dealloc_pd(x->pd);
+	ibv_close_device(x->ctx);
+	free(x->data);
+	free(x->flag);
+}
+
 static int uc_connect(struct ibv_qp *qp, uint32_t dqpn,
 		      const union ibv_gid *gid)
 {
@@ -124,6 +136,7 @@ static int target(int in, int out)
 		return 2;
 	xwrite(out, "c", 1);
 	xread(in, &c, 1);	/* done */
+	end_close(&t);
 	return 0;
 }
 
@@ -233,6 +246,7 @@ int main(void)
 	xwrite(out, "d", 1);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
+	end_close(&r);
 	unlink(path);
 	return smx_test_done();
 }

@@ -44,6 +44,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -95,6 +96,12 @@ static struct smx_drq_tab *drq_tab_get(struct eng *e)
 	}
 	t->nent = SMX_DRQ_ENTRIES;
 	__atomic_store_n(&t->magic, SMX_DRQ_MAGIC, __ATOMIC_RELEASE);
+	e->drq_total = calloc(SMX_DRQ_ENTRIES, sizeof(*e->drq_total));
+	if (!e->drq_total) {
+		munmap(t, sizeof(*t));
+		close(fd);
+		return NULL;
+	}
 	e->drq_fd = fd;
 	e->drq_ino = (uint64_t)st.st_ino;
 	e->drq_tab = t;
@@ -124,6 +131,8 @@ void eng_drq_fini(struct eng *e)
 		munmap(e->drq_tab, sizeof(*e->drq_tab));
 		close(e->drq_fd);
 		e->drq_tab = NULL;
+		free(e->drq_total);
+		e->drq_total = NULL;
 	}
 }
 
@@ -153,6 +162,7 @@ static bool drq_open(struct eng *e, struct eng_qp *q)
 	memset(d->arr, 0, sizeof(d->arr));
 	q->drq_ci = q->rq_ci;
 	q->drq_gen = 0;		/* the first arming starts afresh */
+	q->drq_tail = q->drq_ci;
 	__atomic_store_n(&d->tail, q->drq_ci, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->done, q->drq_ci, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->head, q->drq_ci, __ATOMIC_RELAXED);
@@ -215,14 +225,19 @@ static void drq_arm(struct eng *e, struct eng_qp *q)
 
 	if (q->drq_closed)
 		return;
-	tail = __atomic_load_n(&d->tail, __ATOMIC_RELAXED);
+	tail = q->drq_tail;
 	if (q->drq_gen != gen) {
 		/* No peer holds a record of @gen yet (we give them out
 		 * after arming), and none is inside an access under an
 		 * older one (the bump waited): the ring is ours from the
-		 * claim counter on (the peer's line: read only here). */
+		 * claim counter on (the peer's line: read only here; its
+		 * word, so kept within what was armed). */
 		head = __atomic_load_n(&d->head, __ATOMIC_ACQUIRE);
-		tail = head;
+		if (head < q->drq_ci)
+			head = q->drq_ci;
+		if (head < tail)
+			tail = head;
+		q->drq_tail = tail;
 		__atomic_store_n(&d->tail, tail, __ATOMIC_RELEASE);
 		q->drq_gen = gen;
 	}
@@ -238,11 +253,16 @@ static void drq_arm(struct eng *e, struct eng_qp *q)
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		if (!drq_arm_one(e, q, gen, &w, rx))
 			break;	/* this one, and so the rest, as packets */
+		/* ours to trust at completion (the table is the peer's to
+		 * write too) */
+		e->drq_total[q->drq_idx][tail % SMX_DRQ_DEPTH] =
+			rx->total > UINT32_MAX ? UINT32_MAX : (uint32_t)rx->total;
 		/* the index last but the generation: a peer that finds both
 		 * finds the segments written */
 		__atomic_store_n(&rx->index, tail, __ATOMIC_RELEASE);
 		__atomic_store_n(&rx->gen, gen, __ATOMIC_RELEASE);
-		__atomic_store_n(&d->tail, ++tail, __ATOMIC_RELEASE);
+		q->drq_tail = ++tail;
+		__atomic_store_n(&d->tail, tail, __ATOMIC_RELEASE);
 	}
 }
 
@@ -253,14 +273,16 @@ void eng_drq_collect(struct eng *e, struct eng_qp *q)
 
 	for (;;) {
 		struct smx_drq_arr *a = &d->arr[q->drq_ci % SMX_DRQ_DEPTH];
+		uint32_t total = e->drq_total[q->drq_idx][q->drq_ci % SMX_DRQ_DEPTH];
+		uint32_t uidx = DEVX_GET(qpc, qp->qpc, user_index);
 		struct eng_pkt p;
 		uint32_t len;
 
+		/* Only a receive we armed (so posted) completes, whatever
+		 * the peer's words say. */
 		if (__atomic_load_n(&a->seq, __ATOMIC_ACQUIRE) !=
-		    (uint32_t)(q->drq_ci + 1))
+		    (uint32_t)(q->drq_ci + 1) || q->drq_ci >= q->drq_tail)
 			return;
-		/* The peer's word: as big as the armed receive it claimed,
-		 * or the CQE would lie about what landed. */
 		len = a->len;
 		memset(&p, 0, sizeof(p));
 		p.op = ENG_PKT_SEND;
@@ -271,14 +293,32 @@ void eng_drq_collect(struct eng *e, struct eng_qp *q)
 			p.flags |= ENG_PKT_F_IMM;
 		if (a->flags & SMX_DRQ_F_SE)
 			p.flags |= ENG_PKT_F_SE;
-		if (len > d->rx[q->drq_ci % SMX_DRQ_DEPTH].total)
-			len = (uint32_t)d->rx[q->drq_ci % SMX_DRQ_DEPTH].total;
-		eng_resp_cqe(e, qp, qp->rcq, q->rq_ci,
-			     DEVX_GET(qpc, qp->qpc, user_index), len, &p);
-		trn_ctr_add(e->ctr, TRN_CTR_RX_SEND_DIRECT, 1);
 		q->drq_ci++;
 		q->rq_ci++;
 		__atomic_store_n(&d->done, q->drq_ci, __ATOMIC_RELAXED);
+		if (len > total) {
+			/* A peer that places more than the receive holds
+			 * broke the rules: what the responder does with a
+			 * message too long for its receive. */
+			struct eng_cqe c = {
+				.opcode = MLX5_CQE_RESP_ERR,
+				.syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+				.qpn = qp->obj.id,
+				.wqe_counter = (uint16_t)(q->rq_ci - 1),
+				.srqn_uidx = uidx,
+			};
+
+			smx_dbg("engine: qp 0x%x: direct SEND of %u bytes into "
+				"receive %u of %u bytes -> local length error",
+				qp->obj.id, len, (unsigned int)c.wqe_counter,
+				total);
+			eng_cqe_post(e, qp->rcq, &c);
+			eng_qp_to_err(e, qp);
+			return;
+		}
+		eng_resp_cqe(e, qp, qp->rcq, (uint16_t)(q->rq_ci - 1), uidx,
+			     len, &p);
+		trn_ctr_add(e->ctr, TRN_CTR_RX_SEND_DIRECT, 1);
 	}
 }
 
@@ -431,8 +471,7 @@ unsigned int eng_drq_run(struct eng *e)
 		/* Arming moves the lines the peer reads: after a completion
 		 * it waits for a pass of its own (the application is waiting
 		 * for this one), unless few receives remain armed. */
-		armed = __atomic_load_n(&drq_ent(e, q)->tail, __ATOMIC_RELAXED) -
-			q->drq_ci;
+		armed = q->drq_tail - q->drq_ci;
 		if ((q->drq_ci == ci || armed < SMX_DRQ_DEPTH / 2) &&
 		    (q->qp->state == MLX5_QPC_STATE_RTS ||
 		     q->qp->state == MLX5_QPC_STATE_RTR))

@@ -141,6 +141,8 @@ struct eng_qp {
 	bool drq_closed;	/* taken back (the claim counter says so) */
 	uint32_t drq_idx;
 	uint64_t drq_ci, drq_gen;
+	uint64_t drq_tail;	/* armed so far (the table's copy is a hint:
+				 * the peer can write it) */
 	/* As the peer: the record of the queue lent to us. */
 	struct eng_rrec {
 		bool valid;
@@ -417,6 +419,8 @@ struct eng {
 	uint32_t drq_rr;		/* the next one a poller looks at to arm
 					 * (racy among pollers: a hint) */
 	struct eng_qp *drq_qp[SMX_DRQ_ENTRIES];
+	uint32_t (*drq_total)[SMX_DRQ_DEPTH];	/* bytes each armed receive
+						 * holds, as we checked it */
 	const uint32_t *drq_dbr[SMX_DRQ_ENTRIES];
 	struct eng_drqmap {
 		int32_t pid;
