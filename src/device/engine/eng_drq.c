@@ -616,7 +616,7 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	struct smx_drq_arr *a;
 	struct smx_drq_rx rx;
 	struct eng_sgl dst;
-	uint64_t h, now;
+	uint64_t h, now, total;
 	uint32_t i;
 
 	if (!drq_fits(e, q, slot, p, true))
@@ -645,7 +645,11 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		goto no;
 	/* The armed receive, read once (the owner's words, checked). */
 	memcpy(&rx, &d->rx[h % SMX_DRQ_DEPTH], sizeof(rx));
-	if (rx.index != h || rx.nseg > SMX_DRQ_SGE || rx.total < p->len)
+	if (rx.index != h || rx.nseg > SMX_DRQ_SGE)
+		goto no;
+	for (total = 0, i = 0; i < rx.nseg; i++)
+		total += rx.seg[i].len;		/* (not the owner's word) */
+	if (total < p->len)
 		goto no;
 	for (i = 0; i < rx.nseg; i++) {
 		const struct smx_drq_seg *s = &rx.seg[i];
@@ -659,7 +663,7 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 		sge[i] = (struct eng_sge){ .host = e->dmap[m].base + s->off,
 					   .len = s->len };
 	}
-	dst = (struct eng_sgl){ .sge = sge, .n = rx.nseg, .len = rx.total };
+	dst = (struct eng_sgl){ .sge = sge, .n = rx.nseg, .len = total };
 	if (!__atomic_compare_exchange_n(&d->head, &h, h + 1, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		goto no;
