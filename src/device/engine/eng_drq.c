@@ -58,6 +58,13 @@
 
 #define DRQ_ALIVE_NS 1000000ull	/* peer liveness re-check period */
 #define DRQ_ALIVE_OPS 32u
+/* After DRQ_PKT_RUN receives in a row taken by packets, only
+ * DRQ_IDLE_DEPTH are kept armed. */
+#define DRQ_PKT_RUN 16u
+#define DRQ_IDLE_DEPTH 2u
+/* A SEND this long goes direct even with more WQEs posted behind it:
+ * the copy it saves outweighs what packets batch. */
+#define DRQ_STREAM_MIN 1024u
 
 static struct smx_drq_ent *drq_ent(struct eng *e, const struct eng_qp *q)
 {
@@ -165,6 +172,7 @@ static bool drq_open(struct eng *e, struct eng_qp *q)
 	q->drq_tail = q->drq_ci;
 	__atomic_store_n(&d->tail, q->drq_ci, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->done, q->drq_ci, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->stuck, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->head, q->drq_ci, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->qpn, qp->obj.id, __ATOMIC_RELEASE);
 	q->drq_on = true;
@@ -220,7 +228,7 @@ static bool drq_arm_one(struct eng *e, struct eng_qp *q, uint64_t gen,
 static void drq_arm(struct eng *e, struct eng_qp *q)
 {
 	struct smx_drq_ent *d = drq_ent(e, q);
-	uint64_t gen = smx_shm_dgen(e->shm, e->slot), head, tail;
+	uint64_t gen = smx_shm_dgen(e->shm, e->slot), head, tail, depth;
 	uint16_t pi;
 
 	if (q->drq_closed)
@@ -241,18 +249,31 @@ static void drq_arm(struct eng *e, struct eng_qp *q)
 		__atomic_store_n(&d->tail, tail, __ATOMIC_RELEASE);
 		q->drq_gen = gen;
 	}
+	/* The responder may have taken receives beyond the armed ones. */
+	if (tail < q->drq_ci) {
+		tail = q->drq_ci;
+		q->drq_tail = tail;
+		__atomic_store_n(&d->tail, tail, __ATOMIC_RELEASE);
+	}
 	pi = (uint16_t)be32toh(__atomic_load_n(&q->qp->dbrec[0],
 					       __ATOMIC_ACQUIRE));
-	while ((uint16_t)tail != pi && tail < q->drq_ci + SMX_DRQ_DEPTH) {
+	/* A peer that sends by packets (a stream of small SENDs, below)
+	 * would only see its receives armed for nothing: a few stay armed
+	 * for when it places again. */
+	depth = q->drq_pkt_run >= DRQ_PKT_RUN ? DRQ_IDLE_DEPTH : SMX_DRQ_DEPTH;
+	while ((uint16_t)tail != pi && tail < q->drq_ci + depth) {
 		struct smx_drq_rx *rx = &d->rx[tail % SMX_DRQ_DEPTH];
 		struct eng_rwqe w;
 
-		if (!eng_rq_peek(q->qp, (uint16_t)tail, &w))
-			break;
 		__atomic_store_n(&rx->gen, 0, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		if (!drq_arm_one(e, q, gen, &w, rx))
-			break;	/* this one, and so the rest, as packets */
+		if (!eng_rq_peek(q->qp, (uint16_t)tail, &w) ||
+		    !drq_arm_one(e, q, gen, &w, rx)) {
+			/* this one, and so the rest, as packets; pollers
+			 * stop asking until the responder takes it */
+			__atomic_store_n(&d->stuck, tail + 1, __ATOMIC_RELAXED);
+			break;
+		}
 		/* ours to trust at completion (the table is the peer's to
 		 * write too) */
 		e->drq_total[q->drq_idx][tail % SMX_DRQ_DEPTH] =
@@ -295,6 +316,7 @@ void eng_drq_collect(struct eng *e, struct eng_qp *q)
 			p.flags |= ENG_PKT_F_SE;
 		q->drq_ci++;
 		q->rq_ci++;
+		q->drq_pkt_run = 0;
 		__atomic_store_n(&d->done, q->drq_ci, __ATOMIC_RELAXED);
 		if (len > total) {
 			/* A peer that places more than the receive holds
@@ -339,6 +361,8 @@ bool eng_drq_claim(struct eng *e, struct eng_qp *q)
 		return false;
 	q->drq_ci = h + 1;
 	__atomic_store_n(&d->done, q->drq_ci, __ATOMIC_RELAXED);
+	if (q->drq_pkt_run < UINT16_MAX)
+		q->drq_pkt_run++;
 	return true;
 }
 
@@ -449,7 +473,10 @@ bool eng_drq_due(struct eng *e)
 	d = &e->drq_tab->ent[i];
 	tail = __atomic_load_n(&d->tail, __ATOMIC_RELAXED);
 	done = __atomic_load_n(&d->done, __ATOMIC_RELAXED);
+	if (done > tail)
+		return true;	/* the responder took the armed ones */
 	return tail - done < SMX_DRQ_DEPTH / 2 &&
+	       __atomic_load_n(&d->stuck, __ATOMIC_RELAXED) != tail + 1 &&
 	       smx_fault_memmove(&v, dbr, sizeof(v)) &&
 	       (uint16_t)be32toh(v) != (uint16_t)tail;
 }
@@ -599,7 +626,8 @@ bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
 	const struct smx_drq_ent *d = q->rrec.ent;
 	uint64_t h;
 
-	if (!drq_fits(e, q, slot, p, true) || q->nout >= SMX_DRQ_DEPTH)
+	if (p->len < DRQ_STREAM_MIN || !drq_fits(e, q, slot, p, true) ||
+	    q->nout >= SMX_DRQ_DEPTH)
 		return false;
 	/* The SENDs in flight take the receives before it. */
 	h = __atomic_load_n(&d->head, __ATOMIC_RELAXED) + q->nout;
@@ -607,7 +635,7 @@ bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
 }
 
 bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		  uint32_t slot)
+		  uint32_t slot, bool more)
 {
 	struct eng_rrec *rr = &q->rrec;
 	struct eng_sge sge[SMX_DRQ_SGE];
@@ -619,7 +647,9 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 	uint64_t h, now, total;
 	uint32_t i;
 
-	if (!drq_fits(e, q, slot, p, true))
+	/* A stream of small SENDs batches better as packets (cells and
+	 * coalesced ACKs) than placed one by one. */
+	if ((more && p->len < DRQ_STREAM_MIN) || !drq_fits(e, q, slot, p, true))
 		return false;
 	/* The responder's CHK_QP / CHK_OP on what the record says. */
 	qa = (struct eng_racc){ rr->r.st, rr->r.qp_acc, rr->r.log_msg };

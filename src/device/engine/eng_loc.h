@@ -143,6 +143,7 @@ struct eng_qp {
 	uint64_t drq_ci, drq_gen;
 	uint64_t drq_tail;	/* armed so far (the table's copy is a hint:
 				 * the peer can write it) */
+	uint16_t drq_pkt_run;	/* receives taken by packets in a row */
 	/* As the peer: the record of the queue lent to us. */
 	struct eng_rrec {
 		bool valid;
@@ -1001,9 +1002,10 @@ bool eng_drq_want(struct eng *e, struct eng_qp *q, uint32_t slot,
 bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
 		   const struct eng_pkt *p);
 /* Places SEND @p of @q into a receive @slot lent us; false: send it as
- * packets (no record, nothing armed, a check failed, a fault). */
+ * packets (no record, nothing armed, a check failed, a fault, or a small
+ * SEND with @more WQEs posted behind it). */
 bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
-		  uint32_t slot);
+		  uint32_t slot, bool more);
 
 /*
  * LINKS (docs/transport.md). A destination is a number: the slot of a

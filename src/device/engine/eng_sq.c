@@ -1515,7 +1515,8 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	    !q->have_resp && !eng_sq_resending(q) &&
 	    (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
 	    (w->pkt.op == ENG_PKT_SEND ?
-	     eng_drq_send(e, q, &w->pkt, (uint32_t)peer) :
+	     eng_drq_send(e, q, &w->pkt, (uint32_t)peer,
+			  eng_sq_pi(qp) != (uint16_t)(at + w->nbb)) :
 	     eng_direct_exec(e, &w->pkt, (uint32_t)peer, &r.atomic_orig))) {
 		e->direct_wqes++;
 		/* the original value, in host order */

@@ -79,6 +79,8 @@ struct smx_drq_ent {
 	 * so far. */
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t done;
+	uint64_t stuck;		/* + 1: the receive arming stopped at (it
+				 * will go by packets) */
 	/* The claim counter: advanced by the peer's and the owner's
 	 * compare-and-swap; SMX_DRQ_CLOSED when the owner took it back. */
 	uint64_t head __attribute__((aligned(64)));
