@@ -109,6 +109,8 @@ void eng_fabric_ring(struct eng *e)
 {
 	uint64_t m = e->ring_mask;
 
+	if (e->udp)
+		eng_udp_flush(e);	/* the network link's batch, too */
 	e->ring_mask = 0;
 	while (m) {
 		uint32_t slot = (uint32_t)__builtin_ctzll(m);
@@ -286,6 +288,8 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 		smx_dbg("engine: cell from slot %u pid %d dropped: not the "
 			"process attached there in our pid namespace",
 			c->src_slot, (int)c->src_pid);
+	} else if (c->kind == SMX_CELL_PKT && (c->flags & SMX_CELL_F_NET)) {
+		return eng_udp_rx_cell(e, c);
 	} else if (c->kind == SMX_CELL_PKT) {
 		/* A SEND by reference is not a packet on any wire: received
 		 * as it is. */
@@ -396,6 +400,8 @@ bool eng_fabric_progress(struct eng *e)
 		fw_unlock(e->fw);
 		return true;
 	}
+	if (e->udp && eng_udp_poll(e))
+		return true;
 	if (!e->shm)
 		return false;
 	/* Several pollers may race here: any change will do. */
@@ -486,8 +492,12 @@ static void *fab_rx_thread(void *arg)
 
 void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 {
-	if (!e || !shm)
+	if (!e)
 		return;
+	if (!shm) {
+		eng_udp_start(e);	/* alone on this host, not on the net */
+		return;
+	}
 	e->spin_ns = eng_env_us("SOFTMLX5_PROGRESS_SPIN_US");
 	eng_direct_start(e);
 	e->shm = shm;
@@ -502,6 +512,7 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 			"alone on the device");
 		e->shm = NULL;
 	}
+	eng_udp_start(e);	/* it hands packets to other slots' inboxes */
 }
 
 void eng_fabric_stop(struct eng *e)

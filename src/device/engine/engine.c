@@ -610,6 +610,7 @@ void eng_destroy(struct eng *e)
 	if (!e)
 		return;
 	eng_wire_stop(e);
+	eng_udp_stop(e);
 	eng_fabric_stop(e);
 	fw_set_hooks(e->fw, NULL, NULL);
 	pthread_mutex_lock(&e->wlock);
