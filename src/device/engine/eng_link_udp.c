@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,6 +72,18 @@
 #define UDP_SOCKBUF (8u << 20)		/* socket buffers asked for */
 #define UDP_CTL_BYTES 128u		/* control messages of a datagram */
 #define UDP_TX_WAIT_MS 1		/* a full socket: waited once */
+/* The adaptive retransmission timer's start towards the network: 1 ms
+ * (the shared-memory link's) went back on data merely late -- on two
+ * busy cores a thread waits milliseconds for its turn -- and the resends
+ * cost more than they saved (64 KiB ib_read_bw: 10-60 MB/s against
+ * 120-200 without the timer; 4 ms: 125-160). */
+#define UDP_RTO_NS (4 * 1000000ull)
+/* Tombstones of QPs that talked to the network (udp_tomb): kept this
+ * long after their last use, the device's close waiting at most
+ * UDP_LINGER_MAX_NS for them, as TCP's TIME_WAIT keeps a last ACK. */
+#define UDP_TOMBS 32u
+#define UDP_LINGER_NS (8 * UDP_RTO_NS)
+#define UDP_LINGER_MAX_NS 1000000000ull
 /* Where a datagram is received in a buffer: room for the IPv6 and UDP
  * headers rebuilt in front of it. */
 #define UDP_RX_AT ROCE_V6_HDR_LEN
@@ -102,6 +115,18 @@ struct udp_txq {
 	} ctl[UDP_BATCH];
 };
 
+/* A destroyed RC / XRC QP that received from the network: a request
+ * its requester sends again because our last ACK was lost is answered
+ * as the QP would have (eng_udp_tomb_ack()). */
+struct udp_tomb {
+	bool used;
+	uint8_t base;			/* IBP_TR_RC or IBP_TR_XRC */
+	uint32_t qpn, rqpn, epsn;	/* ours, the requester's, expected */
+	uint32_t dst;
+	struct roce_l3 l3;		/* the ACK's addressing */
+	uint64_t at_ns;			/* made, or last answered */
+};
+
 struct eng_udp {
 	unsigned int ifindex;
 	int efd;			/* stops the receive thread */
@@ -113,6 +138,8 @@ struct eng_udp {
 	struct udp_txq q[2];		/* [0] IPv4, [1] IPv6; fd -1: none */
 	struct udp_dst dst[ENG_NET_DSTS];
 	uint32_t ndst, last;		/* entries; the last one found */
+	struct udp_tomb tomb[UDP_TOMBS];
+	uint32_t tomb_next;		/* the oldest: the next one replaced */
 	/* what rx_mu guards */
 	uint8_t *rbuf;			/* UDP_BATCH buffers of SMX_SHM_INLINE */
 	struct mmsghdr rm[UDP_BATCH];
@@ -370,7 +397,79 @@ const struct eng_link_ops eng_link_udp = {
 	.stalled = udp_stalled,
 	.icrc = true,
 	.sport = ROCE_UDP_PORT,
+	.rto_ns = UDP_RTO_NS,
 };
+
+/* ------------------------------------------------------------------ */
+/* Tombstones                                                         */
+/* ------------------------------------------------------------------ */
+
+void eng_udp_tomb_put(struct eng *e, const struct fw_qp *qp)
+{
+	struct eng_udp *u = e->udp;
+	const uint8_t *c = qp->qpc;
+	const uint8_t *rgid = DEVX_ADDR_OF(qpc, c, primary_address_path.rgid_rip);
+	struct udp_tomb *t;
+	int dst;
+
+	if (eng_fabric_gid_local(e, rgid) || (dst = eng_udp_dst(e, rgid)) < 0)
+		return;	/* not a QP of the network */
+	t = &u->tomb[u->tomb_next++ % UDP_TOMBS];
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->base = qp->st == MLX5_QPC_ST_XRC ? IBP_TR_XRC : IBP_TR_RC;
+	t->qpn = qp->obj.id;
+	t->rqpn = DEVX_GET(qpc, c, remote_qpn);
+	t->epsn = DEVX_GET(qpc, c, next_rcv_psn);
+	t->dst = (uint32_t)dst;
+	memcpy(t->l3.dgid, rgid, 16);
+	fw_gid(e->fw, DEVX_GET(qpc, c, primary_address_path.src_addr_index),
+	       t->l3.sgid);
+	t->l3.hop_limit = 64;
+	t->at_ns = eng_now();
+}
+
+bool eng_udp_tomb_ack(struct eng *e, const struct ibp_hdr *h, uint32_t src)
+{
+	struct eng_udp *u = e->udp;
+	struct ibp_hdr a;
+	uint32_t i;
+
+	if (!u || !eng_dst_net(src))
+		return false;
+	for (i = 0; i < UDP_TOMBS; i++) {
+		struct udp_tomb *t = &u->tomb[i];
+
+		if (!t->used || t->qpn != h->dqpn || t->dst != src ||
+		    (h->opcode & 0xe0) != t->base ||
+		    eng_psn_diff(h->psn, t->epsn) >= 0)
+			continue;
+		/* a request it had received: ACKed again, up to the last */
+		memset(&a, 0, sizeof(a));
+		a.opcode = (uint8_t)(t->base | IBP_OP_ACK);
+		a.pkey = 0xffff;
+		a.dqpn = t->rqpn;
+		a.psn = eng_psn_add(t->epsn, 0xffffff);
+		a.syndrome = ibp_aeth_ack(IBP_AETH_CREDIT_INVALID);
+		eng_fabric_tx(e, src, &a, &t->l3, NULL, 0, 0);
+		t->at_ns = eng_now();
+		smx_dbg("engine: network link: psn 0x%x to destroyed qp 0x%x "
+			"ACKed again from its tombstone", h->psn, h->dqpn);
+		return true;
+	}
+	return false;
+}
+
+/* Does a tombstone wait for its requester's resend (fw->lock held)? */
+static bool udp_tombs_fresh(const struct eng_udp *u, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < UDP_TOMBS; i++)
+		if (u->tomb[i].used && now - u->tomb[i].at_ns < UDP_LINGER_NS)
+			return true;
+	return false;
+}
 
 /* ------------------------------------------------------------------ */
 /* Receiving                                                          */
@@ -645,6 +744,17 @@ bool eng_udp_poll(struct eng *e)
 	return got;
 }
 
+bool eng_udp_pending(struct eng *e)
+{
+	struct eng_udp *u = e->udp;
+	int k, n;
+
+	for (k = 0; k < 2; k++)
+		if (u->q[k].fd >= 0 && !ioctl(u->q[k].fd, FIONREAD, &n) && n > 0)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------------ */
 /* Start and stop                                                     */
 /* ------------------------------------------------------------------ */
@@ -809,6 +919,20 @@ void eng_udp_stop(struct eng *e)
 	if (!u)
 		return;
 	if (u->started) {
+		uint64_t start = eng_now(), now = start;
+		bool fresh = true;
+
+		/* TIME_WAIT: the last ACKs of QPs destroyed a moment ago may
+		 * be lost; their requesters' resends are answered meanwhile
+		 * (a peer that sees no answer fails with RETRY_EXC_ERR). */
+		while (fresh && now - start < UDP_LINGER_MAX_NS) {
+			fw_lock(e->fw);
+			fresh = udp_tombs_fresh(u, now);
+			fw_unlock(e->fw);
+			if (fresh)
+				usleep(1000);
+			now = eng_now();
+		}
 		if (write(u->efd, &one, sizeof(one)) != sizeof(one))
 			smx_err("engine: network link: cannot stop its thread");
 		else

@@ -1056,6 +1056,9 @@ struct eng_link_ops {
 	/* The UDP source port every packet has (a socket's own), or 0: the
 	 * QP's (roce_udp_sport()). */
 	uint16_t sport;
+	/* The adaptive retransmission timer's first value (eng_sq.c), or
+	 * 0: ConnectX's 1 ms. */
+	uint64_t rto_ns;
 };
 
 /* eng_link_shm.c: the shared-memory link between processes. */
@@ -1109,6 +1112,15 @@ int eng_udp_dst(struct eng *e, const uint8_t gid[16]);
 void eng_udp_flush(struct eng *e);
 /* An idle poller takes what waits on the sockets; true if anything. */
 bool eng_udp_poll(struct eng *e);
+/* Do datagrams wait in our sockets (the receive side is behind)? */
+bool eng_udp_pending(struct eng *e);
+/* QP @qp, connected to the network, is destroyed: what it received stays
+ * known for a while (the device's close waits for it). */
+void eng_udp_tomb_put(struct eng *e, const struct fw_qp *qp);
+/* A request @h from @src to a QP that is gone: answered from its
+ * tombstone if it is one the QP had received (true). */
+struct ibp_hdr;
+bool eng_udp_tomb_ack(struct eng *e, const struct ibp_hdr *h, uint32_t src);
 /* A packet another process of this host received from the network for a
  * QP of ours (SMX_CELL_F_NET); returns as eng_fabric_rx_pkt(). */
 struct smx_cell;

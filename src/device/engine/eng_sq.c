@@ -897,6 +897,15 @@ static uint64_t eng_sq_resp_timeout(const struct fw_qp *qp)
  */
 #define ENG_ADP_RTO_NS 1000000ull
 
+/* The adaptive timer's first value towards the oldest request's peer: a
+ * link may ask for more (the network's, whose far end we cannot see). */
+static uint64_t eng_sq_rto_min(const struct eng *e, const struct eng_qp *q)
+{
+	uint64_t t = eng_fabric_link(e, q->peer_slot)->rto_ns;
+
+	return t ? t : ENG_ADP_RTO_NS;
+}
+
 static bool eng_sq_adaptive(const struct eng *e, const struct fw_qp *qp)
 {
 	return e->adaptive && eng_sq_reliable(qp->st) &&
@@ -913,8 +922,8 @@ static uint64_t eng_sq_resp_wait(struct eng *e, struct eng_qp *q)
 	end = q->tmo_since + full;
 	if (end <= now)
 		return 0;
-	if (q->rto_ns < ENG_ADP_RTO_NS)
-		q->rto_ns = ENG_ADP_RTO_NS;
+	if (q->rto_ns < eng_sq_rto_min(e, q))
+		q->rto_ns = eng_sq_rto_min(e, q);
 	return q->rto_ns < end - now ? q->rto_ns : end - now;
 }
 
@@ -936,7 +945,7 @@ static uint64_t eng_sq_stall_wait(struct eng *e, struct eng_qp *q)
 void eng_sq_heard(struct eng *e, struct eng_qp *q)
 {
 	q->progress_ns = q->tmo_since = eng_clock(e);
-	q->rto_ns = ENG_ADP_RTO_NS;
+	q->rto_ns = eng_sq_rto_min(e, q);
 }
 
 static uint32_t eng_sq_window(const struct fw_qp *qp)
@@ -1804,7 +1813,8 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		 * may be waiting there, and a NIC handles what it received
 		 * before its timer decides. Else a busy host turns answers
 		 * that came in time into retries, and retries exhausted. */
-		if (smx_shm_stalled(e->shm, e->slot, q->deadline)) {
+		if (smx_shm_stalled(e->shm, e->slot, q->deadline) ||
+		    (e->udp && eng_udp_pending(e))) {
 			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
 			eng_sq_park(e, q, ENG_WAIT_RESP, eng_sq_stall_wait(e, q));
