@@ -50,6 +50,7 @@
  * receive thread takes datagrams without it and handles a batch under it.
  */
 #include <errno.h>
+#include <linux/filter.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -72,6 +73,7 @@
 #define UDP_SOCKBUF (8u << 20)		/* socket buffers asked for */
 #define UDP_CTL_BYTES 128u		/* control messages of a datagram */
 #define UDP_TX_WAIT_MS 1		/* a full socket: waited once */
+#define UDP_POLLED_MS 1		/* busy pollers serve: looked at again */
 /* The adaptive retransmission timer's start towards the network: 1 ms
  * (the shared-memory link's) went back on data merely late -- on two
  * busy cores a thread waits milliseconds for its turn -- and the resends
@@ -705,10 +707,23 @@ static void *udp_rx_thread(void *arg)
 		{ u->q[1].fd, POLLIN, 0 },	/* fd -1: ignored by poll */
 	};
 
+	uint64_t seen_ns = eng_now();
+	uint32_t seen = 0;
+
 	for (;;) {
 		int k;
 
-		if (poll(p, 3, -1) < 0) {
+		/* Pollers serve the sockets while the application busy polls
+		 * its CQs: waking for each datagram only took CPU from them
+		 * and lost the race for the receive buffers. Look again when
+		 * they may have stopped (an armed CQ: at most this late). */
+		if (eng_fabric_busy_polled(e, &seen, &seen_ns, eng_now())) {
+			if (poll(p, 1, UDP_POLLED_MS) > 0)
+				return NULL;	/* stopped */
+			continue;
+		}
+		/* (a timeout: a look at the pollers again) */
+		if (poll(p, 3, UDP_POLLED_MS * 10) < 0) {
 			if (errno == EINTR)
 				continue;
 			smx_err("engine: network link: poll: %s; nothing is "
@@ -816,6 +831,21 @@ static int udp_socket(const char *ifname, int family)
 		   (socklen_t)strlen(ifname));
 	if (bind(fd, &a.sa, alen))
 		goto fail;
+	/* Every datagram to the group's first socket: one process receives
+	 * for the host (a flow's packets in order), the others get what it
+	 * forwards; when it leaves, the kernel moves another socket into its
+	 * place. Spread by the kernel, one flow's packets came through two
+	 * processes, reordered, and go-back-N never caught up. (Attached
+	 * once bound: a socket with a program before its bind forms a group
+	 * of its own and the port is taken.) */
+	{
+		struct sock_filter first[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+		struct sock_fprog prog = { 1, first };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			       sizeof(prog)))
+			goto fail;
+	}
 	return fd;
 fail:
 	{

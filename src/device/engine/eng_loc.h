@@ -1080,6 +1080,12 @@ void eng_fabric_resume(struct eng *e);
 void eng_fabric_ring(struct eng *e);
 /* A CQ was armed by a doorbell: the application waits for events now. */
 void eng_fabric_armed(struct eng *e);
+/* Does the application busy poll its CQs, so that its idle pollers serve
+ * the links (eng_fabric_progress()): enough empty polls since the last
+ * look (*@seen polls at *@seen_ns, updated), no CQ armed since? For the
+ * threads that would otherwise wake for each arrival. */
+bool eng_fabric_busy_polled(struct eng *e, uint32_t *seen, uint64_t *seen_ns,
+			    uint64_t now);
 /* Stops the inbox thread (eng_destroy). */
 void eng_fabric_stop(struct eng *e);
 /* eng_link_loop.c: the loopback link in packets. */
