@@ -882,8 +882,8 @@ void eng_udp_start(struct eng *e)
 	if (!cfg->netdev[0])
 		return;
 	if (cfg->netdev_mode == SMX_NETDEV_RAW) {
-		smx_stub("netdev_mode raw (a packet socket): packets to other "
-			 "hosts are not sent");
+		/* (packets to other hosts are not sent) */
+		smx_stub("netdev_mode raw (RoCEv2 through a packet socket)");
 		return;
 	}
 	u = calloc(1, sizeof(*u));
