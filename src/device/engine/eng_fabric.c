@@ -8,7 +8,7 @@
  * and the choice of link (eng_fabric_link()). It reaches a link only
  * through its ops (struct eng_link_ops, eng_loc.h): the shared-memory link
  * between processes (eng_link_shm.c), the loopback link within one
- * (eng_link_loop.c).
+ * (eng_link_loop.c), the network link to other hosts (eng_link_udp.c).
  *
  * In-process (the destination QPN belongs to this process's slot, or the
  * process is alone): with a fault stage, a capture or loopback_packets, the

@@ -27,10 +27,13 @@
  * wire: the requester's timers recover.
  *
  * RECEIVING. Every process of the host binds port 4791 (IPv4 and IPv6,
- * SO_REUSEPORT: one group per user), and the kernel spreads flows over
- * them; a datagram belongs to the process whose slot its destination QPN
- * names (smx_shm_qpn_slot()). A receive thread takes datagrams in batches
- * (recvmmsg), rebuilds the IP and UDP headers around each from the source
+ * SO_REUSEPORT: one group per user), and a reuseport program sends every
+ * datagram to the group's first socket: one process receives for the
+ * host. A datagram belongs to the process whose slot its destination QPN
+ * names (smx_shm_qpn_slot()). A receive thread -- or, while the
+ * application busy polls its CQs, its idle pollers (eng_udp_poll()) --
+ * takes datagrams in batches (recvmmsg), rebuilds the IP and UDP headers
+ * around each from the source
  * address, the destination address and interface (IP_PKTINFO /
  * IPV6_PKTINFO), the TOS and TTL the kernel reports -- with the one builder,
  * roce_build() -- and either hands the packet to the one parser and the
@@ -157,6 +160,23 @@ struct eng_udp {
 /* Destinations                                                       */
 /* ------------------------------------------------------------------ */
 
+/* @a: address @addr (IPv6: 16 bytes, else IPv4: 4), port 4791; returns
+ * its length. */
+static socklen_t udp_sockaddr(bool v6, const uint8_t *addr, union udp_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (!v6) {
+		a->v4.sin_family = AF_INET;
+		a->v4.sin_port = htons(ROCE_UDP_PORT);
+		memcpy(&a->v4.sin_addr, addr, 4);
+		return sizeof(a->v4);
+	}
+	a->v6.sin6_family = AF_INET6;
+	a->v6.sin6_port = htons(ROCE_UDP_PORT);
+	memcpy(&a->v6.sin6_addr, addr, 16);
+	return sizeof(a->v6);
+}
+
 /* The socket address of @gid, or false: not a unicast address a host on
  * the network may have (unspecified, loopback, multicast, broadcast). */
 static bool udp_addr_of(const struct eng_udp *u, const uint8_t gid[16],
@@ -171,22 +191,16 @@ static bool udp_addr_of(const struct eng_udp *u, const uint8_t gid[16],
 
 		if (!a[0] || a[0] == 127 || a[0] >= 224)
 			return false;
-		d->to.v4.sin_family = AF_INET;
-		d->to.v4.sin_port = htons(ROCE_UDP_PORT);
-		memcpy(&d->to.v4.sin_addr, a, 4);
-		d->len = sizeof(d->to.v4);
+		d->len = udp_sockaddr(false, a, &d->to);
 		return true;
 	}
 	if (!memcmp(gid, zero, 16) || !memcmp(gid, lo6, 16) || gid[0] == 0xff)
 		return false;
 	d->v6 = true;
-	d->to.v6.sin6_family = AF_INET6;
-	d->to.v6.sin6_port = htons(ROCE_UDP_PORT);
-	memcpy(&d->to.v6.sin6_addr, gid, 16);
+	d->len = udp_sockaddr(true, gid, &d->to);
 	/* link-local: on the bound interface */
 	if (gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80)
 		d->to.v6.sin6_scope_id = u->ifindex;
-	d->len = sizeof(d->to.v6);
 	return true;
 }
 
@@ -518,6 +532,22 @@ static bool udp_rx_forward(struct eng *e, const uint8_t *pkt, uint32_t len,
 	return true;
 }
 
+/* Packet @pkt (@len bytes from its IP header) from the host at @sgid, to
+ * the transport: returns as eng_fabric_rx(). */
+static struct eng_qp *udp_rx_from(struct eng *e, const uint8_t sgid[16],
+				  const uint8_t *pkt, uint32_t len,
+				  uint8_t flags)
+{
+	int src = eng_udp_dst(e, sgid);
+
+	if (src < 0) {
+		udp_drop(e, TRN_CTR_RX_MALFORMED, "from an address we cannot "
+			 "answer");
+		return NULL;
+	}
+	return eng_fabric_rx(e, (uint32_t)src, 0, pkt, len, flags);
+}
+
 /* Datagram @k of the batch (@n bytes at its buffer + UDP_RX_AT), its
  * headers rebuilt and handed on (fw->lock held). Returns the QP to run at
  * the batch's end, or NULL. */
@@ -533,7 +563,6 @@ static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
 	struct cmsghdr *c;
 	uint32_t l3len;
 	uint8_t flags;
-	int src;
 
 	if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 		udp_drop(e, TRN_CTR_RX_MALFORMED, "longer than a packet");
@@ -619,13 +648,7 @@ static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
 	flags = v6 ? SMX_CELL_F_ICRC : 0;
 	if (udp_rx_forward(e, ib - l3len, l3len + n, l3len, flags))
 		return NULL;
-	src = eng_udp_dst(e, l3.sgid);
-	if (src < 0) {
-		udp_drop(e, TRN_CTR_RX_MALFORMED, "from an address we cannot "
-			 "answer");
-		return NULL;
-	}
-	return eng_fabric_rx(e, (uint32_t)src, 0, ib - l3len, l3len + n, flags);
+	return udp_rx_from(e, l3.sgid, ib - l3len, l3len + n, flags);
 }
 
 struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
@@ -633,7 +656,6 @@ struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
 	struct roce_l3 l3;
 	const char *why;
 	uint32_t off, len;
-	int src;
 
 	if (!e->udp) {
 		udp_drop(e, TRN_CTR_RX_DROPPED, "forwarded to a process "
@@ -647,14 +669,8 @@ struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
 			 "parse");
 		return NULL;
 	}
-	src = eng_udp_dst(e, l3.sgid);
-	if (src < 0) {
-		udp_drop(e, TRN_CTR_RX_MALFORMED, "from an address we cannot "
-			 "answer");
-		return NULL;
-	}
-	return eng_fabric_rx(e, (uint32_t)src, 0, c->data, c->len,
-			     (uint8_t)(c->flags & SMX_CELL_F_ICRC));
+	return udp_rx_from(e, l3.sgid, c->data, c->len,
+			   (uint8_t)(c->flags & SMX_CELL_F_ICRC));
 }
 
 /* Reads a batch of what waits on @fd and handles it under the lock
@@ -774,51 +790,49 @@ bool eng_udp_pending(struct eng *e)
 /* Start and stop                                                     */
 /* ------------------------------------------------------------------ */
 
+/* The options of a socket of each family: DF and no fragments (the
+ * kernel's IPv4 identification is then 0), the addresses, traffic class
+ * and hop limit of what it receives, the port shared with the host's
+ * other processes; the IPv6 one IPv6 only. */
+struct udp_sockopt {
+	int level, name, val;
+};
+static const struct udp_sockopt udp_opts4[] = {
+	{ IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO },
+	{ IPPROTO_IP, IP_PKTINFO, 1 },
+	{ IPPROTO_IP, IP_RECVTOS, 1 },
+	{ IPPROTO_IP, IP_RECVTTL, 1 },
+	{ SOL_SOCKET, SO_REUSEPORT, 1 },
+};
+static const struct udp_sockopt udp_opts6[] = {
+	{ IPPROTO_IPV6, IPV6_V6ONLY, 1 },
+	{ IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO },
+	{ IPPROTO_IPV6, IPV6_RECVPKTINFO, 1 },
+	{ IPPROTO_IPV6, IPV6_RECVTCLASS, 1 },
+	{ IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1 },
+	{ SOL_SOCKET, SO_REUSEPORT, 1 },
+};
+
 /* A socket of @family bound to port 4791 on every address, shared with
  * the host's other processes; -1 (errno) if it cannot be. */
 static int udp_socket(const char *ifname, int family)
 {
-	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+	static const uint8_t any[16];
+	const struct udp_sockopt *o = family == AF_INET ? udp_opts4 : udp_opts6;
+	size_t i, n = family == AF_INET ? sizeof(udp_opts4) / sizeof(*o) :
+		      sizeof(udp_opts6) / sizeof(*o);
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int sz = (int)UDP_SOCKBUF;
 	union udp_addr a;
 	socklen_t alen;
 
 	if (fd < 0)
 		return -1;
-	memset(&a, 0, sizeof(a));
-	if (family == AF_INET) {
-		int pmtu = IP_PMTUDISC_DO;
-
-		a.v4.sin_family = AF_INET;
-		a.v4.sin_port = htons(ROCE_UDP_PORT);
-		alen = sizeof(a.v4);
-		/* DF, no fragments: and the kernel's IP ID is then 0 */
-		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
-			       sizeof(pmtu)) ||
-		    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)))
+	alen = udp_sockaddr(family == AF_INET6, any, &a);
+	for (i = 0; i < n; i++)
+		if (setsockopt(fd, o[i].level, o[i].name, &o[i].val,
+			       sizeof(o[i].val)))
 			goto fail;
-	} else {
-		int pmtu = IPV6_PMTUDISC_DO;
-
-		a.v6.sin6_family = AF_INET6;
-		a.v6.sin6_port = htons(ROCE_UDP_PORT);
-		alen = sizeof(a.v6);
-		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-			       sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu,
-			       sizeof(pmtu)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
-			       sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
-			       sizeof(one)) ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one,
-			       sizeof(one)))
-			goto fail;
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
-		goto fail;
 	/* Room for a window of packets: forced where we may, else what
 	 * net.core.[rw]mem_max allows. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
