@@ -13,7 +13,9 @@
 #   datagrams that are no packets, counted as malformed by a live device
 #   which then still runs a pingpong; a peer whose port does not reach the
 #   wire (netdev_mode raw, not implemented) makes the requester fail with
-#   "transport retry counter exceeded".
+#   "transport retry counter exceeded"; a fork child of a process that
+#   closed the device does not keep the host's receiving socket (with
+#   pyverbs).
 # Capture: tcpdump (or dumpcap) on A's veth during an IPv4 and an IPv6
 # ibv_rc_pingpong and an IPv4 ib_read_bw; tests/transport/check_pcap.py
 # --wire recomputes every ICRC and has tshark dissect every packet (no
@@ -261,6 +263,36 @@ if wanted no_answer; then
 	else
 		bad "no_answer: exit $rc"
 		tail -3 "$OUT/dead.A" "$OUT/dead.B" 2>/dev/null | sed 's/^/      /'
+	fi
+fi
+
+# A fork child of a process that had the device open (so the host's
+# receiving socket) and closed it: the child must not keep that socket
+# from the next process (it would take every datagram, reading none).
+if wanted fork_child && /usr/bin/python3 -c "import pyverbs" 2>/dev/null; then
+	cat >"$OUT/fork.py" <<'EOF'
+import os, time
+from pyverbs.device import Context
+ctx = Context(name="mlx5_0")
+if os.fork() == 0:
+    time.sleep(6)
+    os._exit(0)
+ctx.close()
+EOF
+	"$here/two_hosts.sh" --timeout 60 -- "
+		export SOFTMLX5_NETDEV=\$HOST_A_IF
+		$SMX run -- /usr/bin/python3 $OUT/fork.py >$OUT/fork.A 2>&1 &&
+		$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18560 >>$OUT/fork.A 2>&1" -- "
+		export SOFTMLX5_NETDEV=\$HOST_B_IF
+		sleep 2
+		$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18560 \$HOST_A_IP4 >$OUT/fork.B 2>&1" \
+		>"$OUT/fork.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q "iters in" "$OUT/fork.B"; then
+		echo "PASS  fork_child: $(grep -h 'iters in' "$OUT/fork.B")"
+	else
+		bad "fork_child: exit $rc"
+		tail -3 "$OUT/fork.A" "$OUT/fork.B" 2>/dev/null | sed 's/^/      /'
 	fi
 fi
 

@@ -871,13 +871,44 @@ fail:
 	return -1;
 }
 
+/* This process's sockets: a fork child closes its copies -- holding the
+ * host's receiving socket (the group's first) without a thread to read
+ * it, it would take every datagram of the host. */
+static int udp_fork_fds[2] = { -1, -1 };
+static pthread_once_t udp_fork_once = PTHREAD_ONCE_INIT;
+
+static void udp_fork_child(void)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		int fd = __atomic_exchange_n(&udp_fork_fds[k], -1,
+					     __ATOMIC_RELAXED);
+
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+static void udp_fork_init(void)
+{
+	pthread_atfork(NULL, NULL, udp_fork_child);
+}
+
 static void udp_free(struct eng_udp *u)
 {
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		if (u->q[k].fd >= 0)
+		if (u->q[k].fd >= 0) {
+			int fd = u->q[k].fd;
+
+			/* (no longer a fork child's to close) */
+			__atomic_compare_exchange_n(&udp_fork_fds[k], &fd, -1,
+						    false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
 			close(u->q[k].fd);
+		}
 		free(u->q[k].buf);
 	}
 	if (u->efd >= 0)
@@ -936,6 +967,9 @@ void eng_udp_start(struct eng *e)
 		smx_dbg("engine: network link: no IPv%c socket (%s)",
 			u->q[0].fd < 0 ? '4' : '6',
 			strerror(u->q[0].fd < 0 ? err4 : err6));
+	pthread_once(&udp_fork_once, udp_fork_init);
+	__atomic_store_n(&udp_fork_fds[0], u->q[0].fd, __ATOMIC_RELAXED);
+	__atomic_store_n(&udp_fork_fds[1], u->q[1].fd, __ATOMIC_RELAXED);
 	u->efd = eventfd(0, EFD_CLOEXEC);
 	if (!e->ctr)
 		e->ctr = smx_shm_counters(NULL);	/* alone: ours */
