@@ -64,6 +64,7 @@ enum knob_kind {
 	K_BOOL,		/* on | off (also 1 / 0, yes / no, true / false) */
 	K_FAULT,	/* a fault spec (fault.h), or "none" */
 	K_NETDEV,	/* a network interface name (netdev.h), or "none" */
+	K_NETMODE,	/* udp | raw */
 };
 
 struct knob {
@@ -113,6 +114,7 @@ static const struct knob knobs[] = {
 	{ "loopback_packets", K_BOOL, FIELD(loopback_packets), 0, 0 },
 	{ "fault",           K_FAULT, FIELD(fault),         0, 0 },
 	{ "netdev",          K_NETDEV, FIELD(netdev),       0, 0 },
+	{ "netdev_mode",     K_NETMODE, FIELD(netdev_mode), 0, 0 },
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -472,6 +474,17 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 		}
 		return 0;
 
+	case K_NETMODE:
+		if (!strcasecmp(val, "udp"))
+			cfg->netdev_mode = SMX_NETDEV_UDP;
+		else if (!strcasecmp(val, "raw"))
+			cfg->netdev_mode = SMX_NETDEV_RAW;
+		else {
+			report(src, k->name, val, "not a netdev mode (udp or raw)");
+			return -EINVAL;
+		}
+		return 0;
+
 	case K_SECRET: {
 		struct smx_secret sec = { 0 };
 		size_t n = 0;
@@ -692,6 +705,7 @@ static void set_defaults(struct smx_config *cfg)
 	/* Crypto: wrapped import, like a commissioned crypto-enabled part,
 	 * with published test values (docs/configuration.md): not secrets. */
 	cfg->crypto_mode = SMX_CRYPTO_WRAPPED;
+	cfg->netdev_mode = SMX_NETDEV_UDP;	/* raw is not there yet */
 	cfg->crypto_import_kek.len = 32;
 	for (unsigned int i = 0; i < 32; i++)
 		cfg->crypto_import_kek.bytes[i] = (uint8_t)i;

@@ -26,6 +26,15 @@ enum smx_crypto_mode {
 	SMX_CRYPTO_OFF = 3,
 };
 
+/* How a port bound to a network interface reaches the wire (netdev_mode;
+ * docs/transport.md, "The network link"). udp: UDP sockets bound to port
+ * 4791, no privilege (eng_link_udp.c); raw: whole frames through a packet
+ * socket -- not implemented yet: such a port's packets stay on the host. */
+enum smx_netdev_mode {
+	SMX_NETDEV_UDP = 1,
+	SMX_NETDEV_RAW = 2,
+};
+
 /* Key material loaded into the device, as a crypto officer would have. */
 struct smx_secret {
 	uint8_t len;			/* bytes */
@@ -93,6 +102,9 @@ struct smx_config {
 	/* The Linux network interface the port is bound to (netdev.h): its
 	 * MAC, MTU, state and addresses make the port's; "" = none. */
 	char netdev[SMX_NETDEV_NAME_MAX];
+	/* How packets to other hosts leave through it (not used without
+	 * netdev). */
+	enum smx_netdev_mode netdev_mode;
 };
 
 /* Fills *cfg from defaults, then the config file, then the environment.

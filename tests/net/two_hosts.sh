@@ -20,7 +20,9 @@
 #   addresses of both ends exist before the commands start.
 #   Exits 77 (skipped) when not root or when namespaces or veth pairs
 #   cannot be made here. Only addresses inside the two namespaces are used;
-#   the namespaces (and with them the veth pair) are deleted on every exit.
+#   the namespaces (and with them the veth pair) and the softmlx5 segments
+#   of their hosts (/dev/shm/softmlx5-*-<netns inode>) are deleted on every
+#   exit.
 set -u
 
 TMO=120
@@ -49,6 +51,7 @@ export HOST_A_IF=smx-a HOST_B_IF=smx-b
 export HOST_A_IP4=10.77.0.1 HOST_B_IP4=10.77.0.2
 export HOST_A_IP6=fd77::1 HOST_B_IP6=fd77::2
 PIDS=()
+NS_INODES=
 
 cleanup() {
 	local p
@@ -57,6 +60,9 @@ cleanup() {
 	done
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
+	done
+	for p in $NS_INODES; do
+		rm -f /dev/shm/softmlx5-*-"$p"
 	done
 	ip netns del "$HOST_A_NS" 2>/dev/null
 	ip netns del "$HOST_B_NS" 2>/dev/null
@@ -67,6 +73,8 @@ trap 'exit 143' TERM
 
 ip netns add "$HOST_A_NS" 2>/dev/null || skip "cannot create a network namespace"
 ip netns add "$HOST_B_NS" 2>/dev/null || skip "cannot create a network namespace"
+# The hosts' segments are named by these (docs/multiprocess.md).
+NS_INODES=$(stat -L -c %i "/run/netns/$HOST_A_NS" "/run/netns/$HOST_B_NS" 2>/dev/null)
 # Made inside A with its peer moved to B at once: no end ever sits in the
 # namespace this script runs in.
 ip -n "$HOST_A_NS" link add "$HOST_A_IF" type veth peer name "$HOST_B_IF" \

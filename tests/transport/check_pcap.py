@@ -6,6 +6,7 @@ Checks a SOFTMLX5_PCAP capture independently of softmlx5's C code.
     check_pcap.py --writer PCAP_WRITER [--rounds N] [--procs N]
     check_pcap.py [--expect OP,OP,...] FILE
     check_pcap.py [--expect OP,OP,...] --capture-of PROG [ARG...]
+    check_pcap.py --wire [--expect OP,OP,...] FILE
 
 With --writer, runs tests/transport/pcap_writer (several processes capture
 every golden packet, rebuilt by the C builders, into one new file in a
@@ -18,6 +19,12 @@ each opcode listed (hex) is among them. With --capture-of, runs PROG alone
 packets, which a capture turns on) with SOFTMLX5_PCAP on a new file, which
 it must exit 0 from, and checks that file the same way.
 tests/transport/capture_run.py imports check_file() for its captures.
+With --wire, FILE was taken on an interface (tcpdump, dumpcap) while the
+network link ran in netdev_mode udp (tests/net/udp_link.sh): any snaplen,
+the interfaces' own unicast MACs, UDP source port 4791 (the socket's) and
+the checksum the kernel computed, which is checked here instead of being 0;
+every ICRC is still recomputed (on IPv4 the kernel sends identification 0,
+which the sender's ICRC assumed).
 
 Pure Python checks: the pcap global header (one, linktype Ethernet, snaplen
 65535), every record whole (records of different processes must not
@@ -54,6 +61,7 @@ import zlib
 
 SKIP = 77
 failures = []
+WIRE = False	# --wire: a capture taken on an interface (udp mode)
 
 
 def fail(msg):
@@ -152,7 +160,7 @@ def read_pcap(path):
     magic, vmaj, vmin, _, _, snaplen, linktype = struct.unpack(end + "IHHiIII", data[:24])
     if magic != 0xa1b2c3d4 or (vmaj, vmin) != (2, 4):
         fail("bad pcap magic/version %#x %d.%d" % (magic, vmaj, vmin))
-    if snaplen != 65535 or linktype != 1:
+    if (snaplen != 65535 and not WIRE) or linktype != 1:
         fail("snaplen %d linktype %d" % (snaplen, linktype))
     recs, at = [], 24
     while at < len(data):
@@ -168,11 +176,35 @@ def read_pcap(path):
     return recs
 
 
+def csum16(data):
+    data += b"\0" if len(data) % 2 else b""
+    s = sum(struct.unpack(">%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def udp_csum_ok(ip, ver, ihl):
+    """The UDP checksum over the pseudo header (RFC 768 / RFC 8200), or,
+    captured before a device's checksum offload filled it in (a veth), the
+    pseudo header's sum the kernel leaves there."""
+    udp = ip[ihl:]
+    if ver == 4:
+        pseudo = ip[12:20] + struct.pack(">BBH", 0, 17, len(udp))
+    else:
+        pseudo = ip[8:40] + struct.pack(">IxxxB", len(udp), 17)
+    return csum16(pseudo + udp) == 0xffff or \
+        struct.unpack(">H", udp[6:8])[0] == csum16(pseudo)
+
+
 def check_frame(n, fr):
     """Python checks of one frame; returns the parsed IB fields or None."""
     dmac, smac, etype = fr[:6], fr[6:12], struct.unpack(">H", fr[12:14])[0]
     ip = fr[14:]
-    if dmac[0] != 0x02 or smac[0] != 0x02:
+    if WIRE:
+        if dmac[0] & 1 or smac[0] & 1:
+            fail("frame %d: a multicast MAC" % n)
+    elif dmac[0] != 0x02 or smac[0] != 0x02:
         fail("frame %d: MACs not locally administered unicast" % n)
     ver = ip[0] >> 4
     if (ver, etype) not in ((4, 0x0800), (6, 0x86dd)):
@@ -191,7 +223,11 @@ def check_frame(n, fr):
         if 40 + struct.unpack(">H", ip[4:6])[0] != len(ip) or ip[6] != 17:
             fail("frame %d: IPv6 payload length / next header" % n)
     sport, dport, ulen, ucsum = struct.unpack(">HHHH", ip[ihl:ihl + 8])
-    if dport != 4791 or ulen != len(ip) - ihl or ucsum != 0 or sport < 0xc000:
+    if WIRE:
+        if dport != 4791 or ulen != len(ip) - ihl or sport != 4791 or \
+                (ucsum and not udp_csum_ok(ip, ver, ihl)):
+            fail("frame %d: UDP sport %d dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
+    elif dport != 4791 or ulen != len(ip) - ihl or ucsum != 0 or sport < 0xc000:
         fail("frame %d: UDP sport %#x dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
     want = icrc(ip[:-4])
     got = struct.unpack("<I", ip[-4:])[0]
@@ -204,6 +240,8 @@ def check_frame(n, fr):
         return None
     f["icrc_be"] = struct.unpack(">I", ip[-4:])[0]
     f["ipv"] = ver
+    # two hosts number their QPs alike: a connection is also its address
+    f["_dst"] = ip[16:20] if ver == 4 else ip[24:40]
     f["_ib_pos"], f["_ib_len"] = 14 + ihl + 8, len(ip) - ihl - 8
     return f
 
@@ -392,7 +430,7 @@ def check_psns(parsed):
             if mtu is None:
                 continue
             span = max(1, -(-f["reth.dmalen"] // mtu))
-        key = (op & 0xe0, f["destqp"], f.get("_dc_sqpn"))
+        key = (op & 0xe0, f["destqp"], f.get("_dc_sqpn"), f["_dst"])
         st = streams.setdefault(key, {"next": f["psn"], "used": set()})
         d = psn_diff(f["psn"], st["next"])
         if d > 0:
@@ -441,7 +479,11 @@ def main():
                     help="opcodes (hex, comma-separated) that must be in the file")
     ap.add_argument("--capture-of", nargs=argparse.REMAINDER,
                     help="a program (and its arguments) to capture")
+    ap.add_argument("--wire", action="store_true",
+                    help="FILE was taken on an interface (netdev_mode udp)")
     a = ap.parse_args()
+    global WIRE
+    WIRE = a.wire
     tmp = None
     names, expect = {}, None
     if a.writer:

@@ -758,6 +758,37 @@ static void test_netdev(void)
 	clean_env();
 }
 
+/* netdev_mode: udp (the default) or raw, any case; nothing else. */
+static void test_netdev_mode(void)
+{
+	struct smx_config cfg;
+	int lines;
+
+	clean_env();
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      cfg.netdev_mode == SMX_NETDEV_UDP, "default: mode %d",
+	      cfg.netdev_mode);
+	setenv("SOFTMLX5_NETDEV_MODE", "RAW", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      cfg.netdev_mode == SMX_NETDEV_RAW, "RAW: mode %d",
+	      cfg.netdev_mode);
+	clean_env();
+	env_good("SOFTMLX5_NETDEV_MODE", "udp");
+	env_bad("SOFTMLX5_NETDEV_MODE", "tcp");
+	CHECK(strstr(captured, "not a netdev mode (udp or raw)"), "tcp: %s",
+	      captured);
+	env_bad("SOFTMLX5_NETDEV_MODE", "");
+	file_bad("netdev_mode = packet\n", "netdev_mode");
+	clean_env();
+	write_conf("netdev_mode = raw\n");
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      cfg.netdev_mode == SMX_NETDEV_RAW, "file raw: mode %d",
+	      cfg.netdev_mode);
+	clean_env();
+	write_conf("");
+	clean_env();
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -779,6 +810,7 @@ int main(void)
 	test_wire();
 	test_fault();
 	test_netdev();
+	test_netdev_mode();
 
 	/* Clean up the scratch directory (best effort, known file names). */
 	{

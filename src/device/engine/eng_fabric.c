@@ -8,7 +8,7 @@
  * and the choice of link (eng_fabric_link()). It reaches a link only
  * through its ops (struct eng_link_ops, eng_loc.h): the shared-memory link
  * between processes (eng_link_shm.c), the loopback link within one
- * (eng_link_loop.c).
+ * (eng_link_loop.c), the network link to other hosts (eng_link_udp.c).
  *
  * In-process (the destination QPN belongs to this process's slot, or the
  * process is alone): with a fault stage, a capture or loopback_packets, the
@@ -74,10 +74,20 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 	eng_resp_rx(e, p, r);
 }
 
-int eng_fabric_peer(struct eng *e, uint32_t dqpn)
+bool eng_fabric_routed(struct eng *e, const uint8_t gid[16])
 {
-	int slot = e->shm ? smx_shm_qpn_slot(dqpn) : -1;
+	return eng_fabric_gid_local(e, gid) ||
+	       (e->udp && eng_udp_dst(e, gid) >= 0);
+}
 
+int eng_fabric_peer(struct eng *e, const uint8_t dgid[16], uint32_t dqpn)
+{
+	int slot;
+
+	/* Another host: its QPNs say nothing of our slots. */
+	if (e->udp && !eng_fabric_gid_local(e, dgid))
+		return eng_udp_dst(e, dgid);
+	slot = e->shm ? smx_shm_qpn_slot(dqpn) : -1;
 	/* Ours (or nobody else's: we are alone): the loopback link, in
 	 * packets or whole (eng_fabric_xmit()). */
 	if (slot < 0 || (uint32_t)slot == e->slot)
@@ -87,6 +97,8 @@ int eng_fabric_peer(struct eng *e, uint32_t dqpn)
 
 const struct eng_link_ops *eng_fabric_link(const struct eng *e, uint32_t dst)
 {
+	if (eng_dst_net(dst))
+		return &eng_link_udp;
 	return dst == e->slot && e->loop_pkts ? &eng_link_loop : &eng_link_shm;
 }
 
@@ -165,7 +177,7 @@ void eng_fabric_fault_poll(struct eng *e)
 {
 	uint32_t s;
 
-	for (s = 0; e->fault && s < SMX_SHM_SLOTS; s++) {
+	for (s = 0; e->fault && s < ENG_DSTS; s++) {
 		struct fab_emit x = { e, s, SMX_CELL_F_ICRC, 0 };
 
 		if (!e->fault[s])
@@ -175,7 +187,7 @@ void eng_fabric_fault_poll(struct eng *e)
 		if (e->fault_next)
 			eng_timer_note(e, e->fault_next);
 	}
-	for (s = 0; e->fault_rx && s < SMX_SHM_SLOTS; s++) {
+	for (s = 0; e->fault_rx && s < ENG_DSTS; s++) {
 		struct fab_emit x = { e, s, SMX_CELL_F_ICRC, 0 };
 		uint64_t next;
 
@@ -195,13 +207,13 @@ static struct trn_fault *fab_fault(struct eng *e, uint32_t slot)
 	if (!e->fault_spec)
 		return NULL;
 	if (!e->fault) {
-		e->fault = calloc(SMX_SHM_SLOTS, sizeof(*e->fault));
+		e->fault = calloc(ENG_DSTS, sizeof(*e->fault));
 		if (!e->fault)
 			return NULL;
 	}
 	if (!e->fault[slot]) {
 		e->fault[slot] = trn_fault_create(e->fault_spec,
-						  (uint64_t)e->slot << 8 | slot,
+						  (uint64_t)e->slot << 16 | slot,
 						  err, sizeof(err));
 		if (e->fault[slot])
 			trn_fault_set_counters(e->fault[slot], e->ctr);
@@ -233,14 +245,21 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 {
 	const struct eng_link_ops *l = eng_fabric_link(e, slot);
 	struct trn_fault *f = fab_fault(e, slot);
-	bool icrc = f || trn_pcap_on();
+	bool icrc = f || trn_pcap_on() || l->icrc;
 	uint32_t l3len = gid_v4(l3->sgid) && gid_v4(l3->dgid) ? 28 : 48;
+	struct roce_l3 fixed;
 	uint32_t pad = ibp_pad(h->paylen), hlen, iblen, len;
 	struct eng_link_tx t = { 0 };
 	bool room = false;
 	uint8_t *b;
 	int rc;
 
+	if (l->sport) {
+		/* the packet as the link's socket sends it */
+		fixed = *l3;
+		fixed.sport = l->sport;
+		l3 = &fixed;
+	}
 	if (f) {
 		/* Room for a duplicate too: the stage never finds it full. */
 		if (l->tx_room(e, slot) < 2) {
@@ -428,7 +447,8 @@ int eng_fabric_send(struct eng *e, const struct eng_pkt *p, uint32_t mtu,
 
 	eng_fabric_l3(e, p, &l3);
 	/* (Never with a fault stage: eng_direct_sref() checks.) */
-	if (!o->sent && slot != e->slot && eng_direct_sref(e, p, o->npkts, &ref))
+	if (!o->sent && slot != e->slot && !eng_dst_net(slot) &&
+	    eng_direct_sref(e, p, o->npkts, &ref))
 		return fab_send_ref(e, p, o, slot, &l3, &ref, dreq);
 	while (o->sent < o->npkts) {
 		uint32_t i = o->sent;
@@ -536,8 +556,8 @@ static struct trn_fault *fab_fault_rx(struct eng *e, uint32_t slot,
 	if (e->fault_rx_on != 2)
 		return NULL;
 	if (!e->fault_rx) {
-		e->fault_rx = calloc(SMX_SHM_SLOTS, sizeof(*e->fault_rx));
-		e->fault_rx_pid = calloc(SMX_SHM_SLOTS, sizeof(int32_t));
+		e->fault_rx = calloc(ENG_DSTS, sizeof(*e->fault_rx));
+		e->fault_rx_pid = calloc(ENG_DSTS, sizeof(int32_t));
 		e->rx_in = malloc(sizeof(*e->rx_in));
 		e->rx_out = malloc(sizeof(*e->rx_out));
 		if (!e->fault_rx || !e->fault_rx_pid || !e->rx_in ||
@@ -554,7 +574,7 @@ static struct trn_fault *fab_fault_rx(struct eng *e, uint32_t slot,
 	if (!e->fault_rx[slot]) {
 		e->fault_rx[slot] = trn_fault_create(e->fault_spec,
 						     1ull << 40 |
-						     (uint64_t)e->slot << 8 |
+						     (uint64_t)e->slot << 16 |
 						     slot, err, sizeof(err));
 		if (!e->fault_rx[slot])
 			return NULL;
@@ -573,7 +593,7 @@ static void fab_rx_emit(void *arg, const uint8_t *pkt, uint32_t len)
 	struct eng_qp *q;
 
 	if (len > SMX_SHM_INLINE ||
-	    (x->slot != x->e->slot &&
+	    (x->slot != x->e->slot && !eng_dst_net(x->slot) &&
 	     !smx_shm_peer(x->e->shm, x->slot, x->e->fault_rx_pid[x->slot])))
 		return;
 	/* a copy: @pkt is the stage's, which receiving may send through */
@@ -679,12 +699,12 @@ void eng_fabric_fault_free(struct eng *e)
 {
 	uint32_t s;
 
-	for (s = 0; e->fault && s < SMX_SHM_SLOTS; s++)
+	for (s = 0; e->fault && s < ENG_DSTS; s++)
 		if (e->fault[s])
 			trn_fault_destroy(e->fault[s]);
 	free(e->fault);
 	e->fault = NULL;
-	for (s = 0; e->fault_rx && s < SMX_SHM_SLOTS; s++)
+	for (s = 0; e->fault_rx && s < ENG_DSTS; s++)
 		trn_fault_destroy(e->fault_rx[s]);
 	free(e->fault_rx);
 	free(e->fault_rx_pid);

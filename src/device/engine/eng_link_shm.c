@@ -109,6 +109,8 @@ void eng_fabric_ring(struct eng *e)
 {
 	uint64_t m = e->ring_mask;
 
+	if (e->udp)
+		eng_udp_flush(e);	/* the network link's batch, too */
 	e->ring_mask = 0;
 	while (m) {
 		uint32_t slot = (uint32_t)__builtin_ctzll(m);
@@ -286,6 +288,8 @@ static struct eng_qp *fab_rx_cell(struct eng *e, const struct smx_cell *c)
 		smx_dbg("engine: cell from slot %u pid %d dropped: not the "
 			"process attached there in our pid namespace",
 			c->src_slot, (int)c->src_pid);
+	} else if (c->kind == SMX_CELL_PKT && (c->flags & SMX_CELL_F_NET)) {
+		return eng_udp_rx_cell(e, c);
 	} else if (c->kind == SMX_CELL_PKT) {
 		/* A SEND by reference is not a packet on any wire: received
 		 * as it is. */
@@ -387,6 +391,8 @@ void eng_fabric_resume(struct eng *e)
 
 bool eng_fabric_progress(struct eng *e)
 {
+	bool got;
+
 	if (!e)
 		return false;
 	if (e->loop && eng_loop_pending(e)) {
@@ -396,25 +402,39 @@ bool eng_fabric_progress(struct eng *e)
 		fw_unlock(e->fw);
 		return true;
 	}
-	if (!e->shm)
-		return false;
 	/* Several pollers may race here: any change will do. */
 	__atomic_store_n(&e->polls, __atomic_load_n(&e->polls, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
-	return fab_drain(e);
+	/* the network link's sockets too (its packets may also come
+	 * forwarded through the inbox) */
+	got = e->udp && eng_udp_poll(e);
+	if (!e->shm)
+		return got;
+	return fab_drain(e) || got;
 }
 
 void eng_fabric_armed(struct eng *e)
 {
-	if (!e->shm)
-		return;
 	__atomic_store_n(&e->polls_armed,
 			 __atomic_load_n(&e->polls, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
 	/* The application is about to wait for an event instead of polling:
 	 * producers must wake the inbox thread again, now if cells wait. */
-	if (smx_shm_unpoll(e->shm))
+	if (e->shm && smx_shm_unpoll(e->shm))
 		smx_shm_kick(e->shm);
+}
+
+bool eng_fabric_busy_polled(struct eng *e, uint32_t *seen, uint64_t *seen_ns,
+			    uint64_t now)
+{
+	uint32_t p = __atomic_load_n(&e->polls, __ATOMIC_RELAXED);
+	bool busy = p != __atomic_load_n(&e->polls_armed, __ATOMIC_RELAXED) &&
+		    (uint64_t)(p - *seen) * 1000000ull >=
+		    (now - *seen_ns) * FAB_POLLED_PER_MS;
+
+	*seen = p;
+	*seen_ns = now;
+	return busy;
 }
 
 /*
@@ -443,7 +463,6 @@ static void *fab_rx_thread(void *arg)
 
 	while (!__atomic_load_n(&e->rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
-		uint32_t p;
 
 		/* Polled: while the pollers took cells during the park, they
 		 * serve the inbox, and a second consumer would only fight
@@ -466,14 +485,9 @@ static void *fab_rx_thread(void *arg)
 			sched_yield();
 			continue;
 		}
-		p = __atomic_load_n(&e->polls, __ATOMIC_RELAXED);
-		polled = p != __atomic_load_n(&e->polls_armed, __ATOMIC_RELAXED) &&
-			 (uint64_t)(p - seen) * 1000000ull >=
-			 (now - seen_ns) * FAB_POLLED_PER_MS &&
+		polled = eng_fabric_busy_polled(e, &seen, &seen_ns, now) &&
 			 now - __atomic_load_n(&e->traffic_ns, __ATOMIC_RELAXED) <
 			 FAB_POLLED_RECENT_NS;
-		seen = p;
-		seen_ns = now;
 		parked = now;
 		smx_shm_wait(e->shm, polled ? FAB_POLLED_PARK_NS : 1000000000ull,
 			     polled);
@@ -486,8 +500,12 @@ static void *fab_rx_thread(void *arg)
 
 void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 {
-	if (!e || !shm)
+	if (!e)
 		return;
+	if (!shm) {
+		eng_udp_start(e);	/* alone on this host, not on the net */
+		return;
+	}
 	e->spin_ns = eng_env_us("SOFTMLX5_PROGRESS_SPIN_US");
 	eng_direct_start(e);
 	e->shm = shm;
@@ -502,6 +520,7 @@ void eng_fabric_start(struct eng *e, struct smx_shm *shm)
 			"alone on the device");
 		e->shm = NULL;
 	}
+	eng_udp_start(e);	/* it hands packets to other slots' inboxes */
 }
 
 void eng_fabric_stop(struct eng *e)

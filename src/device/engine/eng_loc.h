@@ -123,9 +123,11 @@ struct eng_qp {
 	 * valid while e->gen is @route_gen (the QPC changes by commands). */
 	uint64_t route_gen;
 	bool route_ok;
-	bool routed;		/* the path leads to this device */
-	int32_t peer;		/* eng_fabric_peer(dqpn) */
+	bool routed;		/* the path leads to this device or, bound
+				 * to a network interface, to the network */
+	int32_t peer;		/* eng_fabric_peer(rgid, dqpn) */
 	uint32_t dqpn;
+	uint8_t sgid[16], rgid[16];	/* the path's GIDs */
 	struct eng_kcache lkey;	/* the gather / scatter list's last lkey */
 	bool busy;		/* eng_sq_run is executing a WQE of this QP */
 	bool sig_drain;		/* drain_sigerr: a signature error, stop in SQD */
@@ -366,6 +368,9 @@ struct eng {
 	 * a QP of this process is handed over whole (eng_fabric_xmit()). */
 	bool loop_pkts;
 	struct eng_loop *loop;
+	/* The network link (eng_link_udp.c): on with a port bound to a
+	 * network interface in netdev_mode udp; NULL otherwise. */
+	struct eng_udp *udp;
 
 	/* The requester's shortcuts: the fast lane (eng_sq_fast()) and
 	 * what QPs cache between WQEs (route, last lkey). False
@@ -1015,6 +1020,19 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
  * checks of what arrives) reach a link only through its ops; what a link
  * receives goes to eng_fabric_rx_pkt().
  */
+/* Destinations: [0, SMX_SHM_SLOTS) the processes of this host (their
+ * slots; our own is the loopback link's), [ENG_NET_DST0, ENG_DSTS) hosts
+ * on the network, one per IP address (eng_link_udp.c). */
+#define ENG_NET_DST0 SMX_SHM_SLOTS
+#define ENG_NET_DSTS 256u
+#define ENG_DSTS (ENG_NET_DST0 + ENG_NET_DSTS)
+/* Is destination @dst on the network? Shared-memory features (direct
+ * placement, direct SEND, SEND by reference, tombstones) never are. */
+static inline bool eng_dst_net(int64_t dst)
+{
+	return dst >= (int64_t)ENG_NET_DST0;
+}
+
 struct eng_link_tx {
 	uint8_t *buf;		/* where the packet is built */
 	uint32_t cap;		/* bytes of room there */
@@ -1039,6 +1057,14 @@ struct eng_link_ops {
 	/* Is @dst still there, and is it taking what it is sent? */
 	bool (*alive)(struct eng *e, uint32_t dst);
 	bool (*stalled)(struct eng *e, uint32_t dst, uint64_t since_ns);
+	/* A real network: every packet carries its ICRC. */
+	bool icrc;
+	/* The UDP source port every packet has (a socket's own), or 0: the
+	 * QP's (roce_udp_sport()). */
+	uint16_t sport;
+	/* The adaptive retransmission timer's first value (eng_sq.c), or
+	 * 0: ConnectX's 1 ms. */
+	uint64_t rto_ns;
 };
 
 /* eng_link_shm.c: the shared-memory link between processes. */
@@ -1060,6 +1086,12 @@ void eng_fabric_resume(struct eng *e);
 void eng_fabric_ring(struct eng *e);
 /* A CQ was armed by a doorbell: the application waits for events now. */
 void eng_fabric_armed(struct eng *e);
+/* Does the application busy poll its CQs, so that its idle pollers serve
+ * the links (eng_fabric_progress()): enough empty polls since the last
+ * look (*@seen polls at *@seen_ns, updated), no CQ armed since? For the
+ * threads that would otherwise wake for each arrival. */
+bool eng_fabric_busy_polled(struct eng *e, uint32_t *seen, uint64_t *seen_ns,
+			    uint64_t now);
 /* Stops the inbox thread (eng_destroy). */
 void eng_fabric_stop(struct eng *e);
 /* eng_link_loop.c: the loopback link in packets. */
@@ -1076,6 +1108,35 @@ void eng_loop_stop(struct eng *e);
 void eng_loop_run(struct eng *e);
 /* Has the loopback link packets waiting? */
 bool eng_loop_pending(const struct eng *e);
+
+/* eng_link_udp.c: the network link of a port bound to an interface in
+ * netdev_mode udp (UDP sockets on port 4791). eng_udp_start(): once the
+ * slot is known (eng_fabric_start()); eng_udp_stop(): engine destruction,
+ * before the shared-memory link stops. */
+extern const struct eng_link_ops eng_link_udp;
+void eng_udp_start(struct eng *e);
+void eng_udp_stop(struct eng *e);
+/* The destination of the host at @gid (added if new), or -1: not an
+ * address the link reaches (fw->lock held). */
+int eng_udp_dst(struct eng *e, const uint8_t gid[16]);
+/* Sends the packets queued for the sockets (fw->lock held): the end of
+ * every engine pass (eng_fabric_ring()). */
+void eng_udp_flush(struct eng *e);
+/* An idle poller takes what waits on the sockets; true if anything. */
+bool eng_udp_poll(struct eng *e);
+/* Do datagrams wait in our sockets (the receive side is behind)? */
+bool eng_udp_pending(struct eng *e);
+/* QP @qp, connected to the network, is destroyed: what it received stays
+ * known for a while (the device's close waits for it). */
+void eng_udp_tomb_put(struct eng *e, const struct fw_qp *qp);
+/* A request @h from @src to a QP that is gone: answered from its
+ * tombstone if it is one the QP had received (true). */
+struct ibp_hdr;
+bool eng_udp_tomb_ack(struct eng *e, const struct ibp_hdr *h, uint32_t src);
+/* A packet another process of this host received from the network for a
+ * QP of ours (SMX_CELL_F_NET); returns as eng_fabric_rx_pkt(). */
+struct smx_cell;
+struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c);
 
 /* eng_fabric.c */
 struct ibp_hdr;
@@ -1125,11 +1186,15 @@ void eng_fabric_xmit(struct eng *e, const struct eng_pkt *p,
 /* Does @gid belong to this device (any GID table entry)? */
 void eng_fabric_cache_gids(struct eng *e);
 bool eng_fabric_gid_local(struct eng *e, const uint8_t gid[16]);
-/* The destination of a message to @dqpn: the slot of the process owning
- * it when that is another one; ours when it is this process and the
- * loopback link carries packets; else -1 (handed over whole,
- * eng_fabric_xmit()). */
-int eng_fabric_peer(struct eng *e, uint32_t dqpn);
+/* Does a path to @gid lead anywhere: this device, or the network through
+ * the network link? */
+bool eng_fabric_routed(struct eng *e, const uint8_t gid[16]);
+/* The destination of a message to (@dgid, @dqpn), routed: the network
+ * link's destination of @dgid when that is not ours; else the slot of the
+ * process owning @dqpn when that is another one; ours when it is this
+ * process and the loopback link carries packets; else -1 (handed over
+ * whole, eng_fabric_xmit()). */
+int eng_fabric_peer(struct eng *e, const uint8_t dgid[16], uint32_t dqpn);
 /* Sends packets [o->sent, o->npkts) of the request @p, cut at @mtu (a
  * READ or atomic: one request packet for all its PSNs), to destination
  * @slot (@dreq: ask for a direct placement record): 0 all sent, -EAGAIN

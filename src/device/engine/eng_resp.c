@@ -1422,6 +1422,8 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 	int32_t d;
 
 	if (!qp || !(q = eng_qp_of(e, qp))) {
+		if (eng_udp_tomb_ack(e, h, slot))
+			return;	/* gone after receiving it: ACKed again */
 		trn_ctr_add(e->ctr, TRN_CTR_RX_DROPPED, 1);
 		smx_dbg("engine: packet %s to qp 0x%x dropped: no such QP",
 			op->name, h->dqpn);

@@ -741,7 +741,7 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 			return false;
 		}
 		if (grh)
-			return eng_fabric_gid_local(e, p->dgid);
+			return eng_fabric_routed(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
 	if (qp->st == MLX5_QPC_ST_DCI) {
@@ -754,25 +754,36 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 		p->dc_gen = eq->dc_gen;
 		memcpy(p->dgid, av->rgid, 16);
 		if (grh)
-			return eng_fabric_gid_local(e, p->dgid);
+			return eng_fabric_routed(e, p->dgid);
 		return be16toh(av->rlid) == cfg->lid;
 	}
-	if (e->fast && eq->route_ok && eq->route_gen == e->gen) {
-		p->dqpn = eq->dqpn;
-		return eq->routed;
+	if (!(e->fast && eq->route_ok && eq->route_gen == e->gen)) {
+		bool grh = cfg->link_layer == SMX_LINK_ETH ||
+			   DEVX_GET(qpc, q, primary_address_path.grh);
+
+		eq->dqpn = DEVX_GET(qpc, q, remote_qpn);
+		memset(eq->sgid, 0, 16);
+		memset(eq->rgid, 0, 16);
+		if (grh) {
+			/* (an empty source entry: the port's first GID,
+			 * eng_fabric_l3()) */
+			memcpy(eq->rgid, DEVX_ADDR_OF(qpc, q,
+				primary_address_path.rgid_rip), 16);
+			fw_gid(e->fw, DEVX_GET(qpc, q,
+				primary_address_path.src_addr_index), eq->sgid);
+			eq->routed = eng_fabric_routed(e, eq->rgid);
+		} else {
+			eq->routed = DEVX_GET(qpc, q,
+					      primary_address_path.rlid) ==
+				     cfg->lid;
+		}
+		eq->peer = eng_fabric_peer(e, eq->rgid, eq->dqpn);
+		eq->route_gen = e->gen;
+		eq->route_ok = true;
 	}
-	p->dqpn = DEVX_GET(qpc, q, remote_qpn);
-	if (cfg->link_layer == SMX_LINK_ETH ||
-	    DEVX_GET(qpc, q, primary_address_path.grh))
-		eq->routed = eng_fabric_gid_local(
-			e, DEVX_ADDR_OF(qpc, q, primary_address_path.rgid_rip));
-	else
-		eq->routed = DEVX_GET(qpc, q, primary_address_path.rlid) ==
-			     cfg->lid;
-	eq->dqpn = p->dqpn;
-	eq->peer = eng_fabric_peer(e, p->dqpn);
-	eq->route_gen = e->gen;
-	eq->route_ok = true;
+	p->dqpn = eq->dqpn;
+	memcpy(p->sgid, eq->sgid, 16);
+	memcpy(p->dgid, eq->rgid, 16);
 	return eq->routed;
 }
 
@@ -782,9 +793,9 @@ static int eng_sq_peer(struct eng *e, const struct eng_qp *q,
 		       const struct eng_pkt *p)
 {
 	if (e->fast && q->route_ok && q->route_gen == e->gen &&
-	    p->dqpn == q->dqpn)
+	    p->dqpn == q->dqpn && !memcmp(p->dgid, q->rgid, 16))
 		return q->peer;
-	return eng_fabric_peer(e, p->dqpn);
+	return eng_fabric_peer(e, p->dgid, p->dqpn);
 }
 
 /* Go-back-N: forget what is in flight; sq_tx returns to the oldest WQE
@@ -886,6 +897,15 @@ static uint64_t eng_sq_resp_timeout(const struct fw_qp *qp)
  */
 #define ENG_ADP_RTO_NS 1000000ull
 
+/* The adaptive timer's first value towards the oldest request's peer: a
+ * link may ask for more (the network's, whose far end we cannot see). */
+static uint64_t eng_sq_rto_min(const struct eng *e, const struct eng_qp *q)
+{
+	uint64_t t = eng_fabric_link(e, q->peer_slot)->rto_ns;
+
+	return t ? t : ENG_ADP_RTO_NS;
+}
+
 static bool eng_sq_adaptive(const struct eng *e, const struct fw_qp *qp)
 {
 	return e->adaptive && eng_sq_reliable(qp->st) &&
@@ -902,8 +922,8 @@ static uint64_t eng_sq_resp_wait(struct eng *e, struct eng_qp *q)
 	end = q->tmo_since + full;
 	if (end <= now)
 		return 0;
-	if (q->rto_ns < ENG_ADP_RTO_NS)
-		q->rto_ns = ENG_ADP_RTO_NS;
+	if (q->rto_ns < eng_sq_rto_min(e, q))
+		q->rto_ns = eng_sq_rto_min(e, q);
 	return q->rto_ns < end - now ? q->rto_ns : end - now;
 }
 
@@ -925,7 +945,7 @@ static uint64_t eng_sq_stall_wait(struct eng *e, struct eng_qp *q)
 void eng_sq_heard(struct eng *e, struct eng_qp *q)
 {
 	q->progress_ns = q->tmo_since = eng_clock(e);
-	q->rto_ns = ENG_ADP_RTO_NS;
+	q->rto_ns = eng_sq_rto_min(e, q);
 }
 
 static uint32_t eng_sq_window(const struct fw_qp *qp)
@@ -991,8 +1011,9 @@ static int eng_sq_send(struct eng *e, struct eng_qp *q, struct sq_wqe *w,
 		q->tx_resume = false;
 	}
 	rc = eng_fabric_send(e, &w->pkt, mtu, o, slot,
-			     eng_direct_want(e, slot, &w->pkt) ||
-			     eng_drq_want(e, q, slot, &w->pkt));
+			     !eng_dst_net(slot) &&
+			     (eng_direct_want(e, slot, &w->pkt) ||
+			      eng_drq_want(e, q, slot, &w->pkt)));
 	if (rc == -EAGAIN)
 		q->tx_blocked = true;
 	if (rc && !o->sent)
@@ -1188,7 +1209,8 @@ static bool eng_sq_fast(struct eng *e, struct eng_qp *q)
 	bool read, app = true;	/* @local is memory an lkey names */
 
 	if (!q->route_ok || q->route_gen != e->gen || !q->routed ||
-	    q->peer < 0 || q->nout || q->attempted || q->have_resp ||
+	    q->peer < 0 || eng_dst_net(q->peer) || q->nout || q->attempted ||
+	    q->have_resp ||
 	    q->wait != ENG_WAIT_NONE || eng_sq_resending(q))
 		return false;
 	at = qp->sq_offset + (uint64_t)(q->sq_ci & (qp->sq_wqebbs - 1)) * 64;
@@ -1513,7 +1535,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 	 * into a receive the peer lent us (eng_drq.c). */
 	if (routed && at == q->sq_ci && !q->nout && !q->attempted &&
 	    !q->have_resp && !eng_sq_resending(q) &&
-	    (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 &&
+	    (peer = eng_sq_peer(e, q, &w->pkt)) >= 0 && !eng_dst_net(peer) &&
 	    (w->pkt.op == ENG_PKT_SEND ?
 	     eng_drq_send(e, q, &w->pkt, (uint32_t)peer,
 			  eng_sq_pi(qp) != (uint16_t)(at + w->nbb)) :
@@ -1573,7 +1595,7 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 		 * would take (its record is current) waits for the window
 		 * to drain rather than join it: else a requester that keeps
 		 * posting never leaves the inbox. */
-		if (at != q->sq_ci &&
+		if (at != q->sq_ci && !eng_dst_net(peer) &&
 		    (eng_direct_ready(e, (uint32_t)peer, &w->pkt) ||
 		     eng_drq_ready(e, q, (uint32_t)peer, &w->pkt)))
 			return SQ_BLOCK;
@@ -1792,7 +1814,8 @@ static void eng_sq_run_once(struct eng *e, struct eng_qp *q)
 		 * may be waiting there, and a NIC handles what it received
 		 * before its timer decides. Else a busy host turns answers
 		 * that came in time into retries, and retries exhausted. */
-		if (smx_shm_stalled(e->shm, e->slot, q->deadline)) {
+		if (smx_shm_stalled(e->shm, e->slot, q->deadline) ||
+		    (e->udp && eng_udp_pending(e))) {
 			q->tmo_since = eng_clock(e);
 			q->wait = ENG_WAIT_NONE;
 			eng_sq_park(e, q, ENG_WAIT_RESP, eng_sq_stall_wait(e, q));

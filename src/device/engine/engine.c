@@ -306,8 +306,12 @@ static void eng_hook_free(void *arg, void *state)
 		if ((qp->st == MLX5_QPC_ST_RC || qp->st == MLX5_QPC_ST_XRC) &&
 		    qp->state != MLX5_QPC_STATE_RST &&
 		    qp->state != MLX5_QPC_STATE_INIT)
+		{
 			smx_shm_tomb_put(e->shm, qp->obj.id,
 					 DEVX_GET(qpc, qp->qpc, next_rcv_psn));
+			if (e->udp)
+				eng_udp_tomb_put(e, qp);
+		}
 		e->nqps--;
 		eng_watcher_qps(e, -1);
 		eng_drq_close(e, (struct eng_qp *)o, true);
@@ -610,6 +614,7 @@ void eng_destroy(struct eng *e)
 	if (!e)
 		return;
 	eng_wire_stop(e);
+	eng_udp_stop(e);
 	eng_fabric_stop(e);
 	fw_set_hooks(e->fw, NULL, NULL);
 	pthread_mutex_lock(&e->wlock);

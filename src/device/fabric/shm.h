@@ -56,6 +56,9 @@ enum {
 	SMX_CELL_F_DREQ = 1 << 1,	/* request: answer with a direct record */
 	SMX_CELL_F_REF = 1 << 2,	/* a SEND whose payload is referenced:
 					 * struct smx_sref at the cell's end */
+	SMX_CELL_F_NET = 1 << 3,	/* a packet from the network, received
+					 * by the sender for the owner of its
+					 * QPN (eng_link_udp.c) */
 };
 
 /*

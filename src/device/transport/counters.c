@@ -113,6 +113,11 @@ const struct trn_ctr_info trn_ctr_info[TRN_CTR_NUM] = {
 	  "(no packet, no ACK)"),
 	C(RX_SEND_DIRECT, "rx_send_direct",
 	  "softmlx5: receives a peer filled directly, completed here"),
+	C(NET_TX_DROPPED, "net_tx_dropped",
+	  "softmlx5: packets the network link's socket refused (lost)"),
+	C(NET_RX_FORWARDED, "net_rx_forwarded",
+	  "softmlx5: packets from the network this process received for "
+	  "another process of the host, passed to its inbox"),
 };
 
 int trn_ctr_lookup(const char *name)
