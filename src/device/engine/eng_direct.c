@@ -166,7 +166,7 @@ static int dstate(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 	struct eng_dent *d;
 
 	/* (not on the loopback link: its records are another process's) */
-	if (!e->direct || slot == e->slot ||
+	if (!e->direct || slot == e->slot || eng_dst_net(slot) ||
 	    !deligible(p->op, p->st, p->flags & ENG_PKT_F_IMM, p->raddr, p->len))
 		return -1;
 	d = dfind(e, slot, p->dqpn, p->rkey);
@@ -387,7 +387,8 @@ uint8_t *dtarget(struct eng *e, uint32_t slot, uint8_t op, uint8_t st, bool imm,
 	struct eng_racc qa;
 	uint32_t need;
 
-	if (!e->direct || slot == e->slot || !deligible(op, st, imm, raddr, len))
+	if (!e->direct || slot == e->slot || eng_dst_net(slot) ||
+	    !deligible(op, st, imm, raddr, len))
 		return NULL;
 	d = dfind(e, slot, dqpn, rkey);
 	if (!d || d->nomap)

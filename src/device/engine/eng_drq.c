@@ -603,7 +603,8 @@ static bool drq_fits(struct eng *e, const struct eng_qp *q, uint32_t slot,
 	uint32_t i;
 
 	if (p->op != ENG_PKT_SEND || p->st != MLX5_QPC_ST_RC ||
-	    (p->flags & ENG_PKT_F_INV) || slot == e->slot || !drq_usable(e))
+	    (p->flags & ENG_PKT_F_INV) || slot == e->slot ||
+	    eng_dst_net(slot) || !drq_usable(e))
 		return false;
 	for (i = 0; p->payload && i < p->payload->n; i++)
 		if (p->payload->sge[i].mk && eng_xform(p->payload->sge[i].mk))
