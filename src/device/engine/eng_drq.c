@@ -294,16 +294,16 @@ void eng_drq_collect(struct eng *e, struct eng_qp *q)
 
 	for (;;) {
 		struct smx_drq_arr *a = &d->arr[q->drq_ci % SMX_DRQ_DEPTH];
-		uint32_t total = e->drq_total[q->drq_idx][q->drq_ci % SMX_DRQ_DEPTH];
-		uint32_t uidx = DEVX_GET(qpc, qp->qpc, user_index);
+		uint32_t total, uidx, len;
 		struct eng_pkt p;
-		uint32_t len;
 
 		/* Only a receive we armed (so posted) completes, whatever
 		 * the peer's words say. */
 		if (__atomic_load_n(&a->seq, __ATOMIC_ACQUIRE) !=
 		    (uint32_t)(q->drq_ci + 1) || q->drq_ci >= q->drq_tail)
 			return;
+		total = e->drq_total[q->drq_idx][q->drq_ci % SMX_DRQ_DEPTH];
+		uidx = DEVX_GET(qpc, qp->qpc, user_index);
 		len = a->len;
 		memset(&p, 0, sizeof(p));
 		p.op = ENG_PKT_SEND;
@@ -451,14 +451,10 @@ bool eng_drq_due(struct eng *e)
 	uint64_t tail, done;
 	uint32_t v;
 
-	if (!n)
-		return false;
 	/* The arrival word is the peer's only store we need to see: it is
 	 * the notification (one cache line from the peer per SEND). */
-	for (i = 0; i < n; i++)
-		if (__atomic_load_n(&e->drq_dbr[i], __ATOMIC_RELAXED) &&
-		    drq_arrived(&e->drq_tab->ent[i]))
-			return true;
+	if (!n || drq_pending(e))
+		return n != 0;
 	/* Receives posted and room to arm them: one queue per look, so
 	 * that many lent queues cost a poller little. The doorbell record
 	 * is the application's (a QP destroyed meanwhile may have taken
@@ -595,11 +591,9 @@ static bool drq_armed(const struct smx_drq_ent *d, uint64_t h, uint64_t gen)
 	       __atomic_load_n(&rx->index, __ATOMIC_ACQUIRE) == h;
 }
 
-/* Is the SEND one direct SEND takes, with a current record? */
-static bool drq_fits(struct eng *e, const struct eng_qp *q, uint32_t slot,
-		     const struct eng_pkt *p, bool need_current)
+/* Is the SEND one direct SEND takes? */
+static bool drq_fits(struct eng *e, uint32_t slot, const struct eng_pkt *p)
 {
-	const struct eng_rrec *rr = &q->rrec;
 	uint32_t i;
 
 	if (p->op != ENG_PKT_SEND || p->st != MLX5_QPC_ST_RC ||
@@ -609,8 +603,15 @@ static bool drq_fits(struct eng *e, const struct eng_qp *q, uint32_t slot,
 	for (i = 0; p->payload && i < p->payload->n; i++)
 		if (p->payload->sge[i].mk && eng_xform(p->payload->sge[i].mk))
 			return false;
-	if (!need_current)
-		return true;
+	return true;
+}
+
+/* Does @q hold a current record of the queue @p goes to? */
+static bool drq_current(struct eng *e, const struct eng_qp *q, uint32_t slot,
+			const struct eng_pkt *p)
+{
+	const struct eng_rrec *rr = &q->rrec;
+
 	return rr->valid && rr->slot == slot && rr->r.dqpn == p->dqpn &&
 	       rr->r.gen == smx_shm_dgen(e->shm, slot);
 }
@@ -618,7 +619,7 @@ static bool drq_fits(struct eng *e, const struct eng_qp *q, uint32_t slot,
 bool eng_drq_want(struct eng *e, struct eng_qp *q, uint32_t slot,
 		  const struct eng_pkt *p)
 {
-	return drq_fits(e, q, slot, p, false) && !drq_fits(e, q, slot, p, true);
+	return drq_fits(e, slot, p) && !drq_current(e, q, slot, p);
 }
 
 bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
@@ -627,8 +628,8 @@ bool eng_drq_ready(struct eng *e, struct eng_qp *q, uint32_t slot,
 	const struct smx_drq_ent *d = q->rrec.ent;
 	uint64_t h;
 
-	if (p->len < DRQ_STREAM_MIN || !drq_fits(e, q, slot, p, true) ||
-	    q->nout >= SMX_DRQ_DEPTH)
+	if (p->len < DRQ_STREAM_MIN || q->nout >= SMX_DRQ_DEPTH ||
+	    !drq_fits(e, slot, p) || !drq_current(e, q, slot, p))
 		return false;
 	/* The SENDs in flight take the receives before it. */
 	h = __atomic_load_n(&d->head, __ATOMIC_RELAXED) + q->nout;
@@ -650,7 +651,8 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
 
 	/* A stream of small SENDs batches better as packets (cells and
 	 * coalesced ACKs) than placed one by one. */
-	if ((more && p->len < DRQ_STREAM_MIN) || !drq_fits(e, q, slot, p, true))
+	if ((more && p->len < DRQ_STREAM_MIN) || !drq_fits(e, slot, p) ||
+	    !drq_current(e, q, slot, p))
 		return false;
 	/* The responder's CHK_QP / CHK_OP on what the record says. */
 	qa = (struct eng_racc){ rr->r.st, rr->r.qp_acc, rr->r.log_msg };
