@@ -124,6 +124,19 @@ void eng_fabric_ring(struct eng *e)
 /* The inbox                                                          */
 /* ------------------------------------------------------------------ */
 
+/* A reserved cell of ours carrying @len bytes of @kind (not a packet:
+ * those are built in place, eng_fabric_tx()). */
+static void fab_cell_fill(struct eng *e, struct smx_cell *c, uint8_t kind,
+			  const void *data, uint32_t len)
+{
+	c->kind = kind;
+	c->flags = 0;
+	c->src_slot = e->slot;
+	c->src_pid = e->pid;
+	c->len = len;
+	memcpy(c->data, data, len);
+}
+
 void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len)
 {
 	uint32_t s;
@@ -150,12 +163,7 @@ void eng_fabric_eth_flood(struct eng *e, const uint8_t *frame, uint32_t len)
 				e->eth_flood_dropped++;	/* alive, inbox full */
 			continue;
 		}
-		c->kind = SMX_CELL_ETH;
-		c->flags = 0;
-		c->src_slot = e->slot;
-		c->src_pid = e->pid;
-		c->len = len;
-		memcpy(c->data, frame, len);
+		fab_cell_fill(e, c, SMX_CELL_ETH, frame, len);
 		smx_shm_publish(e->shm, s, c, pos);
 	}
 }
@@ -188,12 +196,7 @@ static void fab_send_rec(struct eng *e, uint32_t slot, uint8_t kind,
 	c = smx_shm_reserve(e->shm, slot, 0, &pos);
 	if (!c)
 		return;
-	c->kind = kind;
-	c->flags = 0;
-	c->src_slot = e->slot;
-	c->src_pid = e->pid;
-	c->len = len;
-	memcpy(c->data, rec, len);
+	fab_cell_fill(e, c, kind, rec, len);
 	smx_shm_publish_quiet(e->shm, slot, c, pos);
 	e->ring_mask |= 1ull << slot;
 }
