@@ -6,8 +6,11 @@
 # veth end (SOFTMLX5_NETDEV), servers in A, clients in B. Each case must
 # end with both sides exiting 0 and printing what it measured:
 #   ibv_rc_pingpong -c (data checked), ibv_uc_pingpong, ibv_ud_pingpong,
-#   perftest ib_write_bw / ib_send_bw / ib_read_bw, each over IPv4 (GID 3,
-#   ::ffff:10.77.0.x) and IPv6 (GID 5, fd77::x); ibv_rc_pingpong -c under
+#   ibv_srq_pingpong, perftest ib_write_bw / ib_send_bw / ib_read_bw /
+#   ib_atomic_bw / ib_write_lat / ib_send_lat / ib_read_lat, each over
+#   IPv4 (GID 3, ::ffff:10.77.0.x) and IPv6 (GID 5, fd77::x); UCX's
+#   ucx_perftest over rc_mlx5 (am_lat, fadd), dc_mlx5 (put_bw) and ud_mlx5
+#   (am_lat); every reliable one of these again under
 #   SOFTMLX5_FAULT=loss=5% (both hosts); two pairs of processes at once
 #   (one process of each host receives and forwards to the other);
 #   datagrams that are no packets, counted as malformed by a live device
@@ -145,6 +148,24 @@ pair() {
 			bad "$name: no bandwidth reported"
 			tail -3 "$OUT/$name.B" | sed 's/^/      /'
 		fi ;;
+	ucx)
+		line=$(grep -h '^Final:' "$OUT/$name.B" | tr -s ' ')
+		if [ -n "$line" ]; then
+			echo "PASS  $name: $line"
+		else
+			bad "$name: no Final: line"
+			grep -h -m2 -i error "$OUT/$name.A" "$OUT/$name.B" | sed 's/^/      /'
+		fi ;;
+	lat)
+		# the result row: size, iterations, min, max, typical, avg, stdev, 99%
+		line=$(awk '$1 ~ /^[0-9]+$/ && NF >= 8 && $5 + 0 > 0 { print; exit }' \
+			"$OUT/$name.B")
+		if [ -n "$line" ]; then
+			echo "PASS  $name: $(echo "$line" | awk '{ printf "%s B, typical %s us, p99 %s us", $1, $5, $8 }')"
+		else
+			bad "$name: no latency reported"
+			tail -3 "$OUT/$name.B" | sed 's/^/      /'
+		fi ;;
 	esac
 	if [ -n "$cap" ]; then
 		if python3 "$here/../transport/check_pcap.py" --wire "$OUT/$name.pcap" \
@@ -165,10 +186,36 @@ for ip in 4 6; do
 	pair write_bw_ipv$ip 18518 "" bw "" ib_write_bw -x $g -s 65536 -n 1000 -F
 	pair send_bw_ipv$ip 18519 "" bw "" ib_send_bw -x $g -s 65536 -n 1000 -F
 	pair read_bw_ipv$ip 18520 "" bw "" ib_read_bw -x $g -s 65536 -n 1000 -F
+	pair srq_pingpong_ipv$ip 18523 "" pingpong "" ibv_srq_pingpong -g $g -n 500
+	pair atomic_bw_ipv$ip 18524 "" bw "" ib_atomic_bw -x $g -n 1000 -F
+	pair write_lat_ipv$ip 18525 "" lat "" ib_write_lat -x $g -s 8 -n 1000 -F
+	pair send_lat_ipv$ip 18526 "" lat "" ib_send_lat -x $g -s 8 -n 1000 -F
+	pair read_lat_ipv$ip 18527 "" lat "" ib_read_lat -x $g -s 8 -n 1000 -F
 done
+if command -v ucx_perftest >/dev/null; then
+	pair ucx_rc_mlx5_am_lat 18528 "" ucx "" ucx_perftest -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 2000
+	pair ucx_dc_mlx5_put_bw 18529 "" ucx "" ucx_perftest -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 300
+	pair ucx_ud_mlx5_am_lat 18532 "" ucx "" ucx_perftest -d mlx5_0:1 -x ud_mlx5 -t am_lat -n 2000
+	pair ucx_rc_mlx5_fadd 18533 "" ucx "" ucx_perftest -d mlx5_0:1 -x rc_mlx5 -t fadd -n 1000
+fi
 pair read_bw_capture 18521 "$CAP" bw "" ib_read_bw -x 3 -s 3000 -n 100
-pair rc_pingpong_loss 18522 "" pingpong "SOFTMLX5_FAULT=loss=5%" \
-	ibv_rc_pingpong -c -g 3 -n 300
+# 5% of the packets each host sends lost (SOFTMLX5_FAULT): every
+# reliable-transport program still completes (UC and UD lose messages
+# by definition; their pingpongs would wait forever, as on a wire).
+L="SOFTMLX5_FAULT=loss=5%"
+pair rc_pingpong_loss 18522 "" pingpong "$L" ibv_rc_pingpong -c -g 3 -n 300
+pair srq_pingpong_loss 18534 "" pingpong "$L" ibv_srq_pingpong -g 3 -n 300
+pair write_bw_loss 18535 "" bw "$L" ib_write_bw -x 3 -s 65536 -n 300 -F
+pair send_bw_loss 18536 "" bw "$L" ib_send_bw -x 3 -s 65536 -n 300 -F
+pair read_bw_loss 18537 "" bw "$L" ib_read_bw -x 3 -s 65536 -n 300 -F
+pair atomic_bw_loss 18538 "" bw "$L" ib_atomic_bw -x 3 -n 300 -F
+pair write_lat_loss 18539 "" lat "$L" ib_write_lat -x 3 -s 8 -n 300 -F
+pair send_lat_loss 18541 "" lat "$L" ib_send_lat -x 3 -s 8 -n 300 -F
+pair read_lat_loss 18542 "" lat "$L" ib_read_lat -x 3 -s 8 -n 300 -F
+if command -v ucx_perftest >/dev/null; then
+	pair ucx_rc_mlx5_am_lat_loss 18543 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 500
+	pair ucx_dc_mlx5_put_bw_loss 18544 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 100
+fi
 
 # Two pairs at once: one process of each host receives for the host and
 # forwards what is the other's. With completion events: four busy-polling

@@ -116,14 +116,6 @@ bool eng_fabric_peer_stalled(struct eng *e, uint32_t dst, uint64_t since_ns)
 /* Transmit                                                           */
 /* ------------------------------------------------------------------ */
 
-static bool gid_v4(const uint8_t g[16])
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xff, 0xff };
-
-	return !memcmp(g, pfx, 12);
-}
-
 /* The fault stage's class of an opcode. */
 static uint32_t fab_fault_class(uint8_t opcode)
 {
@@ -246,7 +238,7 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 	const struct eng_link_ops *l = eng_fabric_link(e, slot);
 	struct trn_fault *f = fab_fault(e, slot);
 	bool icrc = f || trn_pcap_on() || l->icrc;
-	uint32_t l3len = gid_v4(l3->sgid) && gid_v4(l3->dgid) ? 28 : 48;
+	uint32_t l3len = roce_gid_is_v4(l3->sgid) && roce_gid_is_v4(l3->dgid) ? 28 : 48;
 	struct roce_l3 fixed;
 	uint32_t pad = ibp_pad(h->paylen), hlen, iblen, len;
 	struct eng_link_tx t = { 0 };
@@ -299,7 +291,8 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		}
 	}
 	memset(b + l3len + hlen + h->paylen, 0, pad);
-	roce_build(b, l3len, l3, iblen);
+	if (roce_build(b, l3len, l3, iblen) != l3len)
+		goto bad;	/* the GIDs of two families: no one IP header */
 	len = l3len + iblen + 4;
 	if (icrc)
 		roce_icrc_set(b, len - 4);

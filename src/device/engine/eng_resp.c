@@ -498,14 +498,6 @@ static enum resp_state resp_get_recv(struct resp_ctx *c)
 	return RESP_EXECUTE;
 }
 
-static bool gid_is_v4(const uint8_t g[16])
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xff, 0xff };
-
-	return !memcmp(g, pfx, 12);
-}
-
 /* The 40 bytes a UD receive starts with: a GRH, or for RoCEv2 over IPv4 the
  * IPv4 header in its last 20 bytes (what ibv_init_ah_from_wc expects). */
 static void resp_build_grh(uint8_t grh[40], const struct eng_pkt *p,
@@ -515,7 +507,7 @@ static void resp_build_grh(uint8_t grh[40], const struct eng_pkt *p,
 	uint32_t l4 = 8 + 12 + 8 + p->len + 4;
 
 	memset(grh, 0, 40);
-	if (eth && gid_is_v4(p->sgid) && gid_is_v4(p->dgid)) {
+	if (eth && roce_gid_is_v4(p->sgid) && roce_gid_is_v4(p->dgid)) {
 		uint8_t *ip = grh + 20;
 		uint32_t sum = 0;
 		uint16_t v;
@@ -982,7 +974,7 @@ void eng_resp_cqe(struct eng *e, struct fw_qp *qp, struct fw_cq *cq,
 		cqe.opcode = MLX5_CQE_RESP_SEND;
 	}
 	if (qp->st == MLX5_QPC_ST_UD) {
-		bool v4 = gid_is_v4(p->sgid) && gid_is_v4(p->dgid);
+		bool v4 = roce_gid_is_v4(p->sgid) && roce_gid_is_v4(p->dgid);
 		bool eth = fw_config(e->fw)->link_layer == SMX_LINK_ETH;
 
 		cqe.byte_cnt += 40;

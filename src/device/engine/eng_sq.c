@@ -60,6 +60,7 @@
 #include "device/engine/eng_loc.h"
 #include "device/transport/counters.h"
 #include "device/transport/ib_pkt.h"
+#include "device/transport/roce.h"
 #include "util/log.h"
 
 /* Segments following the control segment, and what the opcode does. */
@@ -713,6 +714,57 @@ static uint8_t eng_sq_mmo(struct eng *e, struct fw_qp *qp, const uint8_t *b,
 	return 0;
 }
 
+/* The address vector of a UD or DC WQE (mlx5_wqe_av): destination QP or
+ * DCT, key, and the GRH fields a RoCE packet's IP header is built from --
+ * the source GID index, traffic class, hop limit and flow label travel in
+ * the AV, not in the QP's context, for both. */
+static bool sq_av_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
+			  struct sq_err *err)
+{
+	const struct smx_config *cfg = fw_config(e->fw);
+	const struct mlx5_wqe_av *av = w->av;
+	const uint8_t *q = eq->qp->qpc;
+	struct eng_pkt *p = &w->pkt;
+	uint32_t fl = be32toh(av->grh_gid_fl);
+	bool grh = cfg->link_layer == SMX_LINK_ETH || (fl >> 30) & 1;
+	const char *seg = eq->qp->st == MLX5_QPC_ST_UD ? "datagram" : "DC address";
+
+	p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
+	if (eq->qp->st == MLX5_QPC_ST_UD) {
+		uint32_t qkey = be32toh(av->key.qkey.qkey);
+
+		/* A qkey with the high bit set means "use the QP's". */
+		p->qkey = qkey & 0x80000000u ? DEVX_GET(qpc, q, q_key) : qkey;
+	} else {
+		p->dc_key = be64toh(av->key.dc_key);
+		p->dc_gen = eq->dc_gen;
+	}
+	p->tclass = av->tclass;
+	p->hop_limit = av->hop_limit;
+	p->flow_label = fl & 0xfffff;
+	memcpy(p->dgid, av->rgid, 16);
+	if (!fw_gid(e->fw, (fl >> 20) & 0xff, p->sgid)) {
+		if (grh || eq->qp->st == MLX5_QPC_ST_UD) {
+			SQ_FAIL(err, LOCAL_QP_OP_ERR, 1, seg, "source GID "
+				"index %u is empty", (fl >> 20) & 0xff);
+			return false;
+		}
+		memset(p->sgid, 0, 16);	/* the port's first (eng_fabric_l3) */
+	}
+	if (!grh)
+		return be16toh(av->rlid) == cfg->lid;
+	/* RoCEv2: one IP header, so both GIDs of one family. */
+	if (cfg->link_layer == SMX_LINK_ETH &&
+	    roce_gid_is_v4(p->sgid) != roce_gid_is_v4(p->dgid)) {
+		SQ_FAIL(err, LOCAL_QP_OP_ERR, 1, seg, "source GID index %u is "
+			"IPv%c, the destination GID IPv%c", (fl >> 20) & 0xff,
+			roce_gid_is_v4(p->sgid) ? '4' : '6',
+			roce_gid_is_v4(p->dgid) ? '4' : '6');
+		return false;
+	}
+	return eng_fabric_routed(e, p->dgid);
+}
+
 /* Where the message goes; false when the path leads off this device. */
 static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 			   struct sq_err *err)
@@ -722,41 +774,8 @@ static bool eng_sq_address(struct eng *e, struct eng_qp *eq, struct sq_wqe *w,
 	struct eng_pkt *p = &w->pkt;
 	const uint8_t *q = qp->qpc;
 
-	if (qp->st == MLX5_QPC_ST_UD) {
-		const struct mlx5_wqe_av *av = w->av;
-		uint32_t fl = be32toh(av->grh_gid_fl);
-		uint32_t qkey = be32toh(av->key.qkey.qkey);
-		bool grh = cfg->link_layer == SMX_LINK_ETH || (fl >> 30) & 1;
-
-		p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
-		/* A qkey with the high bit set means "use the QP's". */
-		p->qkey = qkey & 0x80000000u ? DEVX_GET(qpc, q, q_key) : qkey;
-		p->tclass = av->tclass;
-		p->hop_limit = av->hop_limit;
-		p->flow_label = fl & 0xfffff;
-		memcpy(p->dgid, av->rgid, 16);
-		if (!fw_gid(e->fw, (fl >> 20) & 0xff, p->sgid)) {
-			SQ_FAIL(err, LOCAL_QP_OP_ERR, 1, "datagram",
-				"source GID index %u is empty", (fl >> 20) & 0xff);
-			return false;
-		}
-		if (grh)
-			return eng_fabric_routed(e, p->dgid);
-		return be16toh(av->rlid) == cfg->lid;
-	}
-	if (qp->st == MLX5_QPC_ST_DCI) {
-		const struct mlx5_wqe_av *av = w->av;
-		uint32_t fl = be32toh(av->grh_gid_fl);
-		bool grh = cfg->link_layer == SMX_LINK_ETH || (fl >> 30) & 1;
-
-		p->dqpn = be32toh(av->dqp_dct) & 0xffffff;
-		p->dc_key = be64toh(av->key.dc_key);
-		p->dc_gen = eq->dc_gen;
-		memcpy(p->dgid, av->rgid, 16);
-		if (grh)
-			return eng_fabric_routed(e, p->dgid);
-		return be16toh(av->rlid) == cfg->lid;
-	}
+	if (qp->st == MLX5_QPC_ST_UD || qp->st == MLX5_QPC_ST_DCI)
+		return sq_av_address(e, eq, w, err);
 	if (!(e->fast && eq->route_ok && eq->route_gen == e->gen)) {
 		bool grh = cfg->link_layer == SMX_LINK_ETH ||
 			   DEVX_GET(qpc, q, primary_address_path.grh);
