@@ -6,7 +6,7 @@
 # veth end (SOFTMLX5_NETDEV), servers in A, clients in B. Each case must
 # end with both sides exiting 0 and printing what it measured:
 #   ibv_rc_pingpong -c (data checked), ibv_uc_pingpong, ibv_ud_pingpong,
-#   ibv_srq_pingpong, perftest ib_write_bw / ib_send_bw / ib_read_bw /
+#   ibv_srq_pingpong, ibv_xsrq_pingpong, perftest ib_write_bw / ib_send_bw / ib_read_bw /
 #   ib_atomic_bw / ib_write_lat / ib_send_lat / ib_read_lat, each over
 #   IPv4 (GID 3, ::ffff:10.77.0.x) and IPv6 (GID 5, fd77::x); UCX's
 #   ucx_perftest over rc_mlx5 (am_lat, fadd), dc_mlx5 (put_bw) and ud_mlx5
@@ -148,6 +148,13 @@ pair() {
 			bad "$name: no bandwidth reported"
 			tail -3 "$OUT/$name.B" | sed 's/^/      /'
 		fi ;;
+	success)
+		# ibv_xsrq_pingpong says only this, after its last message
+		if grep -qx success "$OUT/$name.A" && grep -qx success "$OUT/$name.B"; then
+			echo "PASS  $name: both ends said success"
+		else
+			bad "$name: no success"
+		fi ;;
 	ucx)
 		line=$(grep -h '^Final:' "$OUT/$name.B" | tr -s ' ')
 		if [ -n "$line" ]; then
@@ -187,6 +194,7 @@ for ip in 4 6; do
 	pair send_bw_ipv$ip 18519 "" bw "" ib_send_bw -x $g -s 65536 -n 1000 -F
 	pair read_bw_ipv$ip 18520 "" bw "" ib_read_bw -x $g -s 65536 -n 1000 -F
 	pair srq_pingpong_ipv$ip 18523 "" pingpong "" ibv_srq_pingpong -g $g -n 500
+	pair xsrq_pingpong_ipv$ip 18545 "" success "" ibv_xsrq_pingpong -g $g -n 500
 	pair atomic_bw_ipv$ip 18524 "" bw "" ib_atomic_bw -x $g -n 1000 -F
 	pair write_lat_ipv$ip 18525 "" lat "" ib_write_lat -x $g -s 8 -n 1000 -F
 	pair send_lat_ipv$ip 18526 "" lat "" ib_send_lat -x $g -s 8 -n 1000 -F
@@ -205,6 +213,7 @@ pair read_bw_capture 18521 "$CAP" bw "" ib_read_bw -x 3 -s 3000 -n 100
 L="SOFTMLX5_FAULT=loss=5%"
 pair rc_pingpong_loss 18522 "" pingpong "$L" ibv_rc_pingpong -c -g 3 -n 300
 pair srq_pingpong_loss 18534 "" pingpong "$L" ibv_srq_pingpong -g 3 -n 300
+pair xsrq_pingpong_loss 18546 "" success "$L" ibv_xsrq_pingpong -g 3 -n 300
 pair write_bw_loss 18535 "" bw "$L" ib_write_bw -x 3 -s 65536 -n 300 -F
 pair send_bw_loss 18536 "" bw "$L" ib_send_bw -x 3 -s 65536 -n 300 -F
 pair read_bw_loss 18537 "" bw "$L" ib_read_bw -x 3 -s 65536 -n 300 -F
