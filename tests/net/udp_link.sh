@@ -210,9 +210,13 @@ pair read_bw_capture 18521 "$CAP" bw "" ib_read_bw -x 3 -s 3000 -n 100
 # 5% of the packets each host sends lost (SOFTMLX5_FAULT): every
 # reliable-transport program still completes (UC and UD lose messages
 # by definition; their pingpongs would wait forever, as on a wire).
+# Not ibv_srq_pingpong: its server posts a SEND for every receive while
+# fewer than -n of its SENDs have *completed*, so SENDs its client never
+# waits for are in flight when the client destroys its QPs; one of them
+# lost is resent to a QP that is gone and the server ends in
+# RETRY_EXC_ERR, as it would against a ConnectX (seen 2 runs in 6 here).
 L="SOFTMLX5_FAULT=loss=5%"
 pair rc_pingpong_loss 18522 "" pingpong "$L" ibv_rc_pingpong -c -g 3 -n 300
-pair srq_pingpong_loss 18534 "" pingpong "$L" ibv_srq_pingpong -g 3 -n 300
 pair xsrq_pingpong_loss 18546 "" success "$L" ibv_xsrq_pingpong -g 3 -n 300
 pair write_bw_loss 18535 "" bw "$L" ib_write_bw -x 3 -s 65536 -n 300 -F
 pair send_bw_loss 18536 "" bw "$L" ib_send_bw -x 3 -s 65536 -n 300 -F
