@@ -14,7 +14,8 @@
 #   SOFTMLX5_FAULT=loss=5% (both hosts); two pairs of processes at once
 #   (one process of each host receives and forwards to the other);
 #   datagrams that are no packets, counted as malformed by a live device
-#   which then still runs a pingpong; a peer whose port does not reach the
+#   which then still runs a pingpong; packets forged against live QPs
+#   (hostile_rx.py); a peer whose port does not reach the
 #   wire (netdev_mode raw, not implemented) makes the requester fail with
 #   "transport retry counter exceeded"; a fork child of a process that
 #   closed the device does not keep the host's receiving socket (with
@@ -38,7 +39,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-SMX=$(cd "$BUILD" 2>/dev/null && pwd)/bin/softmlx5
+BIN=$(cd "$BUILD" 2>/dev/null && pwd)/bin
+SMX=$BIN/softmlx5
 [ -x "$SMX" ] || { echo "udp_link.sh: $SMX not found" >&2; exit 2; }
 for t in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ib_write_bw \
 	 ib_send_bw ib_read_bw; do
@@ -298,6 +300,27 @@ EOF
 	else
 		bad "malformed: exit $rc, rx_malformed '${m:-none}'"
 		tail -3 "$OUT/mal.A" "$OUT/mal.B" 2>/dev/null | sed 's/^/      /'
+	fi
+fi
+
+# Forged packets against live QPs (tests/net/hostile_rx.py says which and
+# what must happen): host B is the QPs' requester, writing each packet by
+# hand from its address and from a second one not in the QPs' path.
+if wanted hostile; then
+	"$here/two_hosts.sh" --timeout 60 -- "
+		export SOFTMLX5_NETDEV=\$HOST_A_IF
+		ip addr add fd77::3/64 dev \$HOST_B_IF nodad 2>/dev/null || true
+		(for _ in \$(seq 600); do [ -e $OUT/hostile.done ] && break; sleep 0.05; done
+		 $SMX counters >$OUT/hostile.ctr 2>&1; echo done) |
+		$SMX run -- $BIN/hostile_target 5 \$HOST_B_IP6 8 >$OUT/hostile.A 2>$OUT/hostile.err" -- "
+		ip addr add fd77::3/64 dev \$HOST_B_IF nodad
+		/usr/bin/python3 $here/hostile_rx.py $OUT fd77::3" >"$OUT/hostile.log" 2>&1
+	rc=$?
+	grep -h "^PASS\|^FAIL" "$OUT/hostile.log"
+	if [ $rc != 0 ]; then
+		bad "hostile: exit $rc"
+		grep -v "^PASS\|^FAIL" "$OUT/hostile.log" | tail -n 5 | sed 's/^/      /'
+		tail -n 3 "$OUT/hostile.err" 2>/dev/null | sed 's/^/      /'
 	fi
 fi
 

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/transport/counters.h"
 #include "util/log.h"
 
 static inline void put_be32(void *p, uint32_t v)
@@ -269,6 +270,11 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 		ecqe->s_wqe_opcode_qpn = htobe32((uint32_t)c->sq_opcode << 24 |
 						 (c->qpn & 0xffffff));
 		ecqe->wqe_counter = htobe16(c->wqe_counter);
+		trn_ctr_add(e->ctr, c->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR ?
+			    (c->opcode == MLX5_CQE_REQ_ERR ?
+			     TRN_CTR_REQ_CQE_FLUSH_ERROR : TRN_CTR_RESP_CQE_FLUSH_ERROR) :
+			    (c->opcode == MLX5_CQE_REQ_ERR ?
+			     TRN_CTR_REQ_CQE_ERROR : TRN_CTR_RESP_CQE_ERROR), 1);
 	} else {
 		cqe.srqn_uidx = htobe32(c->srqn_uidx & 0xffffff);
 		cqe.imm_inval_pkey = c->imm_inval_pkey;

@@ -306,6 +306,9 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		trn_pcap_write(b, len, smac, dmac);
 	}
 	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, ref ? ref->npkts : 1);
+	/* by reference: each packet's headers, and the payload once */
+	trn_ctr_add(e->ctr, TRN_CTR_TX_BYTES,
+		    ref ? (uint64_t)len * ref->npkts + ref->len : len);
 	if (f) {
 		struct trn_fault_pkt info = {
 			.tx = true, .dqpn = h->dqpn,
@@ -493,8 +496,11 @@ bool eng_fabric_rx_parse(struct eng *e, uint32_t src, const uint8_t *pkt,
 	    ibp_parse(pkt + off, len, h, &why))
 		goto drop;
 	if ((flags & SMX_CELL_F_ICRC) && !roce_icrc_ok(pkt, plen)) {
-		why = "bad ICRC";
-		goto drop;
+		/* ConnectX's counter of it, and ours */
+		trn_ctr_add(e->ctr, TRN_CTR_RX_ICRC_ENCAPSULATED, 1);
+		trn_ctr_add(e->ctr, TRN_CTR_RX_ICRC_ERRORS, 1);
+		smx_dbg("engine: packet from slot %u dropped: bad ICRC", src);
+		return false;
 	}
 	if (!eng_fabric_gid_local(e, l3->dgid)) {
 		why = "destination address is not one of our GIDs";
@@ -518,6 +524,7 @@ struct eng_qp *eng_fabric_rx_pkt(struct eng *e, uint32_t src,
 	if (!eng_fabric_rx_parse(e, src, pkt, len, flags, &h, &l3))
 		return NULL;
 	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
+	trn_ctr_add(e->ctr, TRN_CTR_RX_BYTES, len);
 	if (ibp_op(h.opcode)->flags & IBP_OF_REQ) {
 		eng_resp_pkt(e, &h, &l3, src, (flags & SMX_CELL_F_DREQ) != 0, 1);
 		return NULL;

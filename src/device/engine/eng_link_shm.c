@@ -250,6 +250,8 @@ static struct eng_qp *fab_rx_ref(struct eng *e, const struct smx_cell *c,
 		return NULL;
 	}
 	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, r.npkts);
+	trn_ctr_add(e->ctr, TRN_CTR_RX_BYTES,
+		    (uint64_t)c->len * r.npkts + r.len);
 	h->payload = at;
 	h->paylen = r.len;
 	eng_resp_pkt(e, h, l3, c->src_slot, (c->flags & SMX_CELL_F_DREQ) != 0,

@@ -387,6 +387,36 @@ static enum resp_state resp_chk_psn(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/*
+ * One packet's payload against the path MTU (IBTA C9-92, as rxe checks
+ * it): a FIRST or MIDDLE packet carries exactly one MTU, a LAST one 1 to
+ * MTU bytes, an ONLY one at most MTU. A SEND by reference stands for
+ * npkts packets; eng_resp_pkt() checked it against them.
+ */
+static bool resp_pkt_len_ok(struct resp_ctx *c)
+{
+	const struct eng_pkt *p = c->p;
+	uint32_t mtu = eng_mtu_bytes(DEVX_GET(qpc, c->qp->qpc, mtu));
+	const char *rule = NULL;
+
+	if ((p->op != ENG_PKT_SEND && p->op != ENG_PKT_WRITE) || p->npkts != 1)
+		return true;
+	if (p->seg == ENG_SEG_ONLY) {
+		if (p->plen > mtu)
+			rule = "an ONLY packet above";
+	} else if (p->seg & ENG_SEG_LAST) {
+		if (!p->plen || p->plen > mtu)
+			rule = "a LAST packet empty or above";
+	} else if (p->plen != mtu) {
+		rule = "a FIRST or MIDDLE packet not of";
+	}
+	if (!rule)
+		return true;
+	snprintf(c->why, sizeof(c->why), "%u payload bytes: %s the %u-byte "
+		 "path MTU", p->plen, rule, mtu);
+	return false;
+}
+
 static enum resp_state resp_chk_op(struct resp_ctx *c)
 {
 	const struct eng_pkt *p = c->p;
@@ -405,6 +435,8 @@ static enum resp_state resp_chk_op(struct resp_ctx *c)
 	default:
 		return RESP_ERR_INV_REQ;
 	}
+	if (c->rs && !resp_pkt_len_ok(c))
+		return RESP_ERR_INV_REQ;
 	/* The rkey is checked over the RETH's [va, va + len) only (not at
 	 * all when len is 0): payload past it would land unchecked, outside
 	 * the key. IBTA: an invalid request, like rxe's length error. */
@@ -1085,6 +1117,7 @@ static void resp_run(struct resp_ctx *c)
 			r->ack = ENG_ACK_DROPPED;
 			return;
 		case RESP_RNR:
+			trn_ctr_add(c->e->ctr, TRN_CTR_OUT_OF_BUFFER, 1);
 			rc = eng_racc_connected(c->qp->st);
 			if (!rc)
 				smx_dbg("engine: packet to qp 0x%x dropped: no "
@@ -1108,6 +1141,7 @@ static void resp_run(struct resp_ctx *c)
 			r->ack = rc ? ENG_NAK_INV_REQ : ENG_ACK_DROPPED;
 			break;
 		case RESP_ERR_ACCESS:
+			trn_ctr_add(c->e->ctr, TRN_CTR_RESP_REMOTE_ACCESS_ERRORS, 1);
 			if (rc)
 				resp_fail_event(c, ENG_EVT_WQ_ACCESS_ERROR);
 			else
@@ -1120,6 +1154,7 @@ static void resp_run(struct resp_ctx *c)
 			r->ack = rc ? ENG_NAK_REM_OP : ENG_ACK_DROPPED;
 			break;
 		case RESP_ERR_RECV_LEN:
+			trn_ctr_add(c->e->ctr, TRN_CTR_RESP_LOCAL_LENGTH_ERROR, 1);
 			resp_fail_wqe(c, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 			r->ack = rc ? ENG_NAK_INV_REQ : ENG_ACK_DROPPED;
 			break;
@@ -1395,6 +1430,30 @@ static uint8_t resp_nak(uint8_t ack, uint8_t rnr_timer)
 	}
 }
 
+/*
+ * A connected QP takes packets from its path only, as rxe (check_addr)
+ * and ConnectX do: the source address is the path's remote GID and the
+ * destination the GID of its source index. A path without a remote GID
+ * (no GRH given: both ends use the port's first) is not checked.
+ */
+static bool resp_pkt_on_path(struct eng *e, const struct fw_qp *qp,
+			     const struct roce_l3 *l3)
+{
+	static const uint8_t zero[16];
+	const uint8_t *rgid = DEVX_ADDR_OF(qpc, qp->qpc,
+					   primary_address_path.rgid_rip);
+	uint8_t sgid[16];
+
+	if ((qp->st != MLX5_QPC_ST_RC && qp->st != MLX5_QPC_ST_UC &&
+	     qp->st != MLX5_QPC_ST_XRC) || !memcmp(rgid, zero, 16))
+		return true;
+	if (memcmp(rgid, l3->sgid, 16))
+		return false;
+	return !fw_gid(e->fw, DEVX_GET(qpc, qp->qpc,
+				       primary_address_path.src_addr_index),
+		       sgid) || !memcmp(sgid, l3->dgid, 16);
+}
+
 void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		  const struct roce_l3 *l3, uint32_t slot, bool dreq,
 		  uint32_t npkts)
@@ -1419,6 +1478,13 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		trn_ctr_add(e->ctr, TRN_CTR_RX_DROPPED, 1);
 		smx_dbg("engine: packet %s to qp 0x%x dropped: no such QP",
 			op->name, h->dqpn);
+		return;
+	}
+	if (!resp_pkt_on_path(e, qp, l3)) {
+		trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
+		smx_dbg("engine: packet %s to qp 0x%x psn 0x%x dropped: not "
+			"from the QP's path (source or destination address)",
+			op->name, h->dqpn, h->psn);
 		return;
 	}
 	if (!q->rs && !(q->rs = calloc(1, sizeof(*q->rs))))
@@ -1467,10 +1533,10 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 	} else {
 		uint64_t mtu = eng_mtu_bytes(DEVX_GET(qpc, qp->qpc, mtu));
 
-		/* A packet's payload fits the path MTU; a SEND by reference
-		 * takes exactly the PSNs its packets would. */
-		if (!npkts || h->paylen > npkts * mtu ||
-		    (npkts > 1 && h->paylen <= (npkts - 1) * mtu)) {
+		/* A SEND by reference takes exactly the PSNs its packets
+		 * would (one packet's length: resp_pkt_len_ok()). */
+		if (!npkts || (npkts > 1 && (h->paylen > npkts * mtu ||
+					     h->paylen <= (npkts - 1) * mtu))) {
 			trn_ctr_add(e->ctr, TRN_CTR_RX_MALFORMED, 1);
 			smx_dbg("engine: %s to qp 0x%x psn 0x%x dropped: %u "
 				"payload bytes in %u PSNs at MTU %llu", op->name,
@@ -1502,6 +1568,7 @@ void eng_resp_pkt(struct eng *e, const struct ibp_hdr *h,
 		else if (x->gen != p.dc_gen)
 			x->used = false;	/* the DCI was reset */
 		if (!x->used || x->slot != slot || x->dqpn != p.sqpn) {
+			trn_ctr_add(e->ctr, TRN_CTR_RX_DCT_CONNECT, 1);
 			resp_msg_end(&x->m);
 			memset(x, 0, sizeof(*x));
 			x->used = true;

@@ -1687,10 +1687,12 @@ static enum sq_step eng_sq_exec_wqe(struct eng *e, struct eng_qp *q, uint16_t pi
 						primary_address_path.ack_timeout)));
 		return SQ_PARK;
 	case ENG_NAK_INV_REQ:
+		trn_ctr_add(e->ctr, TRN_CTR_REQ_REMOTE_INVALID_REQUEST, 1);
 		SQ_FAIL(&err, REMOTE_INVAL_REQ_ERR, 0, "ctrl", "qp 0x%x "
 			"answered NAK invalid request", w->pkt.dqpn);
 		goto fail;
 	case ENG_NAK_REM_ACCESS:
+		trn_ctr_add(e->ctr, TRN_CTR_REQ_REMOTE_ACCESS_ERRORS, 1);
 		SQ_FAIL(&err, REMOTE_ACCESS_ERR, w->d->flags & OPF_RADDR ? 1 : 0,
 			w->d->flags & OPF_RADDR ? "raddr" : "ctrl",
 			"qp 0x%x answered NAK remote access (rkey 0x%x "

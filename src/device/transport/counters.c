@@ -93,7 +93,7 @@ const struct trn_ctr_info trn_ctr_info[TRN_CTR_NUM] = {
 	C(FAULT_REORDERED, "fault_reordered",
 	  "softmlx5: packets the fault stage held back behind the next one"),
 	C(RX_MALFORMED, "rx_malformed",
-	  "softmlx5: packets dropped by a structural check (headers, ICRC, "
+	  "softmlx5: packets dropped by a structural check (headers, "
 	  "addresses, lengths)"),
 	C(RX_DROPPED, "rx_dropped",
 	  "softmlx5: well-formed packets to no QP"),
