@@ -66,9 +66,11 @@ name=$1 port=$2 cap=$3; shift 3
 export SOFTMLX5_NETDEV=$HOST_A_IF
 if [ -n "$cap" ]; then
 	case "$cap" in
-	*tcpdump) "$cap" -i "$HOST_A_IF" -U -s 0 -w "$OUT/$name.pcap" \
+	# (a big kernel buffer: a capture that falls behind on two busy
+	# cores loses packets, which the PSN check then reports)
+	*tcpdump) "$cap" -i "$HOST_A_IF" -U -s 0 -B 65536 -w "$OUT/$name.pcap" \
 		udp port 4791 2>"$OUT/$name.cap.err" & ;;
-	*) "$cap" -q -i "$HOST_A_IF" -f "udp port 4791" -P \
+	*) "$cap" -q -i "$HOST_A_IF" -f "udp port 4791" -P -B 64 \
 		-w "$OUT/$name.pcap" 2>"$OUT/$name.cap.err" & ;;
 	esac
 	cpid=$!
