@@ -141,6 +141,19 @@ static const struct eng_opdesc eng_opdesc[256] = {
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
 };
 
+/* The requester's view of an opcode for the decoder and the trace: its
+ * name (NULL: the requester does not execute it) and which segments follow
+ * the control segment. */
+const char *eng_sq_op_layout(uint8_t opcode, bool *raddr, bool *atomic, bool *umr)
+{
+	const struct eng_opdesc *d = &eng_opdesc[opcode];
+
+	*raddr = d->flags & OPF_RADDR;
+	*atomic = d->flags & OPF_ATOMIC;
+	*umr = d->flags & OPF_UMR;
+	return d->name;
+}
+
 static const char *const eng_st_name[16] = {
 	[MLX5_QPC_ST_RC] = "RC", [MLX5_QPC_ST_UC] = "UC",
 	[MLX5_QPC_ST_UD] = "UD", [MLX5_QPC_ST_XRC] = "XRC",

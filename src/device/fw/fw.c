@@ -146,6 +146,15 @@ static const struct fw_cmd_desc *fw_cmd_find(uint16_t opcode)
 	return NULL;
 }
 
+/* A command's name from the table, NULL when the firmware does not know it
+ * (decoder, trace). */
+const char *fw_cmd_name(uint16_t opcode)
+{
+	const struct fw_cmd_desc *d = fw_cmd_find(opcode);
+
+	return d ? d->name : NULL;
+}
+
 int fw_fail(struct fw_cmd *c, uint8_t status, unsigned int site,
 	    const char *fmt, ...)
 {
