@@ -4,6 +4,7 @@
  * hex dump, through the device's own decoders (src/device/decode.c).
  * Without HEX arguments the dump is read from stdin.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,15 @@
 static void decode_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: softmlx5 decode wqe [--qp-type rc|ud|dci|eth] [HEX...]\n"
+		"usage: softmlx5 decode wqe [--qp-type rc|uc|xrc|ud|dci|eth] [HEX...]\n"
 		"       softmlx5 decode cqe [HEX...]\n"
+		"       softmlx5 decode eqe [HEX...]\n"
+		"       softmlx5 decode db --reg OFFSET [HEX...]\n"
 		"       softmlx5 decode cmd [--out HEX] [HEX...]\n"
 		"       softmlx5 decode pkt [HEX...]\n"
 		"Decodes a hex dump (the arguments, else stdin): a send WQE, a CQE,\n"
+		"an EQE, a store to a UAR register (its offset in the page, e.g.\n"
+		"0x20 CQ arm, 0x800 send doorbell, 0x40 EQ arm),\n"
 		"a PRM command input mailbox (and its output with --out), a RoCEv2\n"
 		"packet from its Ethernet or IP header. Hex: byte pairs, blanks, ':',\n"
 		"',' or '-' between tokens, optional 0x per token (man 1 softmlx5).\n");
@@ -82,6 +87,7 @@ int cmd_decode(int argc, char **argv)
 	static uint8_t in[DEC_MAX_BYTES], out[DEC_MAX_BYTES];
 	enum dec_sq_type t = DEC_SQ_RC;
 	const char *kind, *outhex = NULL;
+	unsigned long reg = ULONG_MAX;	/* db: the register */
 	char line[8192], *text;
 	long n, on = 0;
 	int rc = 0;
@@ -102,8 +108,10 @@ int cmd_decode(int argc, char **argv)
 		if (!strcmp(argv[0], "--qp-type") && !strcmp(kind, "wqe")) {
 			const char *q = argv[1];
 
-			if (!strcmp(q, "rc") || !strcmp(q, "uc") || !strcmp(q, "xrc"))
+			if (!strcmp(q, "rc") || !strcmp(q, "uc"))
 				t = DEC_SQ_RC;
+			else if (!strcmp(q, "xrc"))
+				t = DEC_SQ_XRC;
 			else if (!strcmp(q, "ud"))
 				t = DEC_SQ_UD;
 			else if (!strcmp(q, "dci"))
@@ -114,12 +122,21 @@ int cmd_decode(int argc, char **argv)
 				goto usage;
 		} else if (!strcmp(argv[0], "--out") && !strcmp(kind, "cmd")) {
 			outhex = argv[1];
+		} else if (!strcmp(argv[0], "--reg") && !strcmp(kind, "db")) {
+			char *end;
+
+			reg = strtoul(argv[1], &end, 0);
+			if (*end || end == argv[1] || reg > 0xfff)
+				goto usage;
 		} else {
 			goto usage;
 		}
 		argc -= 2, argv += 2;
 	}
-	if (strcmp(kind, "wqe") && strcmp(kind, "cqe") && strcmp(kind, "cmd") && strcmp(kind, "pkt"))
+	if (strcmp(kind, "wqe") && strcmp(kind, "cqe") && strcmp(kind, "cmd") &&
+	    strcmp(kind, "pkt") && strcmp(kind, "eqe") && strcmp(kind, "db"))
+		goto usage;
+	if (!strcmp(kind, "db") && reg == ULONG_MAX)
 		goto usage;
 	if (outhex && (on = parse(outhex, out, "--out")) < 0)
 		return 1;
@@ -134,6 +151,10 @@ int cmd_decode(int argc, char **argv)
 		dec_wqe(line, sizeof(line), in, (size_t)n, t);
 	else if (!strcmp(kind, "cqe"))
 		dec_cqe(line, sizeof(line), in, (size_t)n);
+	else if (!strcmp(kind, "eqe"))
+		dec_eqe(line, sizeof(line), in, (size_t)n);
+	else if (!strcmp(kind, "db"))
+		dec_db(line, sizeof(line), (uint32_t)reg, in, (size_t)n);
 	else if (!strcmp(kind, "cmd"))
 		dec_cmd(line, sizeof(line), in, (size_t)n, outhex ? out : NULL, (size_t)on);
 	else

@@ -63,6 +63,11 @@ static void add_bytes(struct dec_out *o, const uint8_t *p, size_t n)
 		add(o, "%02x", p[i]);
 }
 
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* ---- send WQEs -------------------------------------------------------------- */
 
 static const char *wqe_op_name(uint8_t op)
@@ -173,7 +178,14 @@ int dec_wqe(char *out, size_t room, const uint8_t *buf, size_t len, enum dec_sq_
 		add(&o, " | wqe truncated (%zu of %zu bytes)", len, end);
 		end = len;
 	}
-	if (t == DEC_SQ_UD || t == DEC_SQ_DCI) {
+	if (t == DEC_SQ_XRC) {
+		uint8_t x[16];
+
+		if (!seg(&o, x, sizeof(x), buf, end, off, "xrc"))
+			return o.n;
+		add(&o, " | xrc srqn=0x%06x", get_be32(x) & 0xffffff);
+		off += sizeof(x);
+	} else if (t == DEC_SQ_UD || t == DEC_SQ_DCI) {
 		struct mlx5_wqe_av av;
 
 		if (!seg(&o, &av, sizeof(av), buf, end, off, "av"))
@@ -332,6 +344,125 @@ int dec_cqe(char *out, size_t room, const uint8_t *buf, size_t len)
 			add(&o, " vlan=0x%04x", be16toh(c.vlan_info) & 0xfff);
 	}
 	add(&o, " timestamp=%llu", (unsigned long long)be64toh(c.timestamp));
+	return o.n;
+}
+
+/* ---- EQEs ------------------------------------------------------------------- */
+
+/* PRM event types (the kernel's enum mlx5_event names them alike). */
+static const char *eqe_type_name(uint8_t t)
+{
+	switch (t) {
+	case 0x00: return "COMP";
+	case 0x01: return "PATH_MIG";
+	case 0x02: return "COMM_EST";
+	case 0x03: return "SQ_DRAINED";
+	case 0x04: return "CQ_ERROR";
+	case 0x05: return "WQ_CATAS_ERROR";
+	case 0x07: return "PATH_MIG_FAILED";
+	case 0x08: return "INTERNAL_ERROR";
+	case 0x09: return "PORT_CHANGE";
+	case 0x0a: return "CMD";
+	case 0x0b: return "PAGE_REQUEST";
+	case 0x0c: return "PAGE_FAULT";
+	case 0x0d: return "NIC_VPORT_CHANGE";
+	case 0x10: return "WQ_INVAL_REQ_ERROR";
+	case 0x11: return "WQ_ACCESS_ERROR";
+	case 0x12: return "SRQ_CATAS_ERROR";
+	case 0x13: return "SRQ_LAST_WQE";
+	case 0x14: return "SRQ_RQ_LIMIT";
+	case 0x18: return "XRQ_ERROR";
+	case 0x1c: return "DCT_DRAINED";
+	case 0x1d: return "DCT_KEY_VIOLATION";
+	default: return "unknown";
+	}
+}
+
+int dec_eqe(char *out, size_t room, const uint8_t *buf, size_t len)
+{
+	struct dec_out o = dec_begin(out, room);
+	const uint8_t *d = buf + 32;	/* the 28 bytes of event data */
+	uint8_t t;
+
+	add(&o, "eqe");
+	if (len < 64) {
+		add(&o, " truncated (%zu of 64 bytes)", len);
+		return o.n;
+	}
+	t = buf[1];
+	add(&o, " type=%s(0x%02x) sub_type=0x%02x owner=%u", eqe_type_name(t), t, buf[3],
+	    buf[63] & 1);
+	switch (t) {
+	case 0x00:	/* completion: the CQ in the last dword */
+		add(&o, " cqn=0x%06x", get_be32(d + 24) & 0xffffff);
+		break;
+	case 0x04:
+		add(&o, " cqn=0x%06x syndrome=%u(%s)", get_be32(d) & 0xffffff, d[11],
+		    d[11] == 1 ? "overrun" : d[11] == 2 ? "access_violation" : "?");
+		break;
+	case 0x01: case 0x02: case 0x03: case 0x05: case 0x07: case 0x10: case 0x11:
+	case 0x12: case 0x13: case 0x14: case 0x1c: case 0x1d:
+		/* affiliated with a queue: its type and number */
+		add(&o, " queue_type=%u num=0x%06x", d[20], get_be32(d + 24) & 0xffffff);
+		break;
+	case 0x09:
+		add(&o, " port=%u", d[8] >> 4);
+		break;
+	default:
+		add(&o, " data=");
+		add_bytes(&o, d, 28);
+	}
+	return o.n;
+}
+
+/* ---- doorbells ---------------------------------------------------------------- */
+
+int dec_db(char *out, size_t room, uint32_t reg, const uint8_t *buf, size_t len)
+{
+	struct dec_out o = dec_begin(out, room);
+
+	add(&o, "db");
+	reg &= 0xfff;
+	if (reg >= 0x800 && reg < 0xa00) {
+		/* send doorbell / BlueFlame: the last WQE's first 8 bytes */
+		uint32_t w0, w1;
+
+		add(&o, " reg=0x%03x(send) bf_buf=%u", reg, (reg - 0x800) / 0x100);
+		if (len < 8) {
+			add(&o, " truncated (%zu of 8 bytes)", len);
+			return o.n;
+		}
+		w0 = get_be32(buf);
+		w1 = get_be32(buf + 4);
+		add(&o, " qpn=0x%06x wqe_index=%u opcode=0x%02x opmod=0x%02x ds=%u", w1 >> 8,
+		    (w0 >> 8) & 0xffff, w0 & 0xff, w0 >> 24, w1 & 0x3f);
+		if (len > 8)
+			add(&o, " bf_bytes=%zu", len);
+	} else if (reg == 0x20) {
+		uint32_t w;
+
+		add(&o, " reg=0x020(cq_arm)");
+		if (len < 8) {
+			add(&o, " truncated (%zu of 8 bytes)", len);
+			return o.n;
+		}
+		w = get_be32(buf);
+		add(&o, " cqn=0x%06x sn=%u cmd=%u(%s) ci=%u", get_be32(buf + 4) & 0xffffff, w >> 28,
+		    (w >> 24) & 0xf, ((w >> 24) & 0xf) == 0 ? "next" :
+		    ((w >> 24) & 0xf) == 1 ? "solicited" : "?", w & 0xffffff);
+	} else if (reg == 0x40 || reg == 0x48) {
+		uint32_t w;
+
+		add(&o, " reg=0x%03x(%s)", reg, reg == 0x40 ? "eq_arm" : "eq_update");
+		if (len < 4) {
+			add(&o, " truncated (%zu of 4 bytes)", len);
+			return o.n;
+		}
+		w = get_be32(buf);
+		add(&o, " eqn=%u ci=%u", w >> 24, w & 0xffffff);
+	} else {
+		add(&o, " reg=0x%03x(unknown) len=%zu", reg, len);
+	}
 	return o.n;
 }
 
@@ -499,7 +630,90 @@ static void add_ip(struct dec_out *o, const uint8_t gid[16], bool v4)
 		add(o, "%s%x", i ? ":" : "", gid[i] << 8 | gid[i + 1]);
 }
 
+/* A name with blanks ("RC RDMA WRITE Only") as one upper-case token. */
+static void add_token(struct dec_out *o, const char *s)
+{
+	for (; *s; s++)
+		add(o, "%c", *s == ' ' ? '_' : *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+}
+
+/* The parsed IBTA headers, one segment per header, every field named. */
+static void dec_ib(struct dec_out *o, const struct ibp_hdr *h)
+{
+	const struct ibp_op *op = ibp_op(h->opcode);
+	uint32_t i;
+
+	add(o, " | bth opcode=");
+	if (op)
+		add_token(o, op->name);
+	else
+		add(o, "unknown");
+	add(o, "(0x%02x) psn=0x%06x dqpn=0x%06x ackreq=%u se=%u mig=%u pkey=0x%04x fecn=%u becn=%u",
+	    h->opcode, h->psn, h->dqpn, h->ackreq, h->se, h->mig, h->pkey,
+	    !!(h->resv8a & IBP_BTH_FECN), !!(h->resv8a & IBP_BTH_BECN));
+	for (i = 0; op && i < IBP_OP_MAX_HDRS && op->hdrs[i] != IBP_H_NONE; i++) {
+		switch ((enum ibp_hdr_kind)op->hdrs[i]) {
+		case IBP_H_XRCETH:
+			add(o, " | xrceth srqn=0x%06x", h->xrc_srqn);
+			break;
+		case IBP_H_DCETH:
+			add(o, " | dceth dc_key=0x%016llx dci=0x%06x gen=%u",
+			    (unsigned long long)h->dc_key, h->dc_sqpn, h->dc_gen);
+			break;
+		case IBP_H_DETH:
+			add(o, " | deth qkey=0x%08x sqpn=0x%06x", h->qkey, h->src_qp);
+			break;
+		case IBP_H_RETH:
+			add(o, " | reth va=0x%llx rkey=0x%08x dma_len=%u", (unsigned long long)h->va,
+			    h->rkey, h->dma_len);
+			break;
+		case IBP_H_ATOMICETH:
+			add(o, " | atomiceth va=0x%llx rkey=0x%08x swap_add=0x%llx compare=0x%llx",
+			    (unsigned long long)h->va, h->rkey, (unsigned long long)h->swap_add,
+			    (unsigned long long)h->compare);
+			break;
+		case IBP_H_AETH:
+			add(o, " | aeth syndrome=0x%02x", h->syndrome);
+			if (ibp_aeth_is_ack(h->syndrome))
+				add(o, " type=ACK credits=%u", ibp_aeth_value(h->syndrome));
+			else if (ibp_aeth_is_rnr_nak(h->syndrome))
+				add(o, " type=RNR_NAK timer=%u timer_us=%u", ibp_aeth_value(h->syndrome),
+				    ibp_rnr_timer_us(ibp_aeth_value(h->syndrome)));
+			else if (ibp_aeth_is_nak(h->syndrome)) {
+				add(o, " type=NAK code=");
+				add_token(o, ibp_nak_name(h->syndrome));
+			} else
+				add(o, " type=reserved");
+			add(o, " msn=0x%06x", h->msn);
+			break;
+		case IBP_H_ATOMICACKETH:
+			add(o, " | atomicacketh orig=0x%llx", (unsigned long long)h->atomic_orig);
+			break;
+		case IBP_H_IMMDT: {
+			uint8_t imm[4];
+
+			memcpy(imm, &h->imm, 4);
+			add(o, " | immdt imm=0x%08x", get_be32(imm));
+			break;
+		}
+		case IBP_H_IETH:
+			add(o, " | ieth rkey=0x%08x", h->ieth_rkey);
+			break;
+		case IBP_H_NONE:
+		case IBP_H_COUNT:
+			break;
+		}
+	}
+	if (op && (op->flags & IBP_OF_PAYLOAD))
+		add(o, " | payload len=%u", h->paylen);
+}
+
 int dec_pkt(char *out, size_t room, const uint8_t *buf, size_t len)
+{
+	return dec_pkt_link(out, room, buf, len, true);
+}
+
+int dec_pkt_link(char *out, size_t room, const uint8_t *buf, size_t len, bool has_icrc)
 {
 	struct dec_out o = dec_begin(out, room);
 	const uint8_t *ip = buf, *ib;
@@ -508,7 +722,6 @@ int dec_pkt(char *out, size_t room, const uint8_t *buf, size_t len)
 	struct roce_l3 l3;
 	struct ibp_hdr h;
 	const char *why;
-	char line[512];
 	bool v4;
 
 	add(&o, "pkt");
@@ -558,12 +771,14 @@ int dec_pkt(char *out, size_t room, const uint8_t *buf, size_t len)
 		add(&o, " | bth invalid: %s", why);
 		return o.n;
 	}
-	ibp_format(line, sizeof(line), &h);
-	add(&o, " | ib %s", line);
+	dec_ib(&o, &h);
 	if (ib != ip) {
 		uint32_t total = ib_off + ib_len + ROCE_ICRC_BYTES;
 
-		add(&o, " | icrc=%s", roce_icrc_ok(ip, total) ? "ok" : "bad");
+		if (!has_icrc)
+			add(&o, " | icrc=none");
+		else
+			add(&o, " | icrc=%s", roce_icrc_ok(ip, total) ? "ok" : "bad");
 	}
 	return o.n;
 }

@@ -37,9 +37,25 @@ static void all(const uint8_t *b, size_t n)
 	size_t half = n / 2;
 	int i, a, s;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 12; i++) {
 		memset(small, 0x5a, sizeof(small));
 		switch (i) {
+		case 8:		/* XRC */
+			a = dec_wqe(big, sizeof(big), b, n, DEC_SQ_XRC);
+			s = dec_wqe(small, SMALL, b, n, DEC_SQ_XRC);
+			break;
+		case 9:
+			a = dec_eqe(big, sizeof(big), b, n);
+			s = dec_eqe(small, SMALL, b, n);
+			break;
+		case 10:	/* the register from the first bytes: every kind */
+			a = dec_db(big, sizeof(big), n > 1 ? (uint32_t)(b[0] << 8 | b[1]) : 0, b, n);
+			s = dec_db(small, SMALL, n > 1 ? (uint32_t)(b[0] << 8 | b[1]) : 0, b, n);
+			break;
+		case 11:
+			a = dec_pkt_link(big, sizeof(big), b, n, false);
+			s = dec_pkt_link(small, SMALL, b, n, false);
+			break;
 		case 0: case 1: case 2: case 3:
 			a = dec_wqe(big, sizeof(big), b, n, (enum dec_sq_type)i);
 			s = dec_wqe(small, SMALL, b, n, (enum dec_sq_type)i);
