@@ -170,6 +170,7 @@ struct eng_qp {
 	 * a sequence NAK or an RNR NAK rewinds sq_tx to sq_ci (go-back-N).
 	 */
 	uint16_t sq_tx;		/* next WQEBB counter to transmit */
+	uint16_t trace_next;	/* SOFTMLX5_TRACE: first WQEBB not traced yet */
 	uint8_t nout;		/* entries in out[] */
 	uint8_t out_head;
 	uint8_t nrd;		/* READ / atomic entries among them */
