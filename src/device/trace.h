@@ -42,7 +42,9 @@ bool smx_trace_start(unsigned int kind);
 /* True when events of @kind (SMX_TR_*) are traced. */
 static inline bool smx_trace_on(unsigned int kind)
 {
-	unsigned int m = __atomic_load_n(&smx_trace_mask, __ATOMIC_RELAXED);
+	/* acquire: the file and filter set before the mask are seen (a
+	 * plain load on x86) */
+	unsigned int m = __atomic_load_n(&smx_trace_mask, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(!(m & (kind | SMX_TR_UNREAD)), 1))
 		return false;

@@ -40,6 +40,7 @@ struct run {
 	struct ibv_mr *ma, *mb;
 	uint8_t *a, *b;
 	uint32_t cqna, cqnb;
+	uint32_t qpna, qpnb, lkey_a, rkey_b;	/* kept: checked after the close */
 	struct ibv_wc wc[4];	/* WRITE, SEND, READ on cq a; the receive on cq b */
 };
 
@@ -159,6 +160,10 @@ static int run_program(struct run *r)
 		return -1;
 	r->cqna = cqn_of(r->cqa);
 	r->cqnb = cqn_of(r->cqb);
+	r->qpna = r->qa->qp_num;
+	r->qpnb = r->qb->qp_num;
+	r->lkey_a = r->ma->lkey;
+	r->rkey_b = r->mb->rkey;
 	if (connect_qp(r->qa, r->qb->qp_num, PSN_B, PSN_A, &gid) ||
 	    connect_qp(r->qb, r->qa->qp_num, PSN_A, PSN_B, &gid))
 		return -1;
@@ -330,7 +335,7 @@ static void check_every_line(void)
 
 static void check_commands(const struct run *r)
 {
-	uint32_t qa = r->qa->qp_num, qb = r->qb->qp_num;
+	uint32_t qa = r->qpna, qb = r->qpnb;
 	int c, i2, rtr, rts;
 
 	/* the QP: created with our CQs, RC, then through its states in order */
@@ -350,18 +355,18 @@ static void check_commands(const struct run *r)
 	CHECK(find(0, "cmd", "opcode=CREATE_CQ", fmt("obj=0x%x", r->cqna), NULL) >= 0);
 	/* the MRs: range, key byte and index, rights */
 	CHECK(find(0, "cmd", "opcode=CREATE_MKEY", fmt("start=%p", (void *)r->a), "len=0x1000",
-		   fmt("key=0x%02x", r->ma->lkey & 0xff), "access=lwlr", "status=OK",
-		   fmt("obj=0x%x", r->ma->lkey >> 8), NULL) >= 0);
+		   fmt("key=0x%02x", r->lkey_a & 0xff), "access=lwlr", "status=OK",
+		   fmt("obj=0x%x", r->lkey_a >> 8), NULL) >= 0);
 	CHECK(find(0, "cmd", "opcode=CREATE_MKEY", fmt("start=%p", (void *)r->b),
-		   fmt("key=0x%02x", r->mb->rkey & 0xff), "access=rwrrlwlr",
-		   fmt("obj=0x%x", r->mb->rkey >> 8), NULL) >= 0);
+		   fmt("key=0x%02x", r->rkey_b & 0xff), "access=rwrrlwlr",
+		   fmt("obj=0x%x", r->rkey_b >> 8), NULL) >= 0);
 	/* and they go away at the end, after the traffic */
 	CHECK(find(rts, "cmd", "opcode=DESTROY_QP", fmt("obj=0x%x", qa), "status=OK", NULL) > rts);
 }
 
 static void check_doorbells_and_wqes(const struct run *r)
 {
-	uint32_t qa = r->qa->qp_num;
+	uint32_t qa = r->qpna;
 	const char *sq = fmt("sq=0x%06x", qa), *qpn = fmt("qpn=0x%06x", qa);
 	int w;
 
@@ -374,8 +379,8 @@ static void check_doorbells_and_wqes(const struct run *r)
 
 	CHECK_EQ(count("wqe", NULL), 3);	/* qp b posts no sends */
 	w = find(0, "wqe", sq, "index=0", "opcode=RDMA_WRITE", "wqe_index=0", qpn, "ds=3",
-		 fmt("va=%p", (void *)r->b), fmt("rkey=0x%08x", r->mb->rkey), "len=100",
-		 fmt("lkey=0x%08x", r->ma->lkey), fmt("addr=%p", (void *)r->a), NULL);
+		 fmt("va=%p", (void *)r->b), fmt("rkey=0x%08x", r->rkey_b), "len=100",
+		 fmt("lkey=0x%08x", r->lkey_a), fmt("addr=%p", (void *)r->a), NULL);
 	CHECKM(w >= 0, "no WRITE WQE line");
 	{
 		char hex[65];
@@ -388,14 +393,14 @@ static void check_doorbells_and_wqes(const struct run *r)
 		CHECKM(w >= 0, "no inline SEND WQE line with the bytes %s", hex);
 	}
 	w = find(0, "wqe", sq, "index=2", "opcode=RDMA_READ", "wqe_index=2",
-		 fmt("va=%p", (void *)(r->b + 512)), fmt("rkey=0x%08x", r->mb->rkey), "len=48",
-		 fmt("lkey=0x%08x", r->ma->lkey), fmt("addr=%p", (void *)(r->a + 600)), NULL);
+		 fmt("va=%p", (void *)(r->b + 512)), fmt("rkey=0x%08x", r->rkey_b), "len=48",
+		 fmt("lkey=0x%08x", r->lkey_a), fmt("addr=%p", (void *)(r->a + 600)), NULL);
 	CHECKM(w >= 0, "no READ WQE line");
 }
 
 static void check_cqes(const struct run *r)
 {
-	uint32_t qa = r->qa->qp_num, qb = r->qb->qp_num;
+	uint32_t qa = r->qpna, qb = r->qpnb;
 	const char *cqa = fmt("cqn=0x%06x", r->cqna), *qpa = fmt("qpn=0x%06x", qa);
 	int c;
 
@@ -421,14 +426,14 @@ static void check_cqes(const struct run *r)
 
 static void check_packets(const struct run *r)
 {
-	uint32_t qa = r->qa->qp_num, qb = r->qb->qp_num;
+	uint32_t qa = r->qpna, qb = r->qpnb;
 	const char *tx = "dir=tx", *rx = "dir=rx", *dqb = fmt("dqpn=0x%06x", qb);
 	const char *sqa = fmt("sqpn=0x%06x", qa), *dqa = fmt("dqpn=0x%06x", qa);
 	int w, s, rd;
 
 	w = find(0, "pkt", tx, sqa, "opcode=RC_RDMA_WRITE_ONLY", dqb,
 		 fmt("psn=0x%06x", PSN_A), "ackreq=1", fmt("va=%p", (void *)r->b),
-		 fmt("rkey=0x%08x", r->mb->rkey), "dma_len=100", "len=100", NULL);
+		 fmt("rkey=0x%08x", r->rkey_b), "dma_len=100", "len=100", NULL);
 	s = find(w, "pkt", tx, sqa, "opcode=RC_SEND_ONLY", dqb, fmt("psn=0x%06x", PSN_A + 1),
 		 "len=32", NULL);
 	rd = find(s, "pkt", tx, sqa, "opcode=RC_RDMA_READ_REQUEST", dqb,
@@ -449,7 +454,7 @@ static void check_packets(const struct run *r)
 /* qp=N: the WQE, CQE and packet lines are N's only. */
 static void check_filtered(const struct run *r, uint32_t want)
 {
-	uint32_t qb = r->qb->qp_num;
+	uint32_t qb = r->qpnb;
 	int i;
 
 	CHECKM(qb == want, "the filter names qp 0x%x, qp b is 0x%x", want, qb);
@@ -491,12 +496,14 @@ static int child(const char *mode, const char *trace, const char *out)
 		check_cqes(&r);
 		check_packets(&r);
 		if (f) {
-			fprintf(f, "%u\n", r.qb->qp_num);
+			fprintf(f, "%u\n", r.qpnb);
 			fclose(f);
 		}
 	} else {
 		check_filtered(&r, q ? (uint32_t)strtoul(q + 3, NULL, 0) : 0);
 	}
+	free(r.a);
+	free(r.b);
 	if (smx_test_failed)
 		fprintf(stderr, "test_trace: the trace is in %s\n", trace);
 	return smx_test_done();
