@@ -785,7 +785,8 @@ int main(int argc, char **argv)
 		vpush(&cmd, "-D__SMX_DPACC__=1");
 		vpush(&cmd, "-D__dpa_global__=" MARK_GLOBAL);
 		vpush(&cmd, "-D__dpa_rpc__=" MARK_RPC);
-		snprintf(path, sizeof(path), "-I%s", inc);
+		if (snprintf(path, sizeof(path), "-I%s", inc) >= (int)sizeof(path))
+			die("include directory %s: path too long", inc);
 		vpush(&cmd, path);
 		vcat(&cmd, &devopts);
 		vpush(&cmd, abs);
@@ -846,7 +847,8 @@ int main(int argc, char **argv)
 	vpush(&cmd, hostcc);
 	vpush(&cmd, "-c");
 	vpush(&cmd, "-fPIC");
-	snprintf(image, sizeof(image), "-I%s", inc);
+	if (snprintf(image, sizeof(image), "-I%s", inc) >= (int)sizeof(image))
+		die("include directory %s: path too long", inc);
 	vpush(&cmd, image);
 	vcat(&cmd, &hostopts);
 	vpush(&cmd, path);
