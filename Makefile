@@ -12,7 +12,9 @@
 #                namespaces on two devices (tests/net/netns_hosts.sh, as root),
 #                a port bound to a veth and the UDP network link between two
 #                namespaces (ctest net_port, net_udp_link, as root)
-#   make demo    deps, build, show an unmodified program on the device
+#   make demo    deps, build, then scripts/demo.sh: the device, RDMA WRITE
+#                between two processes with this run's figures, DEVX, the
+#                FlexIO RPC, an error CQE explained by SOFTMLX5_DEBUG
 #   make bench   build, then perftest between two processes beside physical
 #                baselines (bench/run.sh, bench/baseline.c)
 #   make clean   remove build trees
@@ -52,7 +54,7 @@ banner = @printf '\n==== %s\n' $(1)$(if $(2),$(comma)$(2))$(if $(3),$(comma)$(3)
 all: build
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
@@ -100,25 +102,7 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory build
 	@echo
-	@echo "softmlx5 is a software NVIDIA ConnectX (mlx5) RDMA NIC. 'softmlx5 run'"
-	@echo "starts a program with softmlx5's libibverbs.so.1 and libmlx5.so.1 in"
-	@echo "front of the system's (through LD_LIBRARY_PATH), so an unmodified binary"
-	@echo "sees the software device. No root, no kernel module."
-	@echo
-	@echo "\$$ $(SOFTMLX5) run -- ibv_devinfo"
-	@$(SOFTMLX5) run -- ibv_devinfo
-	@# --- FlexIO (issue 8): the RPC sample on the software DPA ---
-	@echo
-	@echo "\$$ $(BUILD)/bin/flexio_rpc mlx5_0 1 100     # FlexIO RPC on the software DPA"
-	@$(BUILD)/bin/flexio_rpc mlx5_0 1 100
-	@# --- end FlexIO ---
-	@echo
-	@echo "Try it on your own programs:   $(SOFTMLX5) run -- CMD ARGS..."
-	@echo "Effective configuration:       $(SOFTMLX5) info   (and: man man/softmlx5.7)"
-	@echo
-	@echo "Not in this demo yet: RDMA traffic between two processes (e.g."
-	@echo "ibv_rc_pingpong server + client). It arrives with a later issue; this"
-	@echo "demo shows only what works today."
+	@scripts/demo.sh $(BUILD)
 
 bench:
 	@$(MAKE) --no-print-directory build

@@ -2,9 +2,13 @@
 # (libibverbs 1.14.44.0, libmlx5 1.24.44.0). Included from the top-level
 # CMakeLists.txt after GNUInstallDirs and the rdma-core header lookup.
 #
-# softmlx5 installs no headers of its own: programs compile against
-# rdma-core 44's <infiniband/verbs.h> and <infiniband/mlx5dv.h> (Debian's
-# libibverbs-dev), so Cflags point at the directory those were found in.
+# Verbs programs compile against rdma-core 44's <infiniband/verbs.h> and
+# <infiniband/mlx5dv.h> (Debian's libibverbs-dev), so those Cflags point at
+# the directory they were found in. The FlexIO headers are ours and go to
+# <prefix>/include as the SDK lays them out (libflexio/, libflexio-dev/,
+# libflexio-libc/, dpaintrin.h): libflexio.pc for host code, and
+# libflexio-dev.pc for device code, whose `dpacc` variable names
+# softmlx5-dpacc.
 
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(SMX_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
@@ -19,7 +23,32 @@ else()
           "include this file after find_path(IBVERBS_INCLUDE_DIR ...)")
 endif()
 
-foreach(pc libibverbs libmlx5)
+# prefix= is relative to the .pc file's own place (${pcfiledir}, known to
+# pkg-config and pkgconf), so `cmake --install --prefix DIR` gives files
+# that name DIR, whatever prefix was configured.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(SMX_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  set(SMX_PC_PREFIX "\${pcfiledir}")
+  string(REPLACE "/" ";" parts "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  foreach(p IN LISTS parts)
+    if(NOT p STREQUAL "" AND NOT p STREQUAL ".")
+      string(APPEND SMX_PC_PREFIX "/..")
+    endif()
+  endforeach()
+endif()
+
+foreach(var INCLUDEDIR BINDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${var}}")
+    set(SMX_PC_INST_${var} "${CMAKE_INSTALL_${var}}")
+  else()
+    set(SMX_PC_INST_${var} "\${prefix}/${CMAKE_INSTALL_${var}}")
+  endif()
+endforeach()
+set(SMX_PC_FLEXIO_INCLUDEDIR "${SMX_PC_INST_INCLUDEDIR}")
+set(SMX_PC_BINDIR "${SMX_PC_INST_BINDIR}")
+
+foreach(pc libibverbs libmlx5 libflexio libflexio-dev)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/../pkgconfig/${pc}.pc.in
                  ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc

@@ -648,6 +648,38 @@ static bool dpa_only(const char *o)
 	return !strncmp(o, "-flto=", 6);
 }
 
+/*
+ * The FlexIO headers: $SOFTMLX5_FLEXIO_INCLUDE, else <prefix>/include when
+ * this dpacc runs from an installed <prefix>/bin (the SDK's layout), else the
+ * source tree this dpacc was built from.
+ */
+static const char *flexio_include_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("SOFTMLX5_FLEXIO_INCLUDE");
+	char probe[PATH_MAX + 64], *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n > 0 && (size_t)n < sizeof(dir) - 1) {
+		dir[n] = 0;
+		if ((slash = strrchr(dir, '/')))
+			*slash = 0;
+		if ((slash = strrchr(dir, '/')) && slash != dir) {
+			*slash = 0;
+			snprintf(probe, sizeof(probe), "%s/include/libflexio-dev/flexio_dev.h", dir);
+			if (access(probe, R_OK) == 0 &&
+			    strlen(dir) + sizeof("/include") <= sizeof(dir)) {
+				strcat(dir, "/include");
+				return dir;
+			}
+		}
+	}
+	return SMX_FLEXIO_INCLUDE_DIR;
+}
+
 static bool valid_ident(const char *s)
 {
 	if (!*s || isdigit((unsigned char)*s))
@@ -662,14 +694,12 @@ int main(int argc, char **argv)
 {
 	struct vec srcs = {}, devopts_raw = {}, devopts = {}, hostopts = {}, devlibs = {}, cmd = {};
 	const char *out = NULL, *app = "__dpa_a_out", *hostcc = "gcc", *keepdir = NULL;
-	const char *inc = getenv("SOFTMLX5_FLEXIO_INCLUDE");
+	const char *inc = flexio_include_dir();
 	char tmpl[] = "/tmp/softmlx5-dpacc.XXXXXX", *tmp, path[PATH_MAX], image[PATH_MAX];
 	bool keep = false;
 	size_t i;
 	int a;
 
-	if (!inc)
-		inc = SMX_FLEXIO_INCLUDE_DIR;
 	for (a = 1; a < argc; a++) {
 		const char *o = argv[a], *n, *v;
 
@@ -755,7 +785,8 @@ int main(int argc, char **argv)
 		vpush(&cmd, "-D__SMX_DPACC__=1");
 		vpush(&cmd, "-D__dpa_global__=" MARK_GLOBAL);
 		vpush(&cmd, "-D__dpa_rpc__=" MARK_RPC);
-		snprintf(path, sizeof(path), "-I%s", inc);
+		if (snprintf(path, sizeof(path), "-I%s", inc) >= (int)sizeof(path))
+			die("include directory %s: path too long", inc);
 		vpush(&cmd, path);
 		vcat(&cmd, &devopts);
 		vpush(&cmd, abs);
@@ -816,7 +847,8 @@ int main(int argc, char **argv)
 	vpush(&cmd, hostcc);
 	vpush(&cmd, "-c");
 	vpush(&cmd, "-fPIC");
-	snprintf(image, sizeof(image), "-I%s", inc);
+	if (snprintf(image, sizeof(image), "-I%s", inc) >= (int)sizeof(image))
+		die("include directory %s: path too long", inc);
 	vpush(&cmd, image);
 	vcat(&cmd, &hostopts);
 	vpush(&cmd, path);

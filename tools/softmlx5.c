@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "crypto_test_data.h"
+#include "decode_cmd.h"
 #include "wire.h"
 #include "device/config.h"
 #include "device/fabric/shm.h"
@@ -59,6 +60,9 @@ static void usage(FILE *f)
 		"  counters [--json]       print the port's counters (the names of\n"
 		"                          sysfs hw_counters), summed over the\n"
 		"                          processes that have the device open\n"
+		"  decode KIND [HEX...]    decode a hex dump (arguments or stdin) of a\n"
+		"                          WQE, CQE, command mailbox or RoCEv2 packet:\n"
+		"                          KIND is wqe, cqe, cmd or pkt (decode --help)\n"
 		"  version                 print the version\n"
 		"  help                    print this help\n"
 		"\n"
@@ -548,6 +552,8 @@ int main(int argc, char **argv)
 		return cmd_wire(argc - 2, argv + 2);
 	if (!strcmp(cmd, "counters"))
 		return cmd_counters(argc - 2, argv + 2);
+	if (!strcmp(cmd, "decode"))
+		return cmd_decode(argc - 2, argv + 2);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "softmlx5 version: unexpected "

@@ -55,3 +55,12 @@ add_test(NAME fuzz_rc_rx_faults
 set_tests_properties(fuzz_rc_rx_faults PROPERTIES LABELS fuzz TIMEOUT 240
                      SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
                      ENVIRONMENT "SOFTMLX5_FAULT=dir=rx,loss=3%,dup=3%,reorder=3%,corrupt=3%,seed=5")
+
+# The decoder fuzzer (fuzz_decode.c): `softmlx5 decode`'s hex reader and the
+# WQE / CQE / mailbox / packet decoders, seeded with the golden dumps.
+set(SMX_FUZZ_DECODE_SECONDS 20 CACHE STRING "seconds fuzz_decode runs under ctest")
+add_test(NAME fuzz_decode
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_BINARY_DIR} ${SMX_FUZZ_DECODE_SECONDS} fuzz_decode)
+set_tests_properties(fuzz_decode PROPERTIES LABELS fuzz TIMEOUT 240
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

@@ -5,7 +5,8 @@
 # and runs one fuzzer on its seed corpus for a bounded time.
 #   run_fuzz.sh SRC_DIR BUILD_DIR [SECONDS [TARGET]]
 # TARGET: fuzz_fw_cmd (PRM command interpreter, default), fuzz_wqe
-# (send-queue WQE parsers), fuzz_ib_pkt (RoCEv2 / IBTA packet parsers) or
+# (send-queue WQE parsers), fuzz_ib_pkt (RoCEv2 / IBTA packet parsers),
+# fuzz_decode (softmlx5 decode's hex reader and decoders) or
 # fuzz_rc_rx (packet sequences into the responder and completer).
 # Exits 77 (ctest: skipped) when clang with libFuzzer is not installed.
 set -euo pipefail
@@ -49,6 +50,20 @@ elif [ "$target" = fuzz_rc_rx ]; then
 elif [ "$target" = fuzz_ib_pkt ]; then
     # golden packets (tests/unit/gen_golden_pkts.py), whole and from the BTH
     cp -n "$src"/tests/fuzz/corpus-ib-pkt/* "$corpus"/ 2>/dev/null || true
+elif [ "$target" = fuzz_decode ]; then
+    # the golden dumps of tests/decode/golden.txt, one hex text per file
+    /usr/bin/python3 - "$src/tests/decode/golden.txt" "$corpus" <<'PY'
+import sys
+text, n, cur = open(sys.argv[1]).read().splitlines(), 0, None
+for line in text + ['']:
+    if line.startswith(('hex:', 'hexarg:')):
+        cur = line.split(':', 1)[1]
+    elif cur is not None and line.startswith(' '):
+        cur += '\n' + line.strip()
+    elif cur is not None:
+        open('%s/golden-%02d' % (sys.argv[2], n), 'w').write(cur.strip() + '\n')
+        n, cur = n + 1, None
+PY
 else
     "$out/gen_corpus" "$corpus"
     cp -n "$src"/tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true

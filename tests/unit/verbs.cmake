@@ -24,3 +24,6 @@ target_include_directories(test_regmem PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 # a later open brings a new instance up (src/mlx5/mlx5.c).
 smx_unit_test(test_close unit/test_close.c LIBS ibverbs mlx5 pthread)
 target_include_directories(test_close PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# SOFTMLX5_TRACE against what a program posted and polled (test_trace.c).
+smx_unit_test(test_trace unit/test_trace.c LIBS ibverbs mlx5)
+target_include_directories(test_trace PRIVATE ${CMAKE_CURRENT_LIST_DIR})

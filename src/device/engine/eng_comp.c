@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "device/transport/counters.h"
 #include "util/log.h"
 
@@ -238,8 +239,11 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 	if (!ec)
 		return false;
 	eng_cq_arm_sync(e, ec);
-	if (c->compressible && c->raw && e->comp_batch && DEVX_GET(cqc, cq->ctx, cqe_comp_en))
+	if (c->compressible && c->raw && e->comp_batch && DEVX_GET(cqc, cq->ctx, cqe_comp_en)) {
+		if (smx_trace_on(SMX_TR_CQE))
+			smx_trace_cqe_log(cq->obj.id, 0, c->raw, true);
 		return comp_add(e, ec, c->raw);
+	}
 	if (ec->comp_n)
 		comp_flush(e, ec);	/* completions stay in order */
 	pi = ec->pi;
@@ -290,6 +294,11 @@ bool eng_cqe_post(struct eng *e, struct fw_cq *cq, const struct eng_cqe *c)
 	__atomic_store_n(&slot[63],
 			 (uint8_t)(c->opcode << 4 | ((pi >> cq->log_size) & 1)),
 			 __ATOMIC_RELEASE);
+	if (smx_trace_on(SMX_TR_CQE)) {
+		/* what was written, from our copy: the slot is the consumer's now */
+		cqe.op_own = (uint8_t)(c->opcode << 4 | ((pi >> cq->log_size) & 1));
+		smx_trace_cqe_log(cq->obj.id, pi, (const uint8_t *)&cqe, false);
+	}
 	ec->pi = pi + 1;
 	cq_fire(e, ec, c->solicited || c->opcode == MLX5_CQE_REQ_ERR ||
 		       c->opcode == MLX5_CQE_RESP_ERR);
@@ -349,6 +358,14 @@ void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
 	if (!q)
 		return;
 	if (eq->internal) {
+		if (smx_trace_on(SMX_TR_EQE)) {
+			/* no ring: the EQE it would have been */
+			memset(eqe, 0, sizeof(eqe));
+			eqe[1] = type;
+			eqe[3] = sub_type;
+			memcpy(eqe + 32, data, 28);
+			smx_trace_eqe_log(eq->obj.id, 0, true, eqe);
+		}
 		eng_irq_fire(e, eq->intr);
 		return;
 	}
@@ -370,6 +387,10 @@ void eng_eqe_post(struct eng *e, struct fw_eq *eq, uint8_t type,
 	memcpy(slot, eqe, 63);
 	__atomic_store_n(&slot[63], (uint8_t)((q->pi >> eq->log_size) & 1),
 			 __ATOMIC_RELEASE);
+	if (smx_trace_on(SMX_TR_EQE)) {
+		eqe[63] = (uint8_t)((q->pi >> eq->log_size) & 1);
+		smx_trace_eqe_log(eq->obj.id, q->pi, false, eqe);
+	}
 	q->pi++;
 	if (q->armed) {
 		q->armed = q->always_armed;

@@ -59,7 +59,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/decode.h"
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "util/log.h"
 #include "util/csum.h"
 
@@ -892,6 +894,23 @@ static bool eng_eth_sq_flush(struct eng *e, struct eng_sq *s)
 	return work;
 }
 
+/* SOFTMLX5_TRACE=wqe: the WQE at @at, as posted (at most @avail WQEBBs). */
+static void eng_eth_sq_trace(const struct fw_sq *sq, uint16_t at, uint16_t avail)
+{
+	uint8_t wqe[16 * 64];	/* DS <= 63: at most 16 WQEBBs */
+	uint32_t ds, nbb;
+
+	if (!smx_trace_qp_ok(sq->obj.id) || !eng_eth_sq_copy(sq, at, 1, wqe))
+		return;
+	ds = be32toh(((const struct mlx5_wqe_ctrl_seg *)wqe)->qpn_ds) & 0x3f;
+	nbb = ds ? (ds * 16 + 63) / 64 : 1;
+	if (nbb > avail)
+		nbb = avail;
+	if (nbb > 1 && !eng_eth_sq_copy(sq, (uint16_t)(at + 1), nbb - 1, wqe + 64))
+		nbb = 1;
+	smx_trace_wqe_log(sq->obj.id, DEC_SQ_ETH, at, wqe, (size_t)nbb * 64);
+}
+
 /* Executes the WQE at s->ci; false when the SQ went to ERR. */
 static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 {
@@ -907,6 +926,8 @@ static bool eng_eth_sq_exec(struct eng *e, struct eng_sq *s, uint16_t pi)
 		f.syndrome = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
 		goto fail;
 	}
+	if (smx_trace_on(SMX_TR_WQE))
+		eng_eth_sq_trace(sq, at, avail);
 	opcode = be32toh(ctrl->opmod_idx_opcode) & 0xff;
 	ds = be32toh(ctrl->qpn_ds) & 0x3f;
 	nbb = ds ? (ds * 16 + 63) / 64 : 1;

@@ -35,6 +35,7 @@
 #include "device/transport/ib_pkt.h"
 #include "device/transport/pcap.h"
 #include "device/transport/roce.h"
+#include "device/trace.h"
 #include "util/log.h"
 
 /* At engine creation and after every command: a port bound to a network
@@ -305,6 +306,10 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 		roce_mac_of_gid(l3->dgid, dmac);
 		trn_pcap_write(b, len, smac, dmac);
 	}
+	if (smx_trace_on(SMX_TR_PKT))
+		smx_trace_pkt_log(true, l->name, slot, h->dqpn,
+				  ibp_op(h->opcode)->flags & IBP_OF_REQ ? h->src_qp : 0, b, len,
+				  icrc, ref != NULL);
 	trn_ctr_add(e->ctr, TRN_CTR_TX_PACKETS, ref ? ref->npkts : 1);
 	/* by reference: each packet's headers, and the payload once */
 	trn_ctr_add(e->ctr, TRN_CTR_TX_BYTES,
@@ -521,8 +526,15 @@ struct eng_qp *eng_fabric_rx_pkt(struct eng *e, uint32_t src,
 	struct roce_l3 l3;
 	struct ibp_hdr h;
 
-	if (!eng_fabric_rx_parse(e, src, pkt, len, flags, &h, &l3))
+	if (!eng_fabric_rx_parse(e, src, pkt, len, flags, &h, &l3)) {
+		if (smx_trace_on(SMX_TR_PKT))	/* as received: the dump says why */
+			smx_trace_pkt_log(false, eng_fabric_link(e, src)->name, src, 0, 0,
+					  pkt, len, flags & SMX_CELL_F_ICRC, flags & SMX_CELL_F_REF);
 		return NULL;
+	}
+	if (smx_trace_on(SMX_TR_PKT))
+		smx_trace_pkt_log(false, eng_fabric_link(e, src)->name, src, h.dqpn, 0, pkt, len,
+				  flags & SMX_CELL_F_ICRC, flags & SMX_CELL_F_REF);
 	trn_ctr_add(e->ctr, TRN_CTR_RX_PACKETS, 1);
 	trn_ctr_add(e->ctr, TRN_CTR_RX_BYTES, len);
 	if (ibp_op(h.opcode)->flags & IBP_OF_REQ) {

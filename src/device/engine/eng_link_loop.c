@@ -25,6 +25,7 @@
 
 #include "device/config.h"
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "device/transport/pcap.h"
 #include "util/log.h"
 
@@ -105,7 +106,8 @@ const struct eng_link_ops eng_link_loop = {
 void eng_loop_start(struct eng *e)
 {
 	e->pid = (int32_t)getpid();
-	e->loop_pkts = e->fault_spec || trn_pcap_on() ||
+	/* A packet trace shows packets, so there must be some (trace.h). */
+	e->loop_pkts = e->fault_spec || trn_pcap_on() || smx_trace_on(SMX_TR_PKT) ||
 		       fw_config(e->fw)->loopback_packets;
 	if (!e->loop_pkts)
 		return;

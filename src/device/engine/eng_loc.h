@@ -170,6 +170,7 @@ struct eng_qp {
 	 * a sequence NAK or an RNR NAK rewinds sq_tx to sq_ci (go-back-N).
 	 */
 	uint16_t sq_tx;		/* next WQEBB counter to transmit */
+	uint16_t trace_next;	/* SOFTMLX5_TRACE: first WQEBB not traced yet */
 	uint8_t nout;		/* entries in out[] */
 	uint8_t out_head;
 	uint8_t nrd;		/* READ / atomic entries among them */
@@ -649,6 +650,8 @@ void eng_timer_note(struct eng *e, uint64_t deadline);
 /* One pass over all QPs (watcher); returns true if there was work. */
 bool eng_scan(struct eng *e, uint64_t now);
 const char *eng_synd_str(uint8_t syndrome);
+/* eng_sq.c: an opcode's name and segments, from the requester's table */
+const char *eng_sq_op_layout(uint8_t opcode, bool *raddr, bool *atomic, bool *umr);
 
 /* engine.c: for eng_eth.c's objects (linked like the others; the
  * watcher polls Ethernet SQs too) */

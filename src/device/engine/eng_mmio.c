@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "util/log.h"
 
 static inline uint32_t get_be32(const uint8_t *p)
@@ -87,6 +88,18 @@ bool eng_eq_uar_take(struct eng *e, struct fw_uar *uar)
 		return false;
 	arm = be32toh(__atomic_exchange_n(&w[0], 0, __ATOMIC_ACQ_REL));
 	noarm = be32toh(__atomic_exchange_n(&w[2], 0, __ATOMIC_ACQ_REL));
+	if (smx_trace_on(SMX_TR_DB)) {
+		uint32_t be;
+
+		if (noarm) {
+			be = htobe32(noarm);
+			smx_trace_db_log(uar->obj.id, 0x48, &be, 4, true);
+		}
+		if (arm) {
+			be = htobe32(arm);
+			smx_trace_db_log(uar->obj.id, 0x40, &be, 4, true);
+		}
+	}
 	if (noarm)
 		eng_eq_db(e, uar, 0x48, noarm, true);
 	if (arm)
@@ -112,6 +125,8 @@ void eng_mmio(struct eng *e, uint64_t offset, const uint8_t *buf, size_t len)
 
 	if (page >= e->nr_uars || len < 4)
 		return;
+	if (smx_trace_on(SMX_TR_DB))
+		smx_trace_db_log(page, reg, buf, len, false);
 	uar = fw_uar_lookup(e->fw, page);
 	if (!uar) {
 		smx_dbg("engine: store at 0x%llx: UAR page %u is not allocated",

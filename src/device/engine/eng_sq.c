@@ -57,7 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/decode.h"
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "device/transport/counters.h"
 #include "device/transport/ib_pkt.h"
 #include "device/transport/roce.h"
@@ -141,6 +143,19 @@ static const struct eng_opdesc eng_opdesc[256] = {
 	/* ATOMIC_MASKED_*, LOCAL_INVAL ...: not in the table,
 	 * so LOCAL_QP_OP_ERR like any opcode the QP cannot execute. */
 };
+
+/* The requester's view of an opcode for the decoder and the trace: its
+ * name (NULL: the requester does not execute it) and which segments follow
+ * the control segment. */
+const char *eng_sq_op_layout(uint8_t opcode, bool *raddr, bool *atomic, bool *umr)
+{
+	const struct eng_opdesc *d = &eng_opdesc[opcode];
+
+	*raddr = d->flags & OPF_RADDR;
+	*atomic = d->flags & OPF_ATOMIC;
+	*umr = d->flags & OPF_UMR;
+	return d->name;
+}
 
 static const char *const eng_st_name[16] = {
 	[MLX5_QPC_ST_RC] = "RC", [MLX5_QPC_ST_UC] = "UC",
@@ -240,6 +255,28 @@ static void eng_sq_peek(const struct fw_qp *qp, uint16_t idx, uint16_t avail,
 	*nbb = n > avail ? avail : n;
 	if (!*nbb)
 		*nbb = 1;
+}
+
+/* SOFTMLX5_TRACE=wqe: the WQE at @at as the engine first takes it; WQEs
+ * sent again after a go-back-N are not traced twice (their packets are). */
+static void eng_sq_trace(struct eng_qp *q, uint16_t at, uint16_t pi)
+{
+	const struct fw_qp *qp = q->qp;
+	uint8_t wqe[16 * 64], opcode;	/* DS <= 63: at most 16 WQEBBs */
+	uint32_t nbb;
+	int t;
+
+	if ((int16_t)(at - q->trace_next) < 0)
+		return;
+	eng_sq_peek(qp, at, (uint16_t)(pi - at), &opcode, &nbb);
+	if (nbb > 16)
+		nbb = 16;
+	if (!eng_sq_copy(qp, at, nbb, wqe))
+		return;
+	t = qp->st == MLX5_QPC_ST_UD ? DEC_SQ_UD : qp->st == MLX5_QPC_ST_DCI ? DEC_SQ_DCI :
+	    qp->st == MLX5_QPC_ST_XRC ? DEC_SQ_XRC : DEC_SQ_RC;
+	smx_trace_wqe_log(qp->obj.id, t, at, wqe, (size_t)nbb * 64);
+	q->trace_next = (uint16_t)(at + nbb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1977,6 +2014,8 @@ progress:
 			e->tx_paused = true;
 			break;
 		}
+		if (smx_trace_on(SMX_TR_WQE))
+			eng_sq_trace(q, q->sq_tx, pi);
 		if (q->sq_tx == q->sq_ci && e->fast && eng_sq_fast(e, q)) {
 			q->sq_tx = q->sq_ci;
 			continue;

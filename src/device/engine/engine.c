@@ -246,6 +246,7 @@ static void eng_hook_qp_modified(void *arg, struct fw_qp *qp, uint32_t old)
 		q->rrec.valid = false;
 		q->sq_ci = 0;
 		q->sq_tx = 0;
+		q->trace_next = 0;
 		q->nout = 0;
 		q->nrd = 0;
 		q->rq_ci = 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "device/fw/fw_loc.h"
+#include "device/trace.h"
 #include "util/log.h"
 
 #define ST_BYTES(typ) ((uint32_t)DEVX_ST_SZ_BYTES(typ))
@@ -146,6 +147,15 @@ static const struct fw_cmd_desc *fw_cmd_find(uint16_t opcode)
 	return NULL;
 }
 
+/* A command's name from the table, NULL when the firmware does not know it
+ * (decoder, trace). */
+const char *fw_cmd_name(uint16_t opcode)
+{
+	const struct fw_cmd_desc *d = fw_cmd_find(opcode);
+
+	return d ? d->name : NULL;
+}
+
 int fw_fail(struct fw_cmd *c, uint8_t status, unsigned int site,
 	    const char *fmt, ...)
 {
@@ -222,6 +232,8 @@ void fw_exec(struct fw *fw, const void *in, size_t inlen, void *out,
 	DEVX_SET(mbox_out, outb, status, c->status);
 	DEVX_SET(mbox_out, outb, syndrome, c->syndrome);
 	memcpy(out, outb, outlen);
+	if (smx_trace_on(SMX_TR_CMD))
+		smx_trace_cmd_log(inb, inlen, outb, outlen);
 	free(inb);
 	free(outb);
 }

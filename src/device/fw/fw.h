@@ -666,5 +666,7 @@ uint16_t fw_crypto_selftest(void);
 const struct smx_config *fw_config(const struct fw *fw);
 /* GID table entry @index (16 bytes); false for an empty slot. */
 bool fw_gid(const struct fw *fw, uint32_t index, uint8_t gid[16]);
+/* A command's name ("CREATE_QP"), NULL when the firmware does not know it. */
+const char *fw_cmd_name(uint16_t opcode);
 
 #endif

@@ -363,7 +363,7 @@ uint32_t ibp_build(uint8_t *buf, uint32_t room, const struct ibp_hdr *h)
 
 /* ---- one-line format ----------------------------------------------------- */
 
-static const char *ibp_nak_name(uint8_t syn)
+const char *ibp_nak_name(uint8_t syn)
 {
 	switch (syn) {
 	case IBP_NAK_PSN_SEQ_ERR: return "PSN sequence error";

@@ -216,6 +216,9 @@ static inline uint8_t ibp_aeth_value(uint8_t syn)
 	return syn & IBP_AETH_VALUE_MASK;
 }
 
+/* The name of a NAK's code ("PSN sequence error"; decoders, messages). */
+const char *ibp_nak_name(uint8_t syn);
+
 /* The RNR NAK timer field in microseconds (IBTA Vol. 1 Table 45:
  * 0 = 655.36 ms, 1 = 0.01 ms, ..., 31 = 491.52 ms). */
 uint32_t ibp_rnr_timer_us(uint8_t timer);
