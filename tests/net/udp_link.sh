@@ -18,8 +18,9 @@
 #   fork child of a process that closed the device does not keep the
 #   host's receiving socket (with pyverbs). Raw only: a neighbour that
 #   does not answer ARP makes modify_qp(RTR) fail after about 1 s, as the
-#   kernel's ib_resolve_eth_dmac() does; two QPs at once send from two
-#   UDP source ports (the capture check).
+#   kernel's ib_resolve_eth_dmac() does; four QPs at once send from four
+#   UDP source ports (the capture check); a process without CAP_NET_RAW
+#   falls back to udp and still talks to a raw host (IPv4).
 # Capture: tcpdump (or dumpcap) on A's veth during an IPv4 and an IPv6
 # ibv_rc_pingpong and an IPv4 ib_read_bw; tests/transport/check_pcap.py
 # --wire recomputes every ICRC and has tshark dissect every packet (no
@@ -327,6 +328,28 @@ if wanted no_answer; then
 	else
 		bad "no_answer: exit $rc"
 		tail -3 "$OUT/dead.A" "$OUT/dead.B" 2>/dev/null | sed 's/^/      /'
+	fi
+fi
+
+# raw: a process that may not open a packet socket (CAP_NET_RAW dropped)
+# says so in one line and runs udp; a raw host talks to it over IPv4
+# (IPv6 datagrams with checksum 0 do not reach a UDP socket).
+if [ $MODE = raw ] && wanted fallback && command -v setpriv >/dev/null; then
+	"$here/two_hosts.sh" --timeout 60 -- "
+		export SOFTMLX5_NETDEV=\$HOST_A_IF
+		setpriv --bounding-set=-net_raw --inh-caps=-net_raw \
+			$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18570 >$OUT/fb.A 2>&1" -- "
+		export SOFTMLX5_NETDEV=\$HOST_B_IF
+		sleep 1
+		$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18570 \$HOST_A_IP4 >$OUT/fb.B 2>&1" \
+		>"$OUT/fb.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q "CAP_NET_RAW is needed); udp instead" "$OUT/fb.A" &&
+	   grep -q "iters in" "$OUT/fb.B"; then
+		echo "PASS  fallback: udp without CAP_NET_RAW; $(grep -h 'iters in' "$OUT/fb.B")"
+	else
+		bad "fallback: exit $rc"
+		tail -3 "$OUT/fb.A" "$OUT/fb.B" 2>/dev/null | sed 's/^/      /'
 	fi
 fi
 

@@ -49,6 +49,12 @@
  * than a BTH and an ICRC or fails the packet layer's checks is counted
  * (rx_malformed) and dropped, with one line under SOFTMLX5_DEBUG.
  *
+ * RAW MODE (netdev_mode raw or auto, eng_link_raw.c) is this link with
+ * whole frames through a packet socket instead of the sockets' send and
+ * receive: destinations, tombstones, the receive thread, pollers and
+ * forwarding stay here (e->raw set: its socket is polled, its flush
+ * used; the UDP sockets stay bound and take nothing).
+ *
  * LOCKS. The destination table and the send batches are fw->lock's; the
  * receive thread takes datagrams without it and handles a batch under it.
  */
