@@ -17,7 +17,8 @@
  *
  * SENDING. The packet layer builds IP .. ICRC at t->buf, 14 bytes after
  * the start of a frame buffer; the link writes the Ethernet header in
- * front (the interface's MAC, the next hop's) and the batch goes with one
+ * front (the interface's MAC, read again every RAW_NB_FRESH_NS as the
+ * port follows it; the next hop's) and the batch goes with one
  * sendmmsg() at the end of the engine pass or when full. The next hop's
  * MAC is the kernel's (util/neigh.h), kept per destination and looked at
  * again every RAW_NB_FRESH_NS; a stale entry is refreshed by asking the
@@ -98,7 +99,9 @@ struct raw_nb {
 struct eng_raw {
 	int fd;
 	unsigned int ifindex;
+	char ifname[IF_NAMESIZE];
 	uint8_t mac[6];			/* the interface's */
+	uint64_t mac_ns;		/* when it was read */
 	struct raw_nb nb[ENG_NET_DSTS];
 	/* the send batch (fw->lock) */
 	uint32_t n;
@@ -126,6 +129,21 @@ int eng_raw_fd(const struct eng_raw *r)
 /* Neighbours                                                         */
 /* ------------------------------------------------------------------ */
 
+/* The interface's MAC into r->mac: the port's follows it (fw_vport.c),
+ * so do our frames. */
+static int raw_own_mac(struct eng_raw *r)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, r->ifname, sizeof(r->ifname));
+	if (ioctl(r->fd, SIOCGIFHWADDR, &ifr))
+		return -errno;
+	memcpy(r->mac, ifr.ifr_hwaddr.sa_data, 6);
+	r->mac_ns = eng_now();
+	return 0;
+}
+
 /* The MAC of destination @dst's next hop, or NULL: not known now (the
  * kernel asked to find it). */
 static const uint8_t *raw_nb_mac(struct eng *e, uint32_t dst)
@@ -136,6 +154,8 @@ static const uint8_t *raw_nb_mac(struct eng *e, uint32_t dst)
 	uint64_t now = eng_now();
 	int st;
 
+	if (now - r->mac_ns >= RAW_NB_FRESH_NS)
+		raw_own_mac(r);
 	if (nb->state != SMX_NEIGH_NONE && now - nb->at_ns < RAW_NB_FRESH_NS)
 		return nb->mac;
 	if (nb->state == SMX_NEIGH_NONE && nb->at_ns &&
@@ -335,14 +355,14 @@ static struct eng_qp *raw_rx_one(struct eng *e, uint32_t k, void *arg)
 			     "packet");
 		return NULL;
 	}
-	if (r->from[k].sll_pkttype != PACKET_HOST ||
-	    memcmp(f, r->mac, 6)) {
-		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame not to our MAC");
-		return NULL;
-	}
 	if (n < RAW_ETH + 1) {
 		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame without an IP "
 			     "header");
+		return NULL;
+	}
+	if (r->from[k].sll_pkttype != PACKET_HOST ||
+	    memcmp(f, r->mac, 6)) {
+		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame not to our MAC");
 		return NULL;
 	}
 	type = ibp_get16(f + 12);
@@ -493,8 +513,7 @@ int eng_raw_start(struct eng *e, const char *ifname, unsigned int ifindex,
 	struct sock_filter none[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
 	struct sock_fprog drop = { 1, none };
 	struct eng_raw *r = calloc(1, sizeof(*r));
-	struct ifreq ifr;
-	int k, one = 1;
+	int k, one = 1, err;
 
 	if (!r)
 		return -ENOMEM;
@@ -503,21 +522,17 @@ int eng_raw_start(struct eng *e, const char *ifname, unsigned int ifindex,
 	r->rbuf = malloc((size_t)RAW_BATCH * RAW_FRAME);
 	r->fd = raw_socket(ifindex);
 	if (!r->buf || !r->rbuf || r->fd < 0) {
-		int err = r->fd < 0 ? r->fd : -ENOMEM;
-
+		err = r->fd < 0 ? r->fd : -ENOMEM;
 		r->fd = r->fd < 0 ? -1 : r->fd;
 		eng_raw_stop(r);
 		return err;
 	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(r->fd, SIOCGIFHWADDR, &ifr)) {
-		int err = -errno;
-
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	err = raw_own_mac(r);
+	if (err) {
 		eng_raw_stop(r);
 		return err;
 	}
-	memcpy(r->mac, ifr.ifr_hwaddr.sa_data, 6);
 	/* The UDP sockets keep port 4791 bound and take nothing. */
 	for (k = 0; k < 2; k++) {
 		if (hold[k] < 0)
