@@ -10,8 +10,9 @@
 #                capture of every transport checked packet by packet
 #                (tests/transport/capture_run.py), processes in two network
 #                namespaces on two devices (tests/net/netns_hosts.sh, as root),
-#                a port bound to a veth and the UDP network link between two
-#                namespaces (ctest net_port, net_udp_link, as root)
+#                a port bound to a veth and the network link between two
+#                namespaces, udp and raw (ctest net_port, net_udp_link,
+#                net_raw_link, as root)
 #   make demo    deps, build, then scripts/demo.sh: the device, RDMA WRITE
 #                between two processes with this run's figures, DEVX, the
 #                FlexIO RPC, an error CQE explained by SOFTMLX5_DEBUG
@@ -95,8 +96,8 @@ check: deps
 	tests/transport/capture_run.py --build $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 	$(call banner,"two hosts on one machine: network namespaces are hosts (skipped unless root)")
 	tests/net/netns_hosts.sh --build $(BUILD); rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
-	$(call banner,"two hosts: a port bound to an interface; the network link (netdev_mode udp) between them (skipped unless root)")
-	cd $(BUILD) && $(CTEST) -R '^net_(port|udp_link)$$' --output-on-failure
+	$(call banner,"two hosts: a port bound to an interface; the network link (netdev_mode udp and raw) between them (skipped unless root)")
+	cd $(BUILD) && $(CTEST) -R '^net_(port|udp_link|raw_link)$$' --output-on-failure
 	$(call banner,"make check: all stages passed")
 
 demo: deps

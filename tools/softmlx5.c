@@ -463,10 +463,10 @@ static int cmd_info(int argc, char **argv)
 	printf("%-17s= %s\n", "eth_switch", c.eth_switch ? "on" : "off");
 	printf("%-17s= %s\n", "fault", c.fault[0] ? c.fault : "none");
 	printf("%-17s= %s\n", "netdev", c.netdev[0] ? c.netdev : "none");
-	printf("%-17s= %s%s\n", "netdev_mode",
-	       c.netdev_mode == SMX_NETDEV_RAW ? "raw" : "udp",
-	       c.netdev_mode == SMX_NETDEV_RAW ?
-	       "  # not implemented: packets stay on this host" : "");
+	printf("%-17s= %s\n", "netdev_mode",
+	       c.netdev_mode == SMX_NETDEV_RAW ? "raw" :
+	       c.netdev_mode == SMX_NETDEV_UDP ? "udp" :
+	       "auto  # raw where a packet socket may be opened, else udp");
 	return 0;
 }
 

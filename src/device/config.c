@@ -479,8 +479,11 @@ static int apply(struct smx_config *cfg, struct smx_load_state *st,
 			cfg->netdev_mode = SMX_NETDEV_UDP;
 		else if (!strcasecmp(val, "raw"))
 			cfg->netdev_mode = SMX_NETDEV_RAW;
+		else if (!strcasecmp(val, "auto"))
+			cfg->netdev_mode = SMX_NETDEV_AUTO;
 		else {
-			report(src, k->name, val, "not a netdev mode (udp or raw)");
+			report(src, k->name, val,
+			       "not a netdev mode (auto, raw or udp)");
 			return -EINVAL;
 		}
 		return 0;
@@ -705,7 +708,7 @@ static void set_defaults(struct smx_config *cfg)
 	/* Crypto: wrapped import, like a commissioned crypto-enabled part,
 	 * with published test values (docs/configuration.md): not secrets. */
 	cfg->crypto_mode = SMX_CRYPTO_WRAPPED;
-	cfg->netdev_mode = SMX_NETDEV_UDP;	/* raw is not there yet */
+	cfg->netdev_mode = SMX_NETDEV_AUTO;	/* raw where we may, else udp */
 	cfg->crypto_import_kek.len = 32;
 	for (unsigned int i = 0; i < 32; i++)
 		cfg->crypto_import_kek.bytes[i] = (uint8_t)i;

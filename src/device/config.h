@@ -29,10 +29,12 @@ enum smx_crypto_mode {
 /* How a port bound to a network interface reaches the wire (netdev_mode;
  * docs/transport.md, "The network link"). udp: UDP sockets bound to port
  * 4791, no privilege (eng_link_udp.c); raw: whole frames through a packet
- * socket -- not implemented yet: such a port's packets stay on the host. */
+ * socket, CAP_NET_RAW (eng_link_raw.c), udp where the process may not open
+ * one; auto (the default): raw where it may, else udp, silently. */
 enum smx_netdev_mode {
 	SMX_NETDEV_UDP = 1,
 	SMX_NETDEV_RAW = 2,
+	SMX_NETDEV_AUTO = 3,
 };
 
 /* Key material loaded into the device, as a crypto officer would have. */

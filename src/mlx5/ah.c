@@ -2,8 +2,11 @@
 /*
  * Address handles. As on real mlx5 hardware an AH is driver memory only: the
  * address vector (struct mlx5_wqe_av) that UD and DC WQEs carry. RoCE needs a
- * GRH; the destination MAC comes from the GID (see docs/status.md: the
- * software fabric resolves L2 from the GID, there is no neighbour table).
+ * GRH. The destination MAC, as the kernel's ib_resolve_eth_dmac() finds it
+ * for a ConnectX: on a port bound to a network interface the kernel's
+ * neighbour table (util/neigh.h), asked for at most 1 s, ETIMEDOUT after
+ * that (docs/transport.md, "Neighbours"); on a port that is not, a MAC the
+ * software fabric derives from the GID.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +16,7 @@
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
+#include "util/neigh.h"
 #include "util/symver.h"
 
 #define MLX5_STAT_RATE_OFFSET 5
@@ -34,10 +38,17 @@ static uint16_t ah_udp_sport(uint32_t flow_label)
 	return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
 }
 
-/* L2 address for @dgid: ours if the GID is in our table, else the
- * locally administered MAC the software fabric derives from the IPv4. */
+/* The kernel's wait for a neighbour at modify_qp(RTR) and create_ah
+ * (rdma_addr_find_l2_eth_by_grh(): rdma_resolve_ip(..., 1000, ...)). */
+#define AH_NEIGH_TIMEOUT_MS 1000
+
+/* L2 address for @dgid: ours if the GID is in our table; else through
+ * the neighbour table of interface @ifindex, the one the source GID
+ * belongs to; else (@ifindex 0: no interface) the locally administered MAC
+ * the software fabric derives from the IPv4. */
 static int ah_resolve_mac(struct mlx5_context *ctx, uint8_t port,
-			  const union ibv_gid *dgid, uint8_t mac[6])
+			  const union ibv_gid *dgid, unsigned int ifindex,
+			  uint8_t mac[6])
 {
 	struct ibv_port_attr pattr;
 	struct ibv_gid_entry e;
@@ -74,6 +85,15 @@ static int ah_resolve_mac(struct mlx5_context *ctx, uint8_t port,
 			return 0;
 		}
 	}
+	if (ifindex) {
+		int r = smx_neigh_resolve(ifindex, dgid->raw, mac,
+					  AH_NEIGH_TIMEOUT_MS);
+
+		if (r)
+			smx_dbg("ah: no MAC for the destination GID on "
+				"interface %u: %s", ifindex, strerror(-r));
+		return -r;
+	}
 	mac[0] = 0x02;
 	mac[1] = 0x00;
 	memcpy(&mac[2], &dgid->raw[12], 4);
@@ -103,7 +123,8 @@ int mlx5_av_fill(struct mlx5_context *ctx, const struct ibv_ah_attr *attr,
 			av->rlid = htobe16(ah_udp_sport(attr->grh.flow_label));
 		av->stat_rate_sl = (uint8_t)((ah_stat_rate(attr->static_rate) << 4) |
 					     ((attr->sl & 0x7) << 1));
-		ret = ah_resolve_mac(ctx, attr->port_num, &attr->grh.dgid, av->rmac);
+		ret = ah_resolve_mac(ctx, attr->port_num, &attr->grh.dgid,
+				     sgid.ndev_ifindex, av->rmac);
 		if (ret)
 			return ret;
 	} else {

@@ -14,6 +14,7 @@
 #include <infiniband/sa.h>
 
 #include "util/log.h"
+#include "util/neigh.h"
 #include "util/symver.h"
 #include "verbs/driver.h"
 #include "verbs/verbs_priv.h"
@@ -334,11 +335,36 @@ SMX_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 	return -1;
 }
 
+/* rdma-core's NEIGH_GET_DEFAULT_TIMEOUT_MS */
+#define UTIL_NEIGH_TIMEOUT_MS 3000
+
+/* As rdma-core's: the neighbour table of the interface the source GID
+ * belongs to (our port's bound interface), asked for up to 3 s; 0, the
+ * source GID's query error, -EINVAL (a port on no interface),
+ * -EHOSTUNREACH (not resolved). VLANs are not looked at: *vid is 0xffff,
+ * rdma-core's "no VLAN". */
 SMX_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 					   struct ibv_ah_attr *attr,
 					   uint8_t eth_mac[6], uint16_t *vid)
 {
-	smx_stub("ibv_resolve_eth_l2_from_gid");
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	struct ibv_gid_entry sgid;
+	union ibv_gid g;
+	int err;
+
+	err = ibv_query_gid(context, attr->port_num, attr->grh.sgid_index, &g);
+	if (err)
+		return err;
+	if (ibv_query_gid_ex(context, attr->port_num, attr->grh.sgid_index,
+			     &sgid, 0) || !sgid.ndev_ifindex)
+		return -EINVAL;
+	err = smx_neigh_resolve(sgid.ndev_ifindex, attr->grh.dgid.raw, eth_mac,
+				UTIL_NEIGH_TIMEOUT_MS);
+	if (err) {
+		smx_dbg("ibv_resolve_eth_l2_from_gid: interface %u: %s",
+			sgid.ndev_ifindex, strerror(-err));
+		return -EHOSTUNREACH;
+	}
+	if (vid)
+		*vid = 0xffff;
+	return 0;
 }

@@ -46,8 +46,14 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "transport"))
 from check_pcap import icrc  # noqa: E402  (the independent ICRC)
 
-OUT = sys.argv[1]
-A6, B6, C6 = os.environ["HOST_A_IP6"], os.environ["HOST_B_IP6"], sys.argv[2]
+# hostile_rx.py OUT 4|6 OTHER_ADDRESS: IPv6 in udp mode (a UDP socket
+# cannot see the IPv4 identification the ICRC covers, so only IPv6's is
+# checked there), IPv4 in raw mode (where both are, and B's kernel takes
+# the checksum-0 answers only over IPv4).
+OUT, FAM = sys.argv[1], int(sys.argv[2])
+AF = socket.AF_INET6 if FAM == 6 else socket.AF_INET
+A6, B6 = os.environ["HOST_A_IP%d" % FAM], os.environ["HOST_B_IP%d" % FAM]
+C6 = sys.argv[3]
 PORT = 4791
 FAILS = []
 
@@ -92,9 +98,14 @@ def frame(src, ib, bad_icrc=False):
     ib = bytearray(ib + b"\0" * pad)
     ib[1] |= pad << 4
     ulen = 8 + len(ib) + 4
-    ip = struct.pack(">IHBB", 6 << 28, ulen, 17, 64)
-    ip += socket.inet_pton(socket.AF_INET6, src)
-    ip += socket.inet_pton(socket.AF_INET6, A6)
+    if FAM == 6:
+        ip = struct.pack(">IHBB", 6 << 28, ulen, 17, 64)
+    else:
+        # identification 0 and DF: what Linux sends from an unconnected
+        # UDP socket (the header checksum is masked, left 0)
+        ip = struct.pack(">BBHHHBBH", 0x45, 0, 20 + ulen, 0, 0x4000, 64, 17, 0)
+    ip += socket.inet_pton(AF, src)
+    ip += socket.inet_pton(AF, A6)
     udp = struct.pack(">HHHH", PORT, PORT, ulen, 0)
     c = icrc(ip + udp + bytes(ib))
     if bad_icrc:
@@ -130,9 +141,9 @@ def main():
     rkey, addr = int(kv["rkey"], 16), int(kv["addr"], 16)
     mrlen = int(kv["len"])
 
-    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s = socket.socket(AF, socket.SOCK_DGRAM)
     s.bind((B6, PORT))
-    other = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    other = socket.socket(AF, socket.SOCK_DGRAM)
     other.bind((C6, PORT))
 
     def send(ib, src=B6, sock=None, bad_icrc=False, raw=None):

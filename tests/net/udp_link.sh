@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# The network link in netdev_mode udp between two hosts: two network
-# namespaces joined by a veth pair (two_hosts.sh), each port bound to its
-# veth end (SOFTMLX5_NETDEV), servers in A, clients in B. Each case must
-# end with both sides exiting 0 and printing what it measured:
+# The network link between two hosts, in netdev_mode udp (the default
+# here) or raw (--mode raw; ctest net_raw_link): two network namespaces
+# joined by a veth pair (two_hosts.sh), each port bound to its veth end
+# (SOFTMLX5_NETDEV), servers in A, clients in B. Each case must end with
+# both sides exiting 0 and printing what it measured:
 #   ibv_rc_pingpong -c (data checked), ibv_uc_pingpong, ibv_ud_pingpong,
 #   ibv_srq_pingpong, ibv_xsrq_pingpong, perftest ib_write_bw / ib_send_bw / ib_read_bw /
 #   ib_atomic_bw / ib_write_lat / ib_send_lat / ib_read_lat, each over
@@ -13,27 +14,36 @@
 #   (am_lat); every reliable one of these again under
 #   SOFTMLX5_FAULT=loss=5% (both hosts); two pairs of processes at once
 #   (one process of each host receives and forwards to the other);
-#   datagrams that are no packets, counted as malformed by a live device
-#   which then still runs a pingpong; packets forged against live QPs
-#   (hostile_rx.py); a peer whose port does not reach the
-#   wire (netdev_mode raw, not implemented) makes the requester fail with
-#   "transport retry counter exceeded"; a fork child of a process that
-#   closed the device does not keep the host's receiving socket (with
-#   pyverbs).
+#   datagrams that are no packets (raw: also frames with a bad ICRC),
+#   counted as malformed by a live device which then still runs a
+#   pingpong; packets forged against live QPs (hostile_rx.py; IPv6, raw:
+#   IPv4); a peer that never answers (all it sends lost, a fault stage)
+#   makes the requester fail with "transport retry counter exceeded"; a
+#   fork child of a process that closed the device does not keep the
+#   host's receiving socket (with pyverbs). Raw only: a neighbour that
+#   does not answer ARP makes modify_qp(RTR) fail after about 1 s, as the
+#   kernel's ib_resolve_eth_dmac() does; four QPs at once send from four
+#   UDP source ports (the capture check); a process without CAP_NET_RAW
+#   falls back to udp and still talks to a raw host (IPv4).
 # Capture: tcpdump (or dumpcap) on A's veth during an IPv4 and an IPv6
 # ibv_rc_pingpong and an IPv4 ib_read_bw; tests/transport/check_pcap.py
 # --wire recomputes every ICRC and has tshark dissect every packet (no
-# malformed one). Without tshark or a capture tool that part is skipped.
+# malformed one); in raw mode (--raw) also the UDP checksum 0 and the
+# per-QP source ports (rdma_get_udp_sport()). Without tshark or a capture
+# tool that part is skipped.
 #
-# Usage: udp_link.sh [--build DIR] [CASE...]   (CASE: a name printed below)
+# Usage: udp_link.sh [--build DIR] [--mode udp|raw] [CASE...]
+#        (CASE: a name printed below)
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no ip netns, no
 # ibverbs-utils or perftest).
 set -u
 BUILD=build
+MODE=udp
 ONLY=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
+	--mode) MODE=$2; shift 2 ;;
 	-*) echo "udp_link.sh: unknown argument $1" >&2; exit 2 ;;
 	*) ONLY+=("$1"); shift ;;
 	esac
@@ -49,14 +59,21 @@ for t in ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ib_write_bw \
 done
 [ "$(id -u)" = 0 ] || { echo "udp_link.sh: not root; skipped"; exit 77; }
 
-OUT=$(mktemp -d /tmp/smx-udp.XXXXXX)
+case $MODE in
+udp) WIREARG=--wire ;;
+raw) WIREARG="--wire --raw" ;;
+*) echo "udp_link.sh: --mode udp or raw" >&2; exit 2 ;;
+esac
+OUT=$(mktemp -d /tmp/smx-$MODE.XXXXXX)
 export SMX OUT
-unset SOFTMLX5_SHM_PATH SOFTMLX5_FAULT SOFTMLX5_NETDEV_MODE
+unset SOFTMLX5_SHM_PATH SOFTMLX5_FAULT
+export SOFTMLX5_NETDEV_MODE=$MODE
 export SOFTMLX5_CONFIG=/dev/null SOFTMLX5_DEBUG=${SOFTMLX5_DEBUG:-}
 CAP=$(command -v tcpdump || command -v dumpcap || true)
 command -v tshark >/dev/null || CAP=
 fails=0
-trap 'rm -rf "$OUT"' EXIT
+# SMX_KEEP=1: the directory of outputs and captures stays (its name printed)
+if [ -n "${SMX_KEEP:-}" ]; then echo "outputs in $OUT"; else trap 'rm -rf "$OUT"' EXIT; fi
 
 # The side scripts: A serves on a TCP port and says so (a file), B waits
 # for that and connects. Both run under two_hosts.sh in their namespace.
@@ -179,7 +196,8 @@ pair() {
 		fi ;;
 	esac
 	if [ -n "$cap" ]; then
-		if python3 "$here/../transport/check_pcap.py" --wire "$OUT/$name.pcap" \
+		if python3 "$here/../transport/check_pcap.py" $WIREARG \
+			${SPORTS:+--sports $SPORTS} "$OUT/$name.pcap" \
 			>"$OUT/$name.check" 2>&1; then
 			echo "PASS  $name capture: $(head -1 "$OUT/$name.check")"
 		else
@@ -233,6 +251,27 @@ if command -v ucx_perftest >/dev/null; then
 	pair ucx_rc_mlx5_am_lat_loss 18543 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 500
 	pair ucx_dc_mlx5_put_bw_loss 18544 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 100
 fi
+# raw: four QPs at once, each pair of QPNs its own UDP source port
+[ $MODE = raw ] && SPORTS=4 pair send_bw_4qps 18547 "$CAP" bw "" \
+	ib_send_bw -x 3 -s 1024 -n 100 -q 4
+
+# A neighbour that does not answer ARP (an address of the veth's subnet
+# nobody has): modify_qp to RTR and create_ah fail with ETIMEDOUT after
+# about 1 s, as the kernel's ib_resolve_eth_dmac() does; towards the peer
+# both succeed at once.
+if wanted neighbour && /usr/bin/python3 -c "import pyverbs" 2>/dev/null; then
+	"$here/two_hosts.sh" --timeout 30 -- "
+		export SOFTMLX5_NETDEV=\$HOST_A_IF
+		$SMX run -- /usr/bin/python3 $here/neigh_check.py 10.77.0.99 \$HOST_B_IP4 \
+			>$OUT/neigh.A 2>&1" -- "sleep 6" >"$OUT/neigh.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "PASS  neighbour: $(tr '\n' ';' <"$OUT/neigh.A")"
+	else
+		bad "neighbour: exit $rc"
+		tail -5 "$OUT/neigh.A" 2>/dev/null | sed 's/^/      /'
+	fi
+fi
 
 # Two pairs at once: one process of each host receives for the host and
 # forwards what is the other's. With completion events: four busy-polling
@@ -277,12 +316,34 @@ for d in (b"", b"\x00" * 3, bth,                  # empty, short, no ICRC
           struct.pack(">B", 0x1e) + bth[1:] + b"\0" * 8,   # reserved opcode
           b"\xff" * 3000):                         # junk
     s.sendto(d, (sys.argv[1], 4791))
+if len(sys.argv) < 3:
+    sys.exit(0)
+# raw mode: frames a socket cannot send, to A's MAC (argv[2]) from argv[3]
+from scapy.all import Ether, IP, UDP, Raw, sendp
+import zlib
+def icrc(ip):
+    b = bytearray(ip)
+    b[1] = b[8] = 0xff
+    b[10:12] = b[26:28] = b"\xff\xff"
+    b[32] = 0xff
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xffffffff)
+eth = Ether(dst=sys.argv[2], type=0x0800)
+good = bytes(IP(src=sys.argv[4], dst=sys.argv[1], flags="DF", id=7) /
+             UDP(sport=0xc000, dport=4791, chksum=0) / Raw(nqp))
+frames = [
+    eth / Raw(good + b"\x00\x00\x00\x00"),          # bad ICRC
+    eth / Raw(good[:-4]),                            # cut: IP length beyond
+    eth / Raw(good[:10] + b"\x00\x00" + good[12:] + icrc(good)),  # IP csum
+    eth / Raw(good[:24] + b"\x00\x0c" + good[26:] + icrc(good)),  # UDP length
+]
+sendp(frames, iface=sys.argv[3], verbose=False)
 EOF
 	"$here/two_hosts.sh" --timeout 60 -- "
 		export SOFTMLX5_NETDEV=\$HOST_A_IF
 		$SMX run -- ibv_rc_pingpong -c -g 3 -n 100 -p 18540 >$OUT/mal.A 2>&1 &
 		sp=\$!
-		for _ in \$(seq 200); do grep -q ':483C 0\+:0000 0A' /proc/net/tcp /proc/net/tcp6 && break; sleep 0.05; done
+		for _ in \$(seq 200); do grep -q ':486C 0\+:0000 0A' /proc/net/tcp /proc/net/tcp6 && break; sleep 0.05; done
+		cat /sys/class/net/\$HOST_A_IF/address >$OUT/mal.mac
 		: >$OUT/mal.listen
 		for _ in \$(seq 200); do [ -e $OUT/mal.sent ] && break; sleep 0.05; done
 		sleep 0.3
@@ -291,13 +352,18 @@ EOF
 		wait \$sp" -- "
 		export SOFTMLX5_NETDEV=\$HOST_B_IF
 		for _ in \$(seq 200); do [ -e $OUT/mal.listen ] && break; sleep 0.05; done
-		python3 $OUT/junk.py \$HOST_A_IP4 && : >$OUT/mal.sent
+		if [ $MODE = raw ]; then
+			/usr/bin/python3 $OUT/junk.py \$HOST_A_IP4 \$(cat $OUT/mal.mac) \$HOST_B_IF \$HOST_B_IP4
+		else
+			/usr/bin/python3 $OUT/junk.py \$HOST_A_IP4
+		fi && : >$OUT/mal.sent
 		for _ in \$(seq 200); do [ -e $OUT/mal.ready ] && break; sleep 0.05; done
 		$SMX run -- ibv_rc_pingpong -c -g 3 -n 100 -p 18540 \$HOST_A_IP4 >$OUT/mal.B 2>&1" \
 		>"$OUT/mal.log" 2>&1
 	rc=$?
 	m=$(awk '$1 == "rx_malformed" { print $2 }' "$OUT/mal.counters" 2>/dev/null)
-	if [ $rc = 0 ] && [ "${m:-0}" -ge 5 ] && grep -q "iters in" "$OUT/mal.B"; then
+	want=$([ $MODE = raw ] && echo 9 || echo 5)
+	if [ $rc = 0 ] && [ "${m:-0}" -ge $want ] && grep -q "iters in" "$OUT/mal.B"; then
 		echo "PASS  malformed: rx_malformed $m, then the pingpong ran"
 	else
 		bad "malformed: exit $rc, rx_malformed '${m:-none}'"
@@ -309,14 +375,19 @@ fi
 # what must happen): host B is the QPs' requester, writing each packet by
 # hand from its address and from a second one not in the QPs' path.
 if wanted hostile; then
+	# udp: IPv6 (GID 5); raw: IPv4 (GID 3), hostile_rx.py says why
+	if [ $MODE = raw ]; then
+		hf=4 hg=3 hpeer='::ffff:$HOST_B_IP4' hother=10.77.0.3 hcidr=10.77.0.3/24
+	else
+		hf=6 hg=5 hpeer='$HOST_B_IP6' hother=fd77::3 hcidr='fd77::3/64 nodad'
+	fi
 	"$here/two_hosts.sh" --timeout 60 -- "
 		export SOFTMLX5_NETDEV=\$HOST_A_IF
-		ip addr add fd77::3/64 dev \$HOST_B_IF nodad 2>/dev/null || true
 		(for _ in \$(seq 600); do [ -e $OUT/hostile.done ] && break; sleep 0.05; done
 		 $SMX counters >$OUT/hostile.ctr 2>&1; echo done) |
-		$SMX run -- $BIN/hostile_target 5 \$HOST_B_IP6 8 >$OUT/hostile.A 2>$OUT/hostile.err" -- "
-		ip addr add fd77::3/64 dev \$HOST_B_IF nodad
-		/usr/bin/python3 $here/hostile_rx.py $OUT fd77::3" >"$OUT/hostile.log" 2>&1
+		$SMX run -- $BIN/hostile_target $hg $hpeer 8 >$OUT/hostile.A 2>$OUT/hostile.err" -- "
+		ip addr add $hcidr dev \$HOST_B_IF
+		/usr/bin/python3 $here/hostile_rx.py $OUT $hf $hother" >"$OUT/hostile.log" 2>&1
 	rc=$?
 	grep -h "^PASS\|^FAIL" "$OUT/hostile.log"
 	if [ $rc != 0 ]; then
@@ -326,14 +397,14 @@ if wanted hostile; then
 	fi
 fi
 
-# A peer that never answers: its port does not reach the wire (raw mode,
-# not implemented); the requester's retries run out.
+# A peer that never answers: everything it sends is lost (a fault stage);
+# the requester's retries run out.
 if wanted no_answer; then
 	"$here/two_hosts.sh" --timeout 60 -- "
-		export SOFTMLX5_NETDEV=\$HOST_A_IF SOFTMLX5_NETDEV_MODE=raw
+		export SOFTMLX5_NETDEV=\$HOST_A_IF SOFTMLX5_FAULT='loss=100%,dir=tx'
 		$SMX run -- ibv_rc_pingpong -g 3 -n 10 -p 18550 >$OUT/dead.A 2>&1 &
 		sp=\$!
-		for _ in \$(seq 200); do grep -q ':487E 0\+:0000 0A' /proc/net/tcp /proc/net/tcp6 && break; sleep 0.05; done
+		for _ in \$(seq 200); do grep -q ':4876 0\+:0000 0A' /proc/net/tcp /proc/net/tcp6 && break; sleep 0.05; done
 		: >$OUT/dead.ready
 		for _ in \$(seq 400); do [ -e $OUT/dead.done ] && break; sleep 0.05; done
 		kill \$sp; true" -- "
@@ -342,12 +413,33 @@ if wanted no_answer; then
 		$SMX run -- ibv_rc_pingpong -g 3 -n 10 -p 18550 \$HOST_A_IP4 >$OUT/dead.B 2>&1
 		rc=\$?; : >$OUT/dead.done; [ \$rc != 0 ]" >"$OUT/dead.log" 2>&1
 	rc=$?
-	if [ $rc = 0 ] && grep -q "retry counter exceeded" "$OUT/dead.B" &&
-	   grep -q "netdev_mode raw" "$OUT/dead.A"; then
+	if [ $rc = 0 ] && grep -q "retry counter exceeded" "$OUT/dead.B"; then
 		echo "PASS  no_answer: the requester failed with transport retry counter exceeded"
 	else
 		bad "no_answer: exit $rc"
 		tail -3 "$OUT/dead.A" "$OUT/dead.B" 2>/dev/null | sed 's/^/      /'
+	fi
+fi
+
+# raw: a process that may not open a packet socket (CAP_NET_RAW dropped)
+# says so in one line and runs udp; a raw host talks to it over IPv4
+# (IPv6 datagrams with checksum 0 do not reach a UDP socket).
+if [ $MODE = raw ] && wanted fallback && command -v setpriv >/dev/null; then
+	"$here/two_hosts.sh" --timeout 60 -- "
+		export SOFTMLX5_NETDEV=\$HOST_A_IF
+		setpriv --bounding-set=-net_raw --inh-caps=-net_raw \
+			$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18570 >$OUT/fb.A 2>&1" -- "
+		export SOFTMLX5_NETDEV=\$HOST_B_IF
+		sleep 1
+		$SMX run -- ibv_rc_pingpong -c -g 3 -n 200 -p 18570 \$HOST_A_IP4 >$OUT/fb.B 2>&1" \
+		>"$OUT/fb.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q "CAP_NET_RAW is needed); udp instead" "$OUT/fb.A" &&
+	   grep -q "iters in" "$OUT/fb.B"; then
+		echo "PASS  fallback: udp without CAP_NET_RAW; $(grep -h 'iters in' "$OUT/fb.B")"
+	else
+		bad "fallback: exit $rc"
+		tail -3 "$OUT/fb.A" "$OUT/fb.B" 2>/dev/null | sed 's/^/      /'
 	fi
 fi
 

@@ -6,7 +6,7 @@ Checks a SOFTMLX5_PCAP capture independently of softmlx5's C code.
     check_pcap.py --writer PCAP_WRITER [--rounds N] [--procs N]
     check_pcap.py [--expect OP,OP,...] FILE
     check_pcap.py [--expect OP,OP,...] --capture-of PROG [ARG...]
-    check_pcap.py --wire [--expect OP,OP,...] FILE
+    check_pcap.py --wire [--raw [--sports N]] [--expect OP,OP,...] FILE
 
 With --writer, runs tests/transport/pcap_writer (several processes capture
 every golden packet, rebuilt by the C builders, into one new file in a
@@ -24,7 +24,14 @@ network link ran in netdev_mode udp (tests/net/udp_link.sh): any snaplen,
 the interfaces' own unicast MACs, UDP source port 4791 (the socket's) and
 the checksum the kernel computed, which is checked here instead of being 0;
 every ICRC is still recomputed (on IPv4 the kernel sends identification 0,
-which the sender's ICRC assumed).
+which the sender's ICRC assumed). With --wire --raw the capture is of
+netdev_mode raw, whose frames are softmlx5's from the IP header on: UDP
+checksum 0, and each packet's UDP source port the one rdma_get_udp_sport()
+derives from its QP pair (flow label 0): for UD from the DETH's source QP
+and the destination QP, for RC / UC from the destination QP of a packet
+going the other way between the same two addresses (a connection's two
+directions share the port); with --sports N at least N distinct source
+ports (N QPs).
 
 Pure Python checks: the pcap global header (one, linktype Ethernet, snaplen
 65535), every record whole (records of different processes must not
@@ -62,6 +69,7 @@ import zlib
 SKIP = 77
 failures = []
 WIRE = False	# --wire: a capture taken on an interface (udp mode)
+RAW = False	# --raw: ... of netdev_mode raw
 
 
 def fail(msg):
@@ -223,7 +231,10 @@ def check_frame(n, fr):
         if 40 + struct.unpack(">H", ip[4:6])[0] != len(ip) or ip[6] != 17:
             fail("frame %d: IPv6 payload length / next header" % n)
     sport, dport, ulen, ucsum = struct.unpack(">HHHH", ip[ihl:ihl + 8])
-    if WIRE:
+    if RAW:
+        if dport != 4791 or ulen != len(ip) - ihl or ucsum != 0 or sport < 0xc000:
+            fail("frame %d: UDP sport %#x dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
+    elif WIRE:
         if dport != 4791 or ulen != len(ip) - ihl or sport != 4791 or \
                 (ucsum and not udp_csum_ok(ip, ver, ihl)):
             fail("frame %d: UDP sport %d dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
@@ -242,6 +253,8 @@ def check_frame(n, fr):
     f["ipv"] = ver
     # two hosts number their QPs alike: a connection is also its address
     f["_dst"] = ip[16:20] if ver == 4 else ip[24:40]
+    f["_src"] = ip[12:16] if ver == 4 else ip[8:24]
+    f["_sport"] = sport
     f["_ib_pos"], f["_ib_len"] = 14 + ihl + 8, len(ip) - ihl - 8
     return f
 
@@ -444,7 +457,41 @@ def check_psns(parsed):
         st["next"] = (f["psn"] + span) & 0xffffff
 
 
-def check_file(path, expect=(), names=None, nrecords=None, psns=False):
+def udp_sport(fl, lqpn, rqpn):
+    """rdma_get_udp_sport() of the kernel's ib_verbs.h, written again."""
+    if not fl:
+        v = lqpn * rqpn
+        v ^= v >> 20
+        v ^= v >> 40
+        fl = v & 0xfffff
+    return ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000
+
+
+def check_sports(parsed, want):
+    """Every packet's UDP source port is its QP pair's (see --raw)."""
+    back = {}
+    for f in parsed:
+        if f:
+            back.setdefault((f["_src"], f["_dst"]), set()).add(f["destqp"])
+    for n, f in enumerate(parsed, 1):
+        if not f or f["opcode"] >> 5 not in (0, 1, 3):
+            continue
+        if f["opcode"] >> 5 == 3:
+            ok = udp_sport(0, f["deth.srcqp"], f["destqp"]) == f["_sport"]
+        else:
+            ok = any(udp_sport(0, q, f["destqp"]) == f["_sport"]
+                     for q in back.get((f["_dst"], f["_src"]), ()))
+        if not ok:
+            fail("frame %d: UDP source port %#x is not rdma_get_udp_sport() of "
+                 "its QPs (destination QP %#x)" % (n, f["_sport"], f["destqp"]))
+            return
+    ports = {f["_sport"] for f in parsed if f}
+    if len(ports) < want:
+        fail("%d distinct UDP source ports, at least %d expected" % (len(ports), want))
+    print("UDP source ports: %s" % " ".join("%#x" % p for p in sorted(ports)))
+
+
+def check_file(path, expect=(), names=None, nrecords=None, psns=False, sports=0):
     """Every check of one capture. Returns (failures, {opcode: count},
     {opcode: name}, tshark_ran)."""
     del failures[:]
@@ -463,6 +510,8 @@ def check_file(path, expect=(), names=None, nrecords=None, psns=False):
             fail("no packet of opcode %#04x (%s)" % (op, opcode_name(op, {})))
     print("%s: %d records, %d ICRCs recomputed" %
           (os.path.basename(path), len(recs), sum(1 for f in parsed if f)))
+    if RAW:
+        check_sports(parsed, sports)
     seen, ran = {}, False
     if shutil.which("tshark"):
         seen, ran = check_tshark(path, parsed, names or {}), True
@@ -481,9 +530,14 @@ def main():
                     help="a program (and its arguments) to capture")
     ap.add_argument("--wire", action="store_true",
                     help="FILE was taken on an interface (netdev_mode udp)")
+    ap.add_argument("--raw", action="store_true",
+                    help="with --wire: netdev_mode raw (UDP checksum 0, per-QP ports)")
+    ap.add_argument("--sports", type=int, default=0,
+                    help="with --raw: at least this many UDP source ports")
     a = ap.parse_args()
-    global WIRE
+    global WIRE, RAW
     WIRE = a.wire
+    RAW = a.wire and a.raw
     tmp = None
     names, expect = {}, None
     if a.writer:
@@ -518,7 +572,7 @@ def main():
     try:
         fails, counts, opnames, ran = check_file(
             path, [int(x, 16) for x in a.expect.split(",") if x], names, expect,
-            psns=not a.writer)
+            psns=not a.writer, sports=a.sports)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -758,7 +758,7 @@ static void test_netdev(void)
 	clean_env();
 }
 
-/* netdev_mode: udp (the default) or raw, any case; nothing else. */
+/* netdev_mode: auto (the default), udp or raw, any case; nothing else. */
 static void test_netdev_mode(void)
 {
 	struct smx_config cfg;
@@ -766,7 +766,7 @@ static void test_netdev_mode(void)
 
 	clean_env();
 	CHECK(load_captured(&cfg, &lines) == 0 &&
-	      cfg.netdev_mode == SMX_NETDEV_UDP, "default: mode %d",
+	      cfg.netdev_mode == SMX_NETDEV_AUTO, "default: mode %d",
 	      cfg.netdev_mode);
 	setenv("SOFTMLX5_NETDEV_MODE", "RAW", 1);
 	CHECK(load_captured(&cfg, &lines) == 0 &&
@@ -774,8 +774,13 @@ static void test_netdev_mode(void)
 	      cfg.netdev_mode);
 	clean_env();
 	env_good("SOFTMLX5_NETDEV_MODE", "udp");
+	setenv("SOFTMLX5_NETDEV_MODE", "Auto", 1);
+	CHECK(load_captured(&cfg, &lines) == 0 &&
+	      cfg.netdev_mode == SMX_NETDEV_AUTO, "Auto: mode %d",
+	      cfg.netdev_mode);
+	clean_env();
 	env_bad("SOFTMLX5_NETDEV_MODE", "tcp");
-	CHECK(strstr(captured, "not a netdev mode (udp or raw)"), "tcp: %s",
+	CHECK(strstr(captured, "not a netdev mode (auto, raw or udp)"), "tcp: %s",
 	      captured);
 	env_bad("SOFTMLX5_NETDEV_MODE", "");
 	file_bad("netdev_mode = packet\n", "netdev_mode");

@@ -542,6 +542,14 @@ static void test_helpers(void)
 	CHECK_EQ(ibp_psn_diff(0xffffff, 0), -1);
 	CHECK_EQ(ibp_psn_diff(5, 3), 2);
 	CHECK_EQ(ibp_psn_diff(0x800000, 0), -0x800000);
+	/* rdma_get_udp_sport() by hand: 0x123456 * 0xabcdef = 0xc379a59ba4a;
+	 * ^ >> 20 = 0xc379a9ac3ef; ^ >> 40 = 0xc379a9ac3e3; 20 bits 0xac3e3;
+	 * 0x3e3 ^ (0xac000 >> 14 = 0x2b) = 0x3c8 | 0xc000. A flow label is
+	 * folded alone: 0x2345 ^ 0x4 | 0xc000. Small QPNs: 0x11 * 0x12. */
+	CHECK_EQ(roce_udp_sport(0, 0x123456, 0xabcdef), 0xc3c8);
+	CHECK_EQ(roce_udp_sport(0, 0xabcdef, 0x123456), 0xc3c8);
+	CHECK_EQ(roce_udp_sport(0x12345, 0x123456, 0xabcdef), 0xe341);
+	CHECK_EQ(roce_udp_sport(0, 0x11, 0x12), 0xc132);
 	for (size_t i = 0; i < sizeof(golden_sport) / sizeof(golden_sport[0]); i++)
 		CHECKM(roce_udp_sport(golden_sport[i].fl, golden_sport[i].lqpn,
 				      golden_sport[i].rqpn) == golden_sport[i].sport,

@@ -8,7 +8,8 @@
  * and the choice of link (eng_fabric_link()). It reaches a link only
  * through its ops (struct eng_link_ops, eng_loc.h): the shared-memory link
  * between processes (eng_link_shm.c), the loopback link within one
- * (eng_link_loop.c), the network link to other hosts (eng_link_udp.c).
+ * (eng_link_loop.c), the network link to other hosts (eng_link_udp.c,
+ * with whole frames eng_link_raw.c).
  *
  * In-process (the destination QPN belongs to this process's slot, or the
  * process is alone): with a fault stage, a capture or loopback_packets, the
@@ -99,7 +100,7 @@ int eng_fabric_peer(struct eng *e, const uint8_t dgid[16], uint32_t dqpn)
 const struct eng_link_ops *eng_fabric_link(const struct eng *e, uint32_t dst)
 {
 	if (eng_dst_net(dst))
-		return &eng_link_udp;
+		return e->raw ? &eng_link_raw : &eng_link_udp;
 	return dst == e->slot && e->loop_pkts ? &eng_link_loop : &eng_link_shm;
 }
 
@@ -247,10 +248,14 @@ static int fab_tx(struct eng *e, uint32_t slot, struct ibp_hdr *h,
 	uint8_t *b;
 	int rc;
 
-	if (l->sport) {
-		/* the packet as the link's socket sends it */
+	if (l->sport || l->ip_id) {
+		/* the packet as the link's socket sends it; or a whole
+		 * frame: IPv4 packets numbered, as a host numbers them */
 		fixed = *l3;
-		fixed.sport = l->sport;
+		if (l->sport)
+			fixed.sport = l->sport;
+		if (l->ip_id)
+			fixed.ip_id = e->ip_id++;
 		l3 = &fixed;
 	}
 	if (f) {

@@ -49,6 +49,12 @@
  * than a BTH and an ICRC or fails the packet layer's checks is counted
  * (rx_malformed) and dropped, with one line under SOFTMLX5_DEBUG.
  *
+ * RAW MODE (netdev_mode raw or auto, eng_link_raw.c) is this link with
+ * whole frames through a packet socket instead of the sockets' send and
+ * receive: destinations, tombstones, the receive thread, pollers and
+ * forwarding stay here (e->raw set: its socket is polled, its flush
+ * used; the UDP sockets stay bound and take nothing).
+ *
  * LOCKS. The destination table and the send batches are fw->lock's; the
  * receive thread takes datagrams without it and handles a batch under it.
  */
@@ -238,6 +244,13 @@ static const struct udp_dst *udp_dst_at(const struct eng_udp *u, uint32_t dst)
 	return &u->dst[dst - ENG_NET_DST0];
 }
 
+const uint8_t *eng_udp_dst_gid(const struct eng *e, uint32_t dst)
+{
+	const struct udp_dst *d = udp_dst_at(e->udp, dst);
+
+	return d ? d->gid : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sending                                                            */
 /* ------------------------------------------------------------------ */
@@ -277,6 +290,11 @@ static void udp_txq_flush(struct eng *e, struct udp_txq *q)
 void eng_udp_flush(struct eng *e)
 {
 	struct eng_udp *u = e->udp;
+
+	if (e->raw) {
+		eng_raw_flush(e);
+		return;
+	}
 
 	if (u->q[0].n)
 		udp_txq_flush(e, &u->q[0]);
@@ -497,6 +515,11 @@ static void udp_drop(struct eng *e, enum trn_ctr ctr, const char *why)
 	smx_dbg("engine: network link: datagram dropped: %s", why);
 }
 
+void eng_udp_drop(struct eng *e, unsigned int ctr, const char *why)
+{
+	udp_drop(e, (enum trn_ctr)ctr, why);
+}
+
 /* Hands packet @pkt (@len bytes from its IP header) to the process owning
  * its QPN when that is another one of this host: true when it was that
  * process's (forwarded, or lost on the way). */
@@ -546,6 +569,15 @@ static struct eng_qp *udp_rx_from(struct eng *e, const uint8_t sgid[16],
 		return NULL;
 	}
 	return eng_fabric_rx(e, (uint32_t)src, 0, pkt, len, flags);
+}
+
+struct eng_qp *eng_udp_rx_ip(struct eng *e, const uint8_t sgid[16],
+			     const uint8_t *pkt, uint32_t len, uint32_t ib_off,
+			     uint8_t flags)
+{
+	if (udp_rx_forward(e, pkt, len, ib_off, flags))
+		return NULL;
+	return udp_rx_from(e, sgid, pkt, len, flags);
 }
 
 /* Datagram @k of the batch (@n bytes at its buffer + UDP_RX_AT), its
@@ -646,9 +678,7 @@ static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
 	}
 	/* IPv4: the identification the ICRC covers is not known here */
 	flags = v6 ? SMX_CELL_F_ICRC : 0;
-	if (udp_rx_forward(e, ib - l3len, l3len + n, l3len, flags))
-		return NULL;
-	return udp_rx_from(e, l3.sgid, ib - l3len, l3len + n, flags);
+	return eng_udp_rx_ip(e, l3.sgid, ib - l3len, l3len + n, l3len, flags);
 }
 
 struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
@@ -673,15 +703,38 @@ struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
 			   (uint8_t)(c->flags & SMX_CELL_F_ICRC));
 }
 
+void eng_udp_rx_batch(struct eng *e, uint32_t n,
+		      struct eng_qp *(*one)(struct eng *, uint32_t, void *),
+		      void *arg)
+{
+	struct eng_qp *run[UDP_BATCH];
+	unsigned int nrun = 0;
+	uint32_t k;
+	bool clk;
+
+	fw_lock(e->fw);
+	clk = eng_clock_begin(e);
+	eng_comp_batch_begin(e);
+	for (k = 0; k < n && k < UDP_BATCH; k++)
+		eng_fabric_run_add(run, &nrun, one(e, k, arg));
+	eng_fabric_rx_end(e, run, nrun);
+	eng_loop_run(e);
+	eng_clock_end(e, clk);
+	fw_unlock(e->fw);
+}
+
+static struct eng_qp *udp_rx_batch_one(struct eng *e, uint32_t k, void *arg)
+{
+	(void)arg;
+	return udp_rx_one(e, k, e->udp->rm[k].msg_len);
+}
+
 /* Reads a batch of what waits on @fd and handles it under the lock
  * (rx_mu held); false when nothing was there. */
 static bool udp_rx_drain(struct eng *e, int fd)
 {
 	struct eng_udp *u = e->udp;
-	struct eng_qp *run[UDP_BATCH];
-	unsigned int nrun = 0;
 	uint32_t k;
-	bool clk;
 	int n;
 
 	for (k = 0; k < UDP_BATCH; k++) {
@@ -701,15 +754,7 @@ static bool udp_rx_drain(struct eng *e, int fd)
 	n = recvmmsg(fd, u->rm, UDP_BATCH, MSG_DONTWAIT, NULL);
 	if (n <= 0)
 		return false;
-	fw_lock(e->fw);
-	clk = eng_clock_begin(e);
-	eng_comp_batch_begin(e);
-	for (k = 0; k < (uint32_t)n; k++)
-		eng_fabric_run_add(run, &nrun, udp_rx_one(e, k, u->rm[k].msg_len));
-	eng_fabric_rx_end(e, run, nrun);
-	eng_loop_run(e);
-	eng_clock_end(e, clk);
-	fw_unlock(e->fw);
+	eng_udp_rx_batch(e, (uint32_t)n, udp_rx_batch_one, NULL);
 	return true;
 }
 
@@ -717,10 +762,12 @@ static void *udp_rx_thread(void *arg)
 {
 	struct eng *e = arg;
 	struct eng_udp *u = e->udp;
-	struct pollfd p[3] = {
+	/* raw: the UDP sockets take nothing (eng_link_raw.c) */
+	struct pollfd p[4] = {
 		{ u->efd, POLLIN, 0 },
-		{ u->q[0].fd, POLLIN, 0 },
-		{ u->q[1].fd, POLLIN, 0 },	/* fd -1: ignored by poll */
+		{ e->raw ? -1 : u->q[0].fd, POLLIN, 0 },
+		{ e->raw ? -1 : u->q[1].fd, POLLIN, 0 },  /* -1: ignored */
+		{ e->raw ? eng_raw_fd(e->raw) : -1, POLLIN, 0 },
 	};
 
 	uint64_t seen_ns = eng_now();
@@ -739,7 +786,7 @@ static void *udp_rx_thread(void *arg)
 			continue;
 		}
 		/* (a timeout: a look at the pollers again) */
-		if (poll(p, 3, UDP_POLLED_MS * 10) < 0) {
+		if (poll(p, 4, UDP_POLLED_MS * 10) < 0) {
 			if (errno == EINTR)
 				continue;
 			smx_err("engine: network link: poll: %s; nothing is "
@@ -753,6 +800,9 @@ static void *udp_rx_thread(void *arg)
 			if (p[k].revents)
 				while (udp_rx_drain(e, p[k].fd))
 					;
+		if (p[3].revents)
+			while (eng_raw_rx_drain(e))
+				;
 		pthread_mutex_unlock(&u->rx_mu);
 	}
 }
@@ -768,7 +818,9 @@ bool eng_udp_poll(struct eng *e)
 
 	if (pthread_mutex_trylock(&u->rx_mu))
 		return false;	/* the thread is at it */
-	for (k = 0; k < 2; k++)
+	if (e->raw)
+		got = eng_raw_rx_drain(e);
+	for (k = 0; k < 2 && !e->raw; k++)
 		if (u->q[k].fd >= 0)
 			got |= udp_rx_drain(e, u->q[k].fd);
 	pthread_mutex_unlock(&u->rx_mu);
@@ -780,6 +832,8 @@ bool eng_udp_pending(struct eng *e)
 	struct eng_udp *u = e->udp;
 	int k, n;
 
+	if (e->raw)
+		return eng_raw_pending(e);
 	for (k = 0; k < 2; k++)
 		if (u->q[k].fd >= 0 && !ioctl(u->q[k].fd, FIONREAD, &n) && n > 0)
 			return true;
@@ -874,14 +928,14 @@ fail:
 /* This process's sockets: a fork child closes its copies -- holding the
  * host's receiving socket (the group's first) without a thread to read
  * it, it would take every datagram of the host. */
-static int udp_fork_fds[2] = { -1, -1 };
+static int udp_fork_fds[3] = { -1, -1, -1 };	/* IPv4, IPv6, raw's */
 static pthread_once_t udp_fork_once = PTHREAD_ONCE_INIT;
 
 static void udp_fork_child(void)
 {
 	int k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		int fd = __atomic_exchange_n(&udp_fork_fds[k], -1,
 					     __ATOMIC_RELAXED);
 
@@ -893,6 +947,21 @@ static void udp_fork_child(void)
 static void udp_fork_init(void)
 {
 	pthread_atfork(NULL, NULL, udp_fork_child);
+}
+
+/* The raw link's packet socket goes (no thread uses it any more). */
+static void udp_raw_stop(struct eng *e)
+{
+	struct eng_raw *r = e->raw;
+	int fd;
+
+	if (!r)
+		return;
+	fd = eng_raw_fd(r);
+	__atomic_compare_exchange_n(&udp_fork_fds[2], &fd, -1, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	e->raw = NULL;
+	eng_raw_stop(r);
 }
 
 static void udp_free(struct eng_udp *u)
@@ -926,11 +995,6 @@ void eng_udp_start(struct eng *e)
 
 	if (!cfg->netdev[0])
 		return;
-	if (cfg->netdev_mode == SMX_NETDEV_RAW) {
-		/* (packets to other hosts are not sent) */
-		smx_stub("netdev_mode raw (RoCEv2 through a packet socket)");
-		return;
-	}
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		goto nomem;
@@ -955,7 +1019,24 @@ void eng_udp_start(struct eng *e)
 	err4 = errno;
 	u->q[1].fd = udp_socket(cfg->netdev, AF_INET6);
 	err6 = errno;
-	if (u->q[0].fd < 0 && u->q[1].fd < 0) {
+	if (cfg->netdev_mode != SMX_NETDEV_UDP) {
+		int err = eng_raw_start(e, cfg->netdev, u->ifindex,
+					(const int[2]){ u->q[0].fd, u->q[1].fd });
+
+		if (err && cfg->netdev_mode == SMX_NETDEV_RAW)
+			smx_err("engine: network link: netdev_mode raw: no packet "
+				"socket on %s (%s; CAP_NET_RAW is needed); udp "
+				"instead", cfg->netdev, strerror(-err));
+		else if (err)
+			smx_dbg("engine: network link: no packet socket on %s "
+				"(%s): udp", cfg->netdev, strerror(-err));
+	}
+	if (u->q[0].fd < 0 && u->q[1].fd < 0 && e->raw) {
+		/* raw works without them; the kernel may answer ICMP */
+		smx_err("engine: network link: cannot bind UDP port %u (%s); "
+			"the kernel answers RoCE datagrams with port "
+			"unreachable", ROCE_UDP_PORT, strerror(err4));
+	} else if (u->q[0].fd < 0 && u->q[1].fd < 0) {
 		smx_err("engine: network link: cannot bind UDP port %u (IPv4: "
 			"%s; IPv6: %s; another user's device on this host?); "
 			"packets stay on this host", ROCE_UDP_PORT,
@@ -970,6 +1051,9 @@ void eng_udp_start(struct eng *e)
 	pthread_once(&udp_fork_once, udp_fork_init);
 	__atomic_store_n(&udp_fork_fds[0], u->q[0].fd, __ATOMIC_RELAXED);
 	__atomic_store_n(&udp_fork_fds[1], u->q[1].fd, __ATOMIC_RELAXED);
+	if (e->raw)
+		__atomic_store_n(&udp_fork_fds[2], eng_raw_fd(e->raw),
+				 __ATOMIC_RELAXED);
 	u->efd = eventfd(0, EFD_CLOEXEC);
 	if (!e->ctr)
 		e->ctr = smx_shm_counters(NULL);	/* alone: ours */
@@ -978,12 +1062,14 @@ void eng_udp_start(struct eng *e)
 		smx_err("engine: network link: cannot start its receive "
 			"thread; packets stay on this host");
 		e->udp = NULL;
+		udp_raw_stop(e);
 		udp_free(u);
 		return;
 	}
 	u->started = true;
-	smx_dbg("engine: network link on %s (ifindex %u): UDP port %u",
-		cfg->netdev, u->ifindex, ROCE_UDP_PORT);
+	smx_dbg("engine: network link on %s (ifindex %u): %s", cfg->netdev,
+		u->ifindex, e->raw ? "raw frames (netdev_mode raw)" :
+		"UDP port 4791 (netdev_mode udp)");
 	return;
 nomem:
 	smx_err("engine: network link: no memory; packets stay on this host");
@@ -1023,5 +1109,6 @@ void eng_udp_stop(struct eng *e)
 	/* a poller that found the link before it went has left it */
 	pthread_mutex_lock(&u->rx_mu);
 	pthread_mutex_unlock(&u->rx_mu);
+	udp_raw_stop(e);
 	udp_free(u);
 }

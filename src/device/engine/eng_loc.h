@@ -370,8 +370,12 @@ struct eng {
 	bool loop_pkts;
 	struct eng_loop *loop;
 	/* The network link (eng_link_udp.c): on with a port bound to a
-	 * network interface in netdev_mode udp; NULL otherwise. */
+	 * network interface; NULL otherwise. Its frames go through a packet
+	 * socket (eng_link_raw.c) when raw is set: netdev_mode raw or auto,
+	 * and the packet socket could be opened. */
 	struct eng_udp *udp;
+	struct eng_raw *raw;
+	uint16_t ip_id;			/* the next IPv4 identification (raw) */
 
 	/* The requester's shortcuts: the fast lane (eng_sq_fast()) and
 	 * what QPs cache between WQEs (route, last lkey). False
@@ -1065,6 +1069,9 @@ struct eng_link_ops {
 	/* The UDP source port every packet has (a socket's own), or 0: the
 	 * QP's (roce_udp_sport()). */
 	uint16_t sport;
+	/* The link sends the IP header as built: IPv4 packets are numbered
+	 * (identification), which the ICRC covers. */
+	bool ip_id;
 	/* The adaptive retransmission timer's first value (eng_sq.c), or
 	 * 0: ConnectX's 1 ms. */
 	uint64_t rto_ns;
@@ -1140,6 +1147,37 @@ bool eng_udp_tomb_ack(struct eng *e, const struct ibp_hdr *h, uint32_t src);
  * QP of ours (SMX_CELL_F_NET); returns as eng_fabric_rx_pkt(). */
 struct smx_cell;
 struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c);
+/* What the raw link shares with it. The GID of network destination @dst,
+ * or NULL (fw->lock held). */
+const uint8_t *eng_udp_dst_gid(const struct eng *e, uint32_t dst);
+/* Packet @pkt (@len bytes from its IP header, its BTH at @ib_off) from
+ * the host at @sgid: forwarded to the process of this host owning its
+ * QPN, or to the transport; returns as eng_fabric_rx() (fw->lock held). */
+struct eng_qp *eng_udp_rx_ip(struct eng *e, const uint8_t sgid[16],
+			     const uint8_t *pkt, uint32_t len, uint32_t ib_off,
+			     uint8_t flags);
+/* Handles @n received items under fw->lock as one batch: @one(e, k, arg)
+ * for k in [0, n) gives the QP to run at its end (rx_mu held). */
+void eng_udp_rx_batch(struct eng *e, uint32_t n,
+		      struct eng_qp *(*one)(struct eng *, uint32_t, void *),
+		      void *arg);
+void eng_udp_drop(struct eng *e, unsigned int ctr, const char *why);
+
+/* eng_link_raw.c: netdev_mode raw, the network link's frames through a
+ * packet socket on the interface (CAP_NET_RAW). eng_raw_start(): from
+ * eng_udp_start(), @hold the link's UDP sockets on port 4791, which then
+ * only keep the kernel from answering our datagrams; 0 (e->raw set), or
+ * -errno (the link stays udp). The rest as eng_udp_*'s, for the packet
+ * socket. */
+struct eng_raw;
+extern const struct eng_link_ops eng_link_raw;
+int eng_raw_start(struct eng *e, const char *ifname, unsigned int ifindex,
+		  const int hold[2]);
+void eng_raw_stop(struct eng_raw *r);
+int eng_raw_fd(const struct eng_raw *r);
+void eng_raw_flush(struct eng *e);
+bool eng_raw_rx_drain(struct eng *e);
+bool eng_raw_pending(struct eng *e);
 
 /* eng_fabric.c */
 struct ibp_hdr;
