@@ -30,9 +30,9 @@ cover, all three filled with 0xa5):
         no data returned, QP in error.
   QP 6  a FETCH_ADD to an address that is not 8-byte aligned: NAK invalid
         request, QP in error, nothing changed.
-  QP 7  a WRITE whose payload runs past the path MTU (2048 bytes at MTU
-        1024) in one packet: dropped or NAK invalid request; nothing
-        written.
+  QP 7  a WRITE whose payload runs past the path MTU (1280 bytes at MTU
+        1024, within the veth's 1500) in one packet: dropped or NAK
+        invalid request; nothing written.
 Afterwards A's memory must hold exactly the one good WRITE, QP 0 must
 still be in RTS and its counters must have moved. The device must still
 be alive to answer (hostile_target prints its QPs' states and pages).
@@ -55,6 +55,7 @@ AF = socket.AF_INET6 if FAM == 6 else socket.AF_INET
 A6, B6 = os.environ["HOST_A_IP%d" % FAM], os.environ["HOST_B_IP%d" % FAM]
 C6 = sys.argv[3]
 PORT = 4791
+IP_ID = 0x5a5a
 FAILS = []
 
 # IBTA opcodes (RC) and NAK codes (AETH syndrome)
@@ -101,16 +102,19 @@ def frame(src, ib, bad_icrc=False):
     if FAM == 6:
         ip = struct.pack(">IHBB", 6 << 28, ulen, 17, 64)
     else:
-        # identification 0 and DF: what Linux sends from an unconnected
-        # UDP socket (the header checksum is masked, left 0)
-        ip = struct.pack(">BBHHHBBH", 0x45, 0, 20 + ulen, 0, 0x4000, 64, 17, 0)
+        # our own identification (the ICRC covers it), DF, checksum 0:
+        # the raw socket fills it in
+        ip = struct.pack(">BBHHHBBH", 0x45, 0, 20 + ulen, IP_ID, 0x4000, 64, 17, 0)
     ip += socket.inet_pton(AF, src)
     ip += socket.inet_pton(AF, A6)
     udp = struct.pack(">HHHH", PORT, PORT, ulen, 0)
     c = icrc(ip + udp + bytes(ib))
     if bad_icrc:
         c ^= 1
-    return bytes(ib) + struct.pack("<I", c)
+    tail = bytes(ib) + struct.pack("<I", c)
+    # IPv6: a UDP socket sends what follows the UDP header; IPv4: the whole
+    # datagram through a raw socket, so the identification is ours
+    return tail if FAM == 6 else ip + udp + tail
 
 
 def answers(sock, secs=0.4):
@@ -146,9 +150,16 @@ def main():
     other = socket.socket(AF, socket.SOCK_DGRAM)
     other.bind((C6, PORT))
 
+    if FAM == 4:
+        rawsock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+
     def send(ib, src=B6, sock=None, bad_icrc=False, raw=None):
-        (sock or s).sendto(raw if raw is not None else frame(src, ib, bad_icrc),
-                           (A6, PORT))
+        if raw is not None:
+            s.sendto(raw, (A6, PORT))
+        elif FAM == 6:
+            (sock or s).sendto(frame(src, ib, bad_icrc), (A6, PORT))
+        else:
+            rawsock.sendto(frame(src, ib, bad_icrc), (A6, 0))
 
     def expect_none(what):
         got = answers(s)
@@ -202,10 +213,10 @@ def main():
     expect_nak("READ before the MR", 0x805, NAK_ACCESS, psn[5])
     send(bth(FETCH_ADD, qpn[6], psn[6]) + struct.pack(">QIQQ", addr + 4, rkey, 1, 0))
     expect_nak("unaligned FETCH_ADD", 0x806, NAK_INV, psn[6])
-    send(bth(WRITE_ONLY, qpn[7], psn[7]) + reth(addr, rkey, 2048) + bytes([0x27]) * 2048)
+    send(bth(WRITE_ONLY, qpn[7], psn[7]) + reth(addr, rkey, 1280) + bytes([0x27]) * 1280)
     got = answers(s)
     if got and [g[:4] for g in got] != [(ACK, 0x807, psn[7], NAK_INV)]:
-        fail("2048-byte packet at MTU 1024: answers %s" % got)
+        fail("1280-byte packet at MTU 1024: answers %s" % got)
     big_nakd = bool(got)
 
     open(os.path.join(OUT, "hostile.done"), "w").close()
