@@ -51,7 +51,7 @@
 # Usage: bench/run.sh [--build DIR] [--iters N] [--veth-only]
 #   N (default 5000): iterations of a latency row (x20 at 8 B); an 8-byte
 #   message rate runs 200 N messages, a bandwidth row of 4 KiB or more
-#   max(N, 1 GiB / size); a latency row over the veth 4 N.
+#   max(N, 1 GiB / size); a latency row over the veth 2 N.
 #   --veth-only: the two hosts' rows alone.
 set -u
 BUILD=build
@@ -191,7 +191,7 @@ fault_dropped() {
 # baselines, then ib_write_lat, ib_send_lat 8 B (VETH_LAT_N iterations),
 # ib_write_bw, ib_send_bw 64 KiB (2 s each), every port bound to its veth
 # end (SOFTMLX5_NETDEV, netdev_mode udp), the veth at its default MTU.
-VETH_LAT_N=$((ITERS * 4))
+VETH_LAT_N=$((ITERS * 2))
 veth_side() { # A|B: the script of that side, written to $WORK/veth.$1.sh
 	cat <<'SIDE'
 # Each perftest pair: A's server says it listens (a file), B's client
@@ -204,7 +204,7 @@ pt() { # PROG SIZE ARGS...
 	shift 2
 	n=$((n + 1))
 	if [ $SIDE = A ]; then
-		timeout 60 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
+		timeout 120 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
 			>"$WORK/veth.$tag.A" 2>&1 &
 		hex=$(printf '%04X' $port)
 		for _ in $(seq 200); do
@@ -220,7 +220,7 @@ pt() { # PROG SIZE ARGS...
 		done
 		# (perftest's own TCP exchange over IPv4: it takes no IPv6
 		# literal)
-		timeout 60 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
+		timeout 120 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
 			$HOST_A_IP4 >"$WORK/veth.$tag.B" 2>&1
 	fi
 }
@@ -252,7 +252,7 @@ veth_rows() {
 	veth_side >"$WORK/veth.sh"
 	export UDPB SMX WORK VETH_LAT_N UDP_ITERS=$((ITERS * 4)) VETH_PORT=$PORT
 	PORT=$((PORT + 16))
-	"$here/../tests/net/two_hosts.sh" --timeout 300 -- \
+	"$here/../tests/net/two_hosts.sh" --timeout 900 -- \
 		'SIDE=A; cat /sys/class/net/$HOST_A_IF/mtu >"$WORK/veth.mtu"; . "$WORK/veth.sh"' -- \
 		'SIDE=B; . "$WORK/veth.sh"' >"$WORK/veth.out" 2>&1
 	rc=$?

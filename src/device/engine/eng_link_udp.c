@@ -21,10 +21,13 @@
  * the IP and UDP headers: the UDP checksum (computed, not RoCEv2's zero),
  * the source port (4791, not the QP's: one socket), and on IPv4 an
  * identification of 0 (DF set on an unconnected socket), which is what
- * the ICRC was computed with. Packets wait in a batch per address family,
+ * the ICRC was computed with. Packets wait in a queue per address family,
  * sent by one sendmmsg() at the end of the engine's pass (eng_fabric_ring())
- * or when the batch is full. A packet the socket refuses is lost, as on a
- * wire: the requester's timers recover.
+ * or when the queue is full; a run of packets to one address, of one size
+ * but the last, goes as one UDP GSO message (UDP_SEGMENT), whose IPv4
+ * segments the kernel numbers 0, 1, 2 ... (the ICRC of each is computed
+ * with its number). A packet the socket refuses is lost, as on a wire: the
+ * requester's timers recover.
  *
  * RECEIVING. Every process of the host binds port 4791 (IPv4 and IPv6,
  * SO_REUSEPORT: one group per user), and a reuseport program sends every
@@ -32,8 +35,9 @@
  * host. A datagram belongs to the process whose slot its destination QPN
  * names (smx_shm_qpn_slot()). A receive thread -- or, while the
  * application busy polls its CQs, its idle pollers (eng_udp_poll()) --
- * takes datagrams in batches (recvmmsg), rebuilds the IP and UDP headers
- * around each from the source
+ * takes datagrams in batches (recvmmsg; with UDP GRO a message holds the
+ * consecutive datagrams of one flow, cut again at their size), rebuilds
+ * the IP and UDP headers around each from the source
  * address, the destination address and interface (IP_PKTINFO /
  * IPV6_PKTINFO), the TOS and TTL the kernel reports -- with the one builder,
  * roce_build() -- and either hands the packet to the one parser and the
