@@ -29,13 +29,17 @@
 #   FlexIO   (bench/flexio_bench.c, p50 / p99, us) DPA event-handler trigger
 #            latency vs one host thread wake-up; flexio_process_call round
 #            trip vs a two-thread ping-pong; baselines from the same program
-#   two hosts (veth) (bench/udp_baseline.c between two network namespaces
-#            joined by a veth pair, tests/net/two_hosts.sh; root only, else
-#            skipped with the reason): UDP one-way latency of 8-byte
-#            datagrams (median, us; p99 beside it) and UDP stream throughput
-#            (64 KiB of payload per system call, GSO / GRO where the kernel
-#            takes them; MiB/s received), IPv4 and IPv6. Baseline rows only:
-#            softmlx5 has no link between hosts yet, so VALUE is "-"
+#   two hosts (veth) (between two network namespaces joined by a veth pair
+#            at its default MTU, tests/net/two_hosts.sh; root only, else
+#            skipped with the reason), IPv4 and IPv6: the baselines
+#            (bench/udp_baseline.c) UDP one-way latency of 8-byte datagrams
+#            (median, us; p99 beside it) and UDP stream throughput (64 KiB
+#            of payload per system call, GSO / GRO where the kernel takes
+#            them; MiB/s received); then softmlx5 over its network link
+#            (netdev_mode udp, ports bound to the veth ends):
+#            ib_{write,send}_lat 8 B (t_typical and p99) vs that UDP
+#            one-way latency (target: ratio <= 2), ib_{write,send}_bw 64 KiB
+#            (2 s each) vs that UDP stream (target: ratio >= 0.5)
 # Output: a table, then one line per figure:
 #   bench: NAME VALUE UNIT BASELINE RATIO [EXTRA...]   (RATIO = VALUE / BASELINE)
 # A baseline row without a softmlx5 figure has VALUE "-" and RATIO n/a.
@@ -44,18 +48,21 @@
 # parentheses when the injection was not seen. The first five fields keep
 # their meaning.
 #
-# Usage: bench/run.sh [--build DIR] [--iters N]
+# Usage: bench/run.sh [--build DIR] [--iters N] [--veth-only]
 #   N (default 5000): iterations of a latency row (x20 at 8 B); an 8-byte
 #   message rate runs 200 N messages, a bandwidth row of 4 KiB or more
-#   max(N, 1 GiB / size).
+#   max(N, 1 GiB / size); a latency row over the veth 2 N.
+#   --veth-only: the two hosts' rows alone.
 set -u
 BUILD=build
 ITERS=5000
+VETH_ONLY=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) BUILD=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
-	-h|--help) sed -n '3,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--veth-only) VETH_ONLY=1; shift ;;
+	-h|--help) sed -n '3,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -141,23 +148,23 @@ ucx_perf() {
 ROWS=()
 row() { # name value unit baseline [extra...]
 	local ratio
-	if [ -n "$2" ]; then
+	if [ -n "$2" ] && [ -n "$4" ]; then
 		ratio=$(awk -v v="$2" -v b="$4" 'BEGIN { printf "%.3f", (b > 0) ? (v / b) : 0 }')
 	else
 		ratio=n/a
 	fi
-	ROWS+=("$1 ${2:-FAILED} $3 $4 $ratio${5:+ ${*:5}}")
+	ROWS+=("$1 ${2:-FAILED} $3 ${4:-FAILED} $ratio${5:+ ${*:5}}")
 }
 
-# lat_row NAME TYPICAL P99 BASELINE: a latency row, the typical (median)
-# figure against the baseline, then p99=P99 p99/typ=P99/TYPICAL.
+# lat_row NAME TYPICAL P99 BASELINE [extra...]: a latency row, the typical
+# (median) figure against the baseline, then p99=P99 p99/typ=P99/TYPICAL.
 lat_row() {
 	local p99=$3 q=n/a
 	case $p99 in ''|*[!0-9.]*) p99=n/a ;; esac
 	[ "$p99" != n/a ] && [ -n "$2" ] &&
 		q=$(awk -v p="$p99" -v t="$2" 'BEGIN { printf "%.2f", (t > 0) ? (p / t) : 0 }')
 	[ "$q" = 0.00 ] && q=n/a
-	row "$1" "$2" us "$4" "p99=$p99" "p99/typ=$q"
+	row "$1" "$2" us "$4" "p99=$p99" "p99/typ=$q" "${@:5}"
 }
 
 # base_row NAME UNIT BASELINE [extra...]: a baseline with no softmlx5 figure
@@ -177,6 +184,153 @@ fault_dropped() {
 		f = 1 }
 		END { print f ? s + 0 : "none" }' <<<"$out"
 }
+
+# Two hosts on one machine (bench/udp_baseline.c and perftest between two
+# network namespaces over a veth pair, one run of tests/net/two_hosts.sh:
+# A serves, B measures). Per address family, in this order: the UDP
+# baselines, then ib_write_lat, ib_send_lat 8 B (VETH_LAT_N iterations),
+# ib_write_bw, ib_send_bw 64 KiB (2 s each), every port bound to its veth
+# end (SOFTMLX5_NETDEV, netdev_mode udp), the veth at its default MTU.
+VETH_LAT_N=$((ITERS * 2))
+veth_side() { # A|B: the script of that side, written to $WORK/veth.$1.sh
+	cat <<'SIDE'
+# Each perftest pair: A's server says it listens (a file), B's client
+# waits for that. A failing pair only fails its row.
+export SOFTMLX5_NETDEV=$(eval echo \$HOST_${SIDE}_IF)
+unset SOFTMLX5_FAULT SOFTMLX5_NETDEV_MODE SOFTMLX5_SHM_PATH
+n=0
+pt() { # PROG SIZE ARGS...
+	local prog=$1 size=$2 port=$((VETH_PORT + n)) tag=$1.$2.ipv$f hex
+	shift 2
+	n=$((n + 1))
+	if [ $SIDE = A ]; then
+		timeout 120 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
+			>"$WORK/veth.$tag.A" 2>&1 &
+		hex=$(printf '%04X' $port)
+		for _ in $(seq 200); do
+			grep -q ":$hex 0\+:0000 0A" /proc/net/tcp /proc/net/tcp6 && break
+			sleep 0.05
+		done
+		: >"$WORK/veth.$tag.ready"
+		wait $!
+	else
+		for _ in $(seq 400); do
+			[ -e "$WORK/veth.$tag.ready" ] && break
+			sleep 0.05
+		done
+		# (perftest's own TCP exchange over IPv4: it takes no IPv6
+		# literal)
+		timeout 120 "$SMX" run -- $prog -d mlx5_0 -x $g -s $size "$@" -p $port \
+			$HOST_A_IP4 >"$WORK/veth.$tag.B" 2>&1
+	fi
+}
+for f in 4 6; do
+	eval a=\$HOST_A_IP$f
+	g=$([ $f = 4 ] && echo 3 || echo 5)	# the GID of that address
+	if [ $SIDE = A ]; then
+		"$UDPB" lat server $a -t 20 && "$UDPB" bw server $a -p 47911 -t 20
+	else
+		"$UDPB" lat client $a -n $UDP_ITERS && "$UDPB" bw client $a -p 47911 -d 2
+	fi || echo "veth: UDP baseline IPv$f failed"
+	pt ib_write_lat 8 -n $VETH_LAT_N
+	pt ib_send_lat 8 -n $VETH_LAT_N
+	pt ib_write_bw 65536 -D 2
+	pt ib_send_bw 65536 -D 2
+done
+true
+SIDE
+}
+
+veth_rows() {
+	local rc f l b t ul mtu
+	echo "bench: two hosts (veth)"
+	UDPB=$(cd "$BUILD" && pwd)/bin/udp_baseline
+	if [ ! -x "$UDPB" ]; then
+		echo "bench: two hosts (veth): skipped ($UDPB not built)"
+		return
+	fi
+	veth_side >"$WORK/veth.sh"
+	export UDPB SMX WORK VETH_LAT_N UDP_ITERS=$((ITERS * 4)) VETH_PORT=$PORT
+	PORT=$((PORT + 16))
+	"$here/../tests/net/two_hosts.sh" --timeout 900 -- \
+		'SIDE=A; cat /sys/class/net/$HOST_A_IF/mtu >"$WORK/veth.mtu"; . "$WORK/veth.sh"' -- \
+		'SIDE=B; . "$WORK/veth.sh"' >"$WORK/veth.out" 2>&1
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "bench: two hosts (veth): skipped ($(sed -n 's/^two_hosts.sh: \(.*\); skipped$/\1/p' "$WORK/veth.out" | head -1))"
+		return
+	fi
+	[ $rc = 0 ] || { echo "bench: two hosts (veth): failed ($rc)"; cat "$WORK/veth.out"; }
+	mtu=mtu=$(cat "$WORK/veth.mtu" 2>/dev/null)
+	val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }	# KEY LINE
+	res() { # TAG SIZE: the client's result line
+		grep -E "^ *$2 +[0-9]+ " "$WORK/veth.$1.B" 2>/dev/null | tail -1 | tr -s ' \t' ' '
+	}
+	for f in 4 6; do
+		l=$(grep "^udp_lat family=$f " "$WORK/veth.out")
+		b=$(grep "^udp_bw family=$f " "$WORK/veth.out")
+		ul=$(val median_us "$l")
+		base_row veth_udp_lat_8B_ipv$f us "$ul" \
+			"baseline_p99=$(val p99_us "$l")" "(UDP one-way, busy-polled)"
+		base_row veth_udp_bw_64KiB_ipv$f MiB/s "$(val mib_per_s "$b")" \
+			"gso=$(val gso "$b")" "gro=$(val gro "$b")" "loss=$(val loss_pct "$b")%"
+		for t in write send; do
+			# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+			l=$(res ib_${t}_lat.8.ipv$f 8)
+			lat_row veth_${t}_lat_8B_ipv$f "$(echo "$l" | awk '{ print $5 }')" \
+				"$(echo "$l" | awk '{ print $8 }')" "$ul" "target<=2" $mtu
+		done
+		for t in write send; do
+			# #bytes #iterations BW_peak BW_average MsgRate
+			l=$(res ib_${t}_bw.65536.ipv$f 65536)
+			row veth_${t}_bw_64KiB_ipv$f "$(echo "$l" | awk '{ print $4 }')" \
+				MiB/s "$(val mib_per_s "$b")" "target>=0.5" $mtu
+		done
+	done
+}
+
+table_print() {
+	echo
+	fmt='%-26s %12s %-8s %14s %8s %9s %7s  %s\n'
+	{
+		printf "$fmt" figure softmlx5 unit baseline ratio p99 p99/typ note
+		printf "$fmt" -------------------------- ------------ -------- -------------- -------- \
+			--------- ------- ----
+		for r in "${ROWS[@]}"; do
+			read -r f v u b q rest <<<"$r"
+			p99= pq= note=
+			for x in $rest; do
+				case $x in
+				p99=*) p99=${x#p99=} ;;
+				p99/typ=*) pq=${x#p99/typ=} ;;
+				*) note="${note:+$note }$x" ;;
+				esac
+			done
+			printf "$fmt" "$f" "$v" "$u" "$b" "$q" "$p99" "$pq" "$note"
+		done
+	} | sed 's/ *$//'
+	echo "(baselines: latency = shm cache-line one-way between two processes;"
+	echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
+	echo " *_loss1pct = the same transfer without loss (SOFTMLX5_DIRECT=0), target >= 0.5;"
+	echo " flexio_trig = one host thread wake-up (eventfd); flexio_rpc = eventfd"
+	echo " ping-pong round trip between two threads;"
+	echo " veth_udp_* = UDP between two network namespaces over a veth pair"
+	echo " (bench/udp_baseline.c: busy-polled ping-pong; GSO+GRO stream, MiB/s received);"
+	echo " veth_*_lat / _bw = softmlx5 between the same namespaces (netdev_mode udp)"
+	echo " vs the same run's UDP one-way latency (target <= 2) / stream (target >= 0.5);"
+	echo " mtu = the veth's interface MTU (path MTU 1024 at 1500)."
+	echo " p99: perftest's 99% percentile column; UCX from a second run with -R 99;"
+	echo " p99/typ = p99 / the typical (median) figure)"
+	echo
+}
+
+if [ -n "$VETH_ONLY" ]; then
+	veth_rows
+	table_print
+	for r in "${ROWS[@]}"; do echo "bench: $r"; done
+	rm -rf "$WORK"
+	exit 0
+fi
 
 echo "bench: measuring baselines"
 SHM_LAT=$("$BASE" lat 200000)
@@ -322,67 +476,7 @@ if [ $FXN -eq 0 ]; then
 	done
 fi
 
-# Two hosts on one machine: the network's own figures between two network
-# namespaces over a veth pair, both directions of one run of
-# tests/net/two_hosts.sh (A serves, B measures). softmlx5's rows between
-# hosts come with its RoCEv2 link; until then only the baselines print.
-echo "bench: two hosts (veth)"
-UDPB=$(cd "$BUILD" && pwd)/bin/udp_baseline
-if [ ! -x "$UDPB" ]; then
-	echo "bench: two hosts (veth): skipped ($UDPB not built)"
-else
-	export UDPB UDP_ITERS=$((ITERS * 4))
-	"$here/../tests/net/two_hosts.sh" --timeout 60 -- \
-		'for f in 4 6; do eval a=\$HOST_A_IP$f;
-		 "$UDPB" lat server $a -t 20 && "$UDPB" bw server $a -p 47911 -t 20 || exit 1; done' -- \
-		'for f in 4 6; do eval a=\$HOST_A_IP$f;
-		 "$UDPB" lat client $a -n $UDP_ITERS && "$UDPB" bw client $a -p 47911 -d 2 || exit 1; done' \
-		>"$WORK/veth.out" 2>&1
-	rc=$?
-	if [ $rc = 77 ]; then
-		echo "bench: two hosts (veth): skipped ($(sed -n 's/^two_hosts.sh: \(.*\); skipped$/\1/p' "$WORK/veth.out" | head -1))"
-	else
-		[ $rc = 0 ] || { echo "bench: two hosts (veth): failed ($rc)"; cat "$WORK/veth.out"; }
-		val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }	# KEY LINE
-		for f in 4 6; do
-			l=$(grep "^udp_lat family=$f " "$WORK/veth.out")
-			b=$(grep "^udp_bw family=$f " "$WORK/veth.out")
-			base_row veth_udp_lat_8B_ipv$f us "$(val median_us "$l")" \
-				"baseline_p99=$(val p99_us "$l")" "(UDP one-way, busy-polled)"
-			base_row veth_udp_bw_64KiB_ipv$f MiB/s "$(val mib_per_s "$b")" \
-				"gso=$(val gso "$b")" "gro=$(val gro "$b")" "loss=$(val loss_pct "$b")%"
-		done
-	fi
-fi
-
-echo
-fmt='%-26s %12s %-8s %14s %8s %9s %7s  %s\n'
-{
-	printf "$fmt" figure softmlx5 unit baseline ratio p99 p99/typ note
-	printf "$fmt" -------------------------- ------------ -------- -------------- -------- \
-		--------- ------- ----
-	for r in "${ROWS[@]}"; do
-		read -r f v u b q rest <<<"$r"
-		p99= pq= note=
-		for x in $rest; do
-			case $x in
-			p99=*) p99=${x#p99=} ;;
-			p99/typ=*) pq=${x#p99/typ=} ;;
-			*) note="${note:+$note }$x" ;;
-			esac
-		done
-		printf "$fmt" "$f" "$v" "$u" "$b" "$q" "$p99" "$pq" "$note"
-	done
-} | sed 's/ *$//'
-echo "(baselines: latency = shm cache-line one-way between two processes;"
-echo " msg rate = 1 / that latency; bandwidth = single-thread memcpy, same size;"
-echo " *_loss1pct = the same transfer without loss (SOFTMLX5_DIRECT=0), target >= 0.5;"
-echo " flexio_trig = one host thread wake-up (eventfd); flexio_rpc = eventfd"
-echo " ping-pong round trip between two threads;"
-echo " veth_udp_* = UDP between two network namespaces over a veth pair"
-echo " (bench/udp_baseline.c), baselines only: no softmlx5 link between hosts yet."
-echo " p99: perftest's 99% percentile column; UCX from a second run with -R 99;"
-echo " p99/typ = p99 / the typical (median) figure)"
-echo
+veth_rows
+table_print
 for r in "${ROWS[@]}"; do echo "bench: $r"; done
 rm -rf "$WORK"

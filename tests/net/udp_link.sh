@@ -82,6 +82,11 @@ cat >"$OUT/serve.sh" <<'EOF'
 name=$1 port=$2 cap=$3; shift 3
 export SOFTMLX5_NETDEV=$HOST_A_IF
 if [ -n "$cap" ]; then
+	# The wire as a NIC puts it: a veth passes a UDP GSO send whole (the
+	# capture saw one super-frame); one segment at most per frame makes
+	# the kernel cut it before the veth.
+	ip link set dev "$HOST_A_IF" gso_max_segs 1
+	ip -n "$HOST_B_NS" link set dev "$HOST_B_IF" gso_max_segs 1
 	case "$cap" in
 	# (a big kernel buffer: a capture that falls behind on two busy
 	# cores loses packets, which the PSN check then reports)

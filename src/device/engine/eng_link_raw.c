@@ -388,6 +388,13 @@ static struct eng_qp *raw_rx_one(struct eng *e, uint32_t k, void *arg)
 	return eng_udp_rx_ip(e, l3.sgid, ip, len, off, SMX_CELL_F_ICRC);
 }
 
+/* One frame is one packet (no GRO on a packet socket). */
+static void raw_rx_batch_one(struct eng *e, uint32_t k, void *arg,
+			     struct eng_udp_run *run)
+{
+	eng_udp_run_add(e, run, raw_rx_one(e, k, arg));
+}
+
 bool eng_raw_rx_drain(struct eng *e)
 {
 	struct eng_raw *r = e->raw;
@@ -411,7 +418,7 @@ bool eng_raw_rx_drain(struct eng *e)
 	n = recvmmsg(r->fd, r->rm, RAW_BATCH, MSG_DONTWAIT, NULL);
 	if (n <= 0)
 		return false;
-	eng_udp_rx_batch(e, (uint32_t)n, raw_rx_one, r);
+	eng_udp_rx_batch(e, (uint32_t)n, raw_rx_batch_one, r);
 	return true;
 }
 

@@ -21,10 +21,13 @@
  * the IP and UDP headers: the UDP checksum (computed, not RoCEv2's zero),
  * the source port (4791, not the QP's: one socket), and on IPv4 an
  * identification of 0 (DF set on an unconnected socket), which is what
- * the ICRC was computed with. Packets wait in a batch per address family,
+ * the ICRC was computed with. Packets wait in a queue per address family,
  * sent by one sendmmsg() at the end of the engine's pass (eng_fabric_ring())
- * or when the batch is full. A packet the socket refuses is lost, as on a
- * wire: the requester's timers recover.
+ * or when the queue is full; a run of packets to one address, of one size
+ * but the last, goes as one UDP GSO message (UDP_SEGMENT), whose IPv4
+ * segments the kernel numbers 0, 1, 2 ... (the ICRC of each is computed
+ * with its number). A packet the socket refuses is lost, as on a wire: the
+ * requester's timers recover.
  *
  * RECEIVING. Every process of the host binds port 4791 (IPv4 and IPv6,
  * SO_REUSEPORT: one group per user), and a reuseport program sends every
@@ -32,8 +35,9 @@
  * host. A datagram belongs to the process whose slot its destination QPN
  * names (smx_shm_qpn_slot()). A receive thread -- or, while the
  * application busy polls its CQs, its idle pollers (eng_udp_poll()) --
- * takes datagrams in batches (recvmmsg), rebuilds the IP and UDP headers
- * around each from the source
+ * takes datagrams in batches (recvmmsg; with UDP GRO a message holds the
+ * consecutive datagrams of one flow, cut again at their size), rebuilds
+ * the IP and UDP headers around each from the source
  * address, the destination address and interface (IP_PKTINFO /
  * IPV6_PKTINFO), the TOS and TTL the kernel reports -- with the one builder,
  * roce_build() -- and either hands the packet to the one parser and the
@@ -62,12 +66,14 @@
 #include <linux/filter.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -78,11 +84,21 @@
 #include "device/transport/roce.h"
 #include "util/log.h"
 
-#define UDP_BATCH 32u			/* datagrams per sendmmsg / recvmmsg */
+#define UDP_BATCH 32u			/* datagrams per recvmmsg */
+/* Packets queued for one sendmmsg(): two 64 KiB messages at path MTU
+ * 1024, each of a few GSO sends. */
+#define UDP_TXQ 160u
+/* A GSO send (UDP_SEGMENT): at most this many segments (the kernel's
+ * UDP_MAX_SEGMENTS) and bytes of UDP payload (an IP datagram's). */
+#define UDP_GSO_SEGS 64u
+#define UDP_GSO_BYTES 65000u
 #define UDP_SOCKBUF (8u << 20)		/* socket buffers asked for */
 #define UDP_CTL_BYTES 128u		/* control messages of a datagram */
 #define UDP_TX_WAIT_MS 1		/* a full socket: waited once */
-#define UDP_POLLED_MS 1		/* busy pollers serve: looked at again */
+/* A poll this recent: the application's pollers take datagrams; the
+ * receive thread looks again this much later. */
+#define UDP_POLLER_NS 3000u
+#define UDP_POLLED_NS 50000l
 /* The adaptive retransmission timer's start towards the network: 1 ms
  * (the shared-memory link's) went back on data merely late -- on two
  * busy cores a thread waits milliseconds for its turn -- and the resends
@@ -98,6 +114,11 @@
 /* Where a datagram is received in a buffer: room for the IPv6 and UDP
  * headers rebuilt in front of it. */
 #define UDP_RX_AT ROCE_V6_HDR_LEN
+/* A received message: a datagram, or with UDP GRO the datagrams of one
+ * flow the kernel coalesced (all of one size but the last), up to an IP
+ * datagram's 64 KiB. A packet is at most what a cell holds. */
+#define UDP_RX_MSG (UDP_RX_AT + 65536u)
+#define UDP_RX_PKT (SMX_SHM_INLINE - UDP_RX_AT)
 
 union udp_addr {
 	struct sockaddr sa;
@@ -112,18 +133,30 @@ struct udp_dst {
 	bool v6;
 };
 
+/* How a queued packet goes: to whom, from which address, with which
+ * traffic class and hop limit. Consecutive packets that agree, all of
+ * one size but the last, go as one GSO send. */
+struct udp_txp {
+	uint32_t dst;
+	uint8_t src[16];
+	uint8_t tc, hl;
+};
+
 /* Packets waiting for one socket (one address family). */
 struct udp_txq {
 	int fd;
+	bool gso;			/* the kernel takes UDP_SEGMENT */
 	uint32_t n;
-	uint8_t *buf;			/* UDP_BATCH packets of SMX_SHM_INLINE */
-	struct mmsghdr m[UDP_BATCH];
-	struct iovec iov[UDP_BATCH];
-	union udp_addr to[UDP_BATCH];
+	uint8_t *buf;			/* UDP_TXQ packets of SMX_SHM_INLINE */
+	struct udp_txp p[UDP_TXQ];
+	struct iovec iov[UDP_TXQ];	/* their UDP payloads, in order */
+	/* the messages of a flush: one per run of packets */
+	struct mmsghdr m[UDP_TXQ];
+	uint32_t first[UDP_TXQ];	/* the packet each message starts at */
 	union {
 		struct cmsghdr align;
 		uint8_t b[UDP_CTL_BYTES];
-	} ctl[UDP_BATCH];
+	} ctl[UDP_TXQ];
 };
 
 /* A destroyed RC / XRC QP that received from the network: a request
@@ -152,7 +185,7 @@ struct eng_udp {
 	struct udp_tomb tomb[UDP_TOMBS];
 	uint32_t tomb_next;		/* the oldest: the next one replaced */
 	/* what rx_mu guards */
-	uint8_t *rbuf;			/* UDP_BATCH buffers of SMX_SHM_INLINE */
+	uint8_t *rbuf;			/* UDP_BATCH buffers of UDP_RX_MSG */
 	struct mmsghdr rm[UDP_BATCH];
 	struct iovec riov[UDP_BATCH];
 	union udp_addr from[UDP_BATCH];
@@ -255,15 +288,126 @@ const uint8_t *eng_udp_dst_gid(const struct eng *e, uint32_t dst)
 /* Sending                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Sends every packet waiting in @q. A packet the socket refuses is lost
- * (counted); a full socket is waited for once per batch. */
+/* Appends a control message of @len bytes to @m's (room: UDP_CTL_BYTES,
+ * zeroed); returns where its data goes. */
+static void *udp_cmsg(struct msghdr *m, int level, int type, size_t len)
+{
+	struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)m->msg_control +
+					       m->msg_controllen);
+
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	m->msg_controllen += CMSG_SPACE(len);
+	return CMSG_DATA(c);
+}
+
+/* Does packet @j go in the same GSO send as @i .. @j - 1? */
+static bool udp_txq_joins(const struct udp_txq *q, uint32_t i, uint32_t j)
+{
+	size_t seg = q->iov[i].iov_len;
+
+	return q->gso && j - i < UDP_GSO_SEGS &&
+	       q->iov[j - 1].iov_len == seg && q->iov[j].iov_len <= seg &&
+	       (j - i + 1) * seg <= UDP_GSO_BYTES &&
+	       q->p[j].dst == q->p[i].dst && q->p[j].tc == q->p[i].tc &&
+	       q->p[j].hl == q->p[i].hl && !memcmp(q->p[j].src, q->p[i].src, 16);
+}
+
+/* The IPv4 identification of packet @i of @q set to @id, its ICRC
+ * computed again if that changed it. The kernel cuts a GSO send into
+ * datagrams numbered on from the first's identification (0: DF on an
+ * unconnected socket), and the ICRC covers it. */
+static void udp_txq_ip_id(struct udp_txq *q, uint32_t i, uint32_t id)
+{
+	uint8_t *ip = q->buf + (size_t)i * SMX_SHM_INLINE;
+	uint32_t len = ROCE_V4_HDR_LEN + (uint32_t)q->iov[i].iov_len;
+
+	if (ip[4] == (uint8_t)(id >> 8) && ip[5] == (uint8_t)id)
+		return;
+	ip[4] = (uint8_t)(id >> 8);
+	ip[5] = (uint8_t)id;
+	roce_icrc_set(ip, len - ROCE_ICRC_BYTES);
+}
+
+/* Message @k of @q: packets @i .. @j - 1, with their addressing. */
+static void udp_txq_msg(struct eng_udp *u, struct udp_txq *q, uint32_t k,
+			uint32_t i, uint32_t j)
+{
+	const struct udp_txp *p = &q->p[i];
+	struct udp_dst *d = &u->dst[p->dst - ENG_NET_DST0];
+	struct msghdr *m = &q->m[k].msg_hdr;
+	int tc = p->tc, hl = p->hl;
+
+	memset(m, 0, sizeof(*m));
+	m->msg_name = &d->to;
+	m->msg_namelen = d->len;
+	m->msg_iov = &q->iov[i];
+	m->msg_iovlen = j - i;
+	m->msg_control = q->ctl[k].b;
+	memset(q->ctl[k].b, 0, UDP_CTL_BYTES);
+	q->first[k] = i;
+	if (!d->v6) {
+		struct in_pktinfo pi = { .ipi_ifindex = (int)u->ifindex };
+
+		memcpy(&pi.ipi_spec_dst, p->src + 12, 4);
+		memcpy(udp_cmsg(m, IPPROTO_IP, IP_PKTINFO, sizeof(pi)), &pi,
+		       sizeof(pi));
+		memcpy(udp_cmsg(m, IPPROTO_IP, IP_TOS, sizeof(tc)), &tc,
+		       sizeof(tc));
+		if (hl)
+			memcpy(udp_cmsg(m, IPPROTO_IP, IP_TTL, sizeof(hl)), &hl,
+			       sizeof(hl));
+	} else {
+		struct in6_pktinfo pi = { .ipi6_ifindex = u->ifindex };
+
+		memcpy(&pi.ipi6_addr, p->src, 16);
+		memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_PKTINFO, sizeof(pi)), &pi,
+		       sizeof(pi));
+		memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_TCLASS, sizeof(tc)), &tc,
+		       sizeof(tc));
+		if (hl)
+			memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_HOPLIMIT,
+					sizeof(hl)), &hl, sizeof(hl));
+	}
+	for (uint32_t x = i; !d->v6 && x < j; x++)
+		udp_txq_ip_id(q, x, x - i);
+	if (j - i > 1) {
+		uint16_t seg = (uint16_t)q->iov[i].iov_len;
+
+		memcpy(udp_cmsg(m, SOL_UDP, UDP_SEGMENT, sizeof(seg)), &seg,
+		       sizeof(seg));
+	}
+}
+
+/* The messages of packets @from .. q->n - 1, from message @k on; returns
+ * the number of messages. */
+static uint32_t udp_txq_msgs(struct eng_udp *u, struct udp_txq *q,
+			     uint32_t k, uint32_t from)
+{
+	uint32_t i, j;
+
+	for (i = from; i < q->n; i = j, k++) {
+		for (j = i + 1; j < q->n && udp_txq_joins(q, i, j); j++)
+			;
+		udp_txq_msg(u, q, k, i, j);
+	}
+	return k;
+}
+
+/* Sends every packet waiting in @q, in order, runs of them as GSO sends.
+ * A message the socket refuses is lost (counted per packet); a full
+ * socket is waited for once per flush. A kernel that takes UDP_SEGMENT
+ * but not the send (EIO: no checksum offload on the way out) gets single
+ * datagrams from then on. */
 static void udp_txq_flush(struct eng *e, struct udp_txq *q)
 {
 	bool waited = false;
-	uint32_t i = 0;
+	uint32_t i = 0, nm = udp_txq_msgs(e->udp, q, 0, 0);
 
-	while (i < q->n) {
-		int r = sendmmsg(q->fd, q->m + i, q->n - i, MSG_DONTWAIT);
+	while (i < nm) {
+		int r = sendmmsg(q->fd, q->m + i, nm - i, MSG_DONTWAIT);
+		uint32_t np;
 
 		if (r > 0) {
 			i += (uint32_t)r;
@@ -278,9 +422,17 @@ static void udp_txq_flush(struct eng *e, struct udp_txq *q)
 			poll(&p, 1, UDP_TX_WAIT_MS);
 			continue;
 		}
-		trn_ctr_add(e->ctr, TRN_CTR_NET_TX_DROPPED, 1);
-		smx_dbg("engine: network link: a %zu-byte datagram was not "
-			"sent: %s", q->iov[i].iov_len,
+		np = (uint32_t)q->m[i].msg_hdr.msg_iovlen;
+		if (r < 0 && (errno == EIO || errno == EINVAL) && np > 1) {
+			smx_dbg("engine: network link: no UDP GSO (%s): one "
+				"datagram per packet", strerror(errno));
+			q->gso = false;
+			nm = udp_txq_msgs(e->udp, q, i, q->first[i]);
+			continue;
+		}
+		trn_ctr_add(e->ctr, TRN_CTR_NET_TX_DROPPED, np);
+		smx_dbg("engine: network link: %u datagram(s) of %zu bytes not "
+			"sent: %s", np, q->iov[q->first[i]].iov_len,
 			r < 0 ? strerror(errno) : "refused");
 		i++;
 	}
@@ -310,7 +462,7 @@ static int udp_tx_get(struct eng *e, uint32_t dst, struct eng_link_tx *t)
 	if (!d)
 		return -ENOTCONN;
 	q = &e->udp->q[d->v6];
-	if (q->n == UDP_BATCH)
+	if (q->n == UDP_TXQ)
 		udp_txq_flush(e, q);
 	t->buf = q->buf + (size_t)q->n * SMX_SHM_INLINE;
 	t->cap = SMX_SHM_INLINE;
@@ -320,41 +472,26 @@ static int udp_tx_get(struct eng *e, uint32_t dst, struct eng_link_tx *t)
 	return 1;
 }
 
-/* Appends a control message of @len bytes to @m's (room: UDP_CTL_BYTES,
- * zeroed); returns where its data goes. */
-static void *udp_cmsg(struct msghdr *m, int level, int type, size_t len)
-{
-	struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)m->msg_control +
-					       m->msg_controllen);
-
-	c->cmsg_level = level;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(len);
-	m->msg_controllen += CMSG_SPACE(len);
-	return CMSG_DATA(c);
-}
-
 static void udp_tx_put(struct eng *e, struct eng_link_tx *t, uint32_t len,
 		       uint8_t flags)
 {
 	struct eng_udp *u = e->udp;
 	const struct udp_dst *d = udp_dst_at(u, t->dst);
 	struct udp_txq *q;
-	struct msghdr *m;
+	struct udp_txp *p;
 	struct roce_l3 l3;
 	const char *why;
 	uint32_t off, iblen;
-	int tc, hl;
 
 	(void)flags;	/* the ICRC is always there (eng_link_udp.icrc) */
 	if (!len || !d)
 		return;	/* the room given back */
 	q = &u->q[t->pos];
-	m = &q->m[q->n].msg_hdr;
 	/* Our own packet, read back with the one parser: where its UDP
 	 * payload starts, its source address, traffic class, hop limit. */
 	if (roce_parse(t->buf, len, &l3, &off, &iblen, &why) ||
-	    roce_gid_is_v4(l3.sgid) == d->v6) {
+	    roce_gid_is_v4(l3.sgid) == d->v6 ||
+	    off != (d->v6 ? ROCE_V6_HDR_LEN : ROCE_V4_HDR_LEN)) {
 		smx_err("engine: network link: a packet we built does not "
 			"parse (%s); not sent", why ? why : "address family");
 		return;
@@ -362,40 +499,12 @@ static void udp_tx_put(struct eng *e, struct eng_link_tx *t, uint32_t len,
 	/* the UDP payload: BTH .. ICRC */
 	q->iov[q->n].iov_base = t->buf + off;
 	q->iov[q->n].iov_len = len - off;
-	q->to[q->n] = d->to;
-	memset(m, 0, sizeof(*m));
-	m->msg_name = &q->to[q->n];
-	m->msg_namelen = d->len;
-	m->msg_iov = &q->iov[q->n];
-	m->msg_iovlen = 1;
-	m->msg_control = q->ctl[q->n].b;
-	memset(q->ctl[q->n].b, 0, UDP_CTL_BYTES);
-	tc = l3.tclass;
-	hl = l3.hop_limit;
-	if (!d->v6) {
-		struct in_pktinfo pi = { .ipi_ifindex = (int)u->ifindex };
-
-		memcpy(&pi.ipi_spec_dst, l3.sgid + 12, 4);
-		memcpy(udp_cmsg(m, IPPROTO_IP, IP_PKTINFO, sizeof(pi)), &pi,
-		       sizeof(pi));
-		memcpy(udp_cmsg(m, IPPROTO_IP, IP_TOS, sizeof(tc)), &tc,
-		       sizeof(tc));
-		if (hl)
-			memcpy(udp_cmsg(m, IPPROTO_IP, IP_TTL, sizeof(hl)), &hl,
-			       sizeof(hl));
-	} else {
-		struct in6_pktinfo pi = { .ipi6_ifindex = u->ifindex };
-
-		memcpy(&pi.ipi6_addr, l3.sgid, 16);
-		memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_PKTINFO, sizeof(pi)), &pi,
-		       sizeof(pi));
-		memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_TCLASS, sizeof(tc)), &tc,
-		       sizeof(tc));
-		if (hl)
-			memcpy(udp_cmsg(m, IPPROTO_IPV6, IPV6_HOPLIMIT,
-					sizeof(hl)), &hl, sizeof(hl));
-	}
-	if (++q->n == UDP_BATCH)
+	p = &q->p[q->n];
+	p->dst = t->dst;
+	memcpy(p->src, l3.sgid, 16);
+	p->tc = l3.tclass;
+	p->hl = l3.hop_limit;
+	if (++q->n == UDP_TXQ)
 		udp_txq_flush(e, q);
 }
 
@@ -403,7 +512,7 @@ static uint32_t udp_tx_room(struct eng *e, uint32_t dst)
 {
 	(void)e;
 	(void)dst;
-	return UDP_BATCH;	/* a full batch goes out to make room */
+	return UDP_TXQ;	/* a full queue goes out to make room */
 }
 
 /* A host on the network has no slot to look at: it is presumed there,
@@ -580,25 +689,43 @@ struct eng_qp *eng_udp_rx_ip(struct eng *e, const uint8_t sgid[16],
 	return udp_rx_from(e, sgid, pkt, len, flags);
 }
 
-/* Datagram @k of the batch (@n bytes at its buffer + UDP_RX_AT), its
- * headers rebuilt and handed on (fw->lock held). Returns the QP to run at
- * the batch's end, or NULL. */
-static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
+void eng_udp_run_add(struct eng *e, struct eng_udp_run *r, struct eng_qp *q)
+{
+	unsigned int i;
+
+	for (i = 0; q && i < r->n; i++)
+		if (r->q[i] == q)
+			return;
+	if (q && r->n == ENG_UDP_RUN) {
+		/* a full list ends the batch here and starts another */
+		eng_fabric_rx_end(e, r->q, r->n);
+		eng_comp_batch_begin(e);
+		r->n = 0;
+	}
+	eng_fabric_run_add(r->q, &r->n, q);
+}
+
+/* Message @k of the batch (@n bytes at its buffer + UDP_RX_AT): each of
+ * its datagrams (GRO segments of @seg bytes, the last maybe shorter),
+ * headers rebuilt, handed on in order (fw->lock held); the QPs to run
+ * at the batch's end go to @run. */
+static void udp_rx_one(struct eng *e, uint32_t k, uint32_t n,
+		       struct eng_udp_run *run)
 {
 	struct eng_udp *u = e->udp;
 	struct msghdr *m = &u->rm[k].msg_hdr;
-	uint8_t *ib = u->rbuf + (size_t)k * SMX_SHM_INLINE + UDP_RX_AT;
+	uint8_t *ib = u->rbuf + (size_t)k * UDP_RX_MSG + UDP_RX_AT;
 	const union udp_addr *from = &u->from[k];
 	struct roce_l3 l3 = { .hop_limit = 64 };
 	unsigned int ifindex = 0;
 	bool v6, have_dst = false;
 	struct cmsghdr *c;
-	uint32_t l3len;
+	uint32_t l3len, seg = 0, off, len;
 	uint8_t flags;
 
 	if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 		udp_drop(e, TRN_CTR_RX_MALFORMED, "longer than a packet");
-		return NULL;
+		return;
 	}
 	if (from->sa.sa_family == AF_INET &&
 	    m->msg_namelen >= sizeof(from->v4)) {
@@ -613,7 +740,7 @@ static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
 		l3.sport = ntohs(from->v6.sin6_port);
 	} else {
 		udp_drop(e, TRN_CTR_RX_MALFORMED, "no source address");
-		return NULL;
+		return;
 	}
 	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
 		const uint8_t *p = CMSG_DATA(c);
@@ -653,32 +780,57 @@ static struct eng_qp *udp_rx_one(struct eng *e, uint32_t k, uint32_t n)
 			   c->cmsg_type == IPV6_HOPLIMIT && dl >= sizeof(int)) {
 			memcpy(&v, p, sizeof(v));
 			l3.hop_limit = (uint8_t)v;
+		} else if (c->cmsg_level == SOL_UDP &&
+			   c->cmsg_type == UDP_GRO && dl >= sizeof(int)) {
+			memcpy(&v, p, sizeof(v));
+			seg = v > 0 ? (uint32_t)v : 0;
 		}
 	}
 	if (!have_dst) {
 		udp_drop(e, TRN_CTR_RX_MALFORMED, "no destination address");
-		return NULL;
+		return;
 	}
 	if (ifindex != u->ifindex) {
 		udp_drop(e, TRN_CTR_RX_MALFORMED, "came in through another "
 			 "interface");
-		return NULL;
+		return;
 	}
-	if (n < IBP_BTH_BYTES + ROCE_ICRC_BYTES) {
-		udp_drop(e, TRN_CTR_RX_MALFORMED, "shorter than a BTH and an "
-			 "ICRC");
-		return NULL;
+	if (!n) {
+		udp_drop(e, TRN_CTR_RX_MALFORMED, "empty");
+		return;
 	}
+	if (!seg || seg > n)
+		seg = n;	/* one datagram */
 	l3len = v6 ? ROCE_V6_HDR_LEN : ROCE_V4_HDR_LEN;
-	if (roce_build(ib - l3len, l3len + n, &l3, n - ROCE_ICRC_BYTES) !=
-	    l3len) {
-		udp_drop(e, TRN_CTR_RX_MALFORMED, "its headers cannot be "
-			 "rebuilt");
-		return NULL;
-	}
 	/* IPv4: the identification the ICRC covers is not known here */
 	flags = v6 ? SMX_CELL_F_ICRC : 0;
-	return eng_udp_rx_ip(e, l3.sgid, ib - l3len, l3len + n, l3len, flags);
+	/* In order: the headers of a segment are rebuilt over the end of
+	 * the one before, which was handled (and copied wherever it had to
+	 * stay) already; the first has UDP_RX_AT bytes of room. */
+	for (off = 0; off < n; off += len) {
+		uint8_t *pkt = ib + off - l3len;
+
+		len = n - off < seg ? n - off : seg;
+		if (len > UDP_RX_PKT) {
+			udp_drop(e, TRN_CTR_RX_MALFORMED, "longer than a "
+				 "packet");
+			continue;
+		}
+		if (len < IBP_BTH_BYTES + ROCE_ICRC_BYTES) {
+			udp_drop(e, TRN_CTR_RX_MALFORMED, "shorter than a BTH "
+				 "and an ICRC");
+			continue;
+		}
+		if (roce_build(pkt, l3len + len, &l3, len - ROCE_ICRC_BYTES) !=
+		    l3len) {
+			udp_drop(e, TRN_CTR_RX_MALFORMED, "its headers cannot "
+				 "be rebuilt");
+			continue;
+		}
+		eng_udp_run_add(e, run, eng_udp_rx_ip(e, l3.sgid, pkt,
+						      l3len + len, l3len,
+						      flags));
+	}
 }
 
 struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
@@ -704,29 +856,31 @@ struct eng_qp *eng_udp_rx_cell(struct eng *e, const struct smx_cell *c)
 }
 
 void eng_udp_rx_batch(struct eng *e, uint32_t n,
-		      struct eng_qp *(*one)(struct eng *, uint32_t, void *),
+		      void (*one)(struct eng *, uint32_t, void *,
+				  struct eng_udp_run *),
 		      void *arg)
 {
-	struct eng_qp *run[UDP_BATCH];
-	unsigned int nrun = 0;
+	struct eng_udp_run run;
 	uint32_t k;
 	bool clk;
 
+	run.n = 0;
 	fw_lock(e->fw);
 	clk = eng_clock_begin(e);
 	eng_comp_batch_begin(e);
 	for (k = 0; k < n && k < UDP_BATCH; k++)
-		eng_fabric_run_add(run, &nrun, one(e, k, arg));
-	eng_fabric_rx_end(e, run, nrun);
+		one(e, k, arg, &run);
+	eng_fabric_rx_end(e, run.q, run.n);
 	eng_loop_run(e);
 	eng_clock_end(e, clk);
 	fw_unlock(e->fw);
 }
 
-static struct eng_qp *udp_rx_batch_one(struct eng *e, uint32_t k, void *arg)
+static void udp_rx_batch_one(struct eng *e, uint32_t k, void *arg,
+			     struct eng_udp_run *run)
 {
 	(void)arg;
-	return udp_rx_one(e, k, e->udp->rm[k].msg_len);
+	udp_rx_one(e, k, e->udp->rm[k].msg_len, run);
 }
 
 /* Reads a batch of what waits on @fd and handles it under the lock
@@ -740,9 +894,9 @@ static bool udp_rx_drain(struct eng *e, int fd)
 	for (k = 0; k < UDP_BATCH; k++) {
 		struct msghdr *m = &u->rm[k].msg_hdr;
 
-		u->riov[k].iov_base = u->rbuf + (size_t)k * SMX_SHM_INLINE +
+		u->riov[k].iov_base = u->rbuf + (size_t)k * UDP_RX_MSG +
 				      UDP_RX_AT;
-		u->riov[k].iov_len = SMX_SHM_INLINE - UDP_RX_AT;
+		u->riov[k].iov_len = UDP_RX_MSG - UDP_RX_AT;
 		memset(m, 0, sizeof(*m));
 		m->msg_name = &u->from[k];
 		m->msg_namelen = sizeof(u->from[k]);
@@ -758,6 +912,36 @@ static bool udp_rx_drain(struct eng *e, int fd)
 	return true;
 }
 
+/* Do the application's pollers take datagrams right now? Only asked
+ * when they busy polled of late (eng_fabric_busy_polled()): then a poll
+ * within UDP_POLLER_NS says they are at it. A poller that stopped (perftest's
+ * WRITE latency polls its CQ for the ACK, then memory for the peer's
+ * WRITE) leaves the datagram to the thread at once; parking for a fixed
+ * time instead left it waiting up to that time (ib_write_lat: 0.6 ms). */
+static bool udp_rx_pollers_serve(struct eng *e, uint32_t *seen,
+				 uint64_t *seen_ns)
+{
+	uint64_t t0 = eng_now(), now = t0;
+	uint32_t p0;
+
+	if (!eng_fabric_busy_polled(e, seen, seen_ns, t0))
+		return false;
+	p0 = __atomic_load_n(&e->polls, __ATOMIC_RELAXED);
+	while (now - t0 < UDP_POLLER_NS) {
+		if (__atomic_load_n(&e->polls, __ATOMIC_RELAXED) != p0)
+			return true;
+		now = eng_now();
+	}
+	return false;
+}
+
+/*
+ * THE RECEIVE THREAD sleeps in poll() on the sockets. Woken by a datagram
+ * while busy pollers take them (eng_udp_poll()), it leaves it to them and
+ * looks again UDP_POLLED_NS later: taking it itself only fought them for
+ * the receive buffers and fw->lock, and cost a context switch per
+ * datagram on two cores. Else it takes what waits, a batch at a time.
+ */
 static void *udp_rx_thread(void *arg)
 {
 	struct eng *e = arg;
@@ -769,24 +953,16 @@ static void *udp_rx_thread(void *arg)
 		{ e->raw ? -1 : u->q[1].fd, POLLIN, 0 },  /* -1: ignored */
 		{ e->raw ? eng_raw_fd(e->raw) : -1, POLLIN, 0 },
 	};
-
+	const struct timespec polled = { 0, UDP_POLLED_NS };
 	uint64_t seen_ns = eng_now();
 	uint32_t seen = 0;
 
+	/* the short waits below are meant short (default slack: 50 us) */
+	prctl(PR_SET_TIMERSLACK, 1000ul);
 	for (;;) {
 		int k;
 
-		/* Pollers serve the sockets while the application busy polls
-		 * its CQs: waking for each datagram only took CPU from them
-		 * and lost the race for the receive buffers. Look again when
-		 * they may have stopped (an armed CQ: at most this late). */
-		if (eng_fabric_busy_polled(e, &seen, &seen_ns, eng_now())) {
-			if (poll(p, 1, UDP_POLLED_MS) > 0)
-				return NULL;	/* stopped */
-			continue;
-		}
-		/* (a timeout: a look at the pollers again) */
-		if (poll(p, 4, UDP_POLLED_MS * 10) < 0) {
+		if (poll(p, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			smx_err("engine: network link: poll: %s; nothing is "
@@ -795,6 +971,11 @@ static void *udp_rx_thread(void *arg)
 		}
 		if (p[0].revents)
 			return NULL;
+		if (udp_rx_pollers_serve(e, &seen, &seen_ns)) {
+			if (ppoll(p, 1, &polled, NULL) > 0)
+				return NULL;	/* stopped */
+			continue;
+		}
 		pthread_mutex_lock(&u->rx_mu);
 		for (k = 1; k < 3; k++)
 			if (p[k].revents)
@@ -893,6 +1074,9 @@ static int udp_socket(const char *ifname, int family)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* Datagrams of one flow coalesced into one message where the kernel
+	 * does it (UDP GRO, 5.0 and later; each says its segment size) */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
 	/* The port's interface only, where the kernel lets us (5.7 and
 	 * later); else the receiver checks the interface of each datagram. */
 	setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
@@ -1002,9 +1186,9 @@ void eng_udp_start(struct eng *e)
 	u->q[0].fd = u->q[1].fd = -1;
 	pthread_mutex_init(&u->rx_mu, NULL);
 	u->ifindex = if_nametoindex(cfg->netdev);
-	u->rbuf = malloc((size_t)UDP_BATCH * SMX_SHM_INLINE);
-	u->q[0].buf = malloc((size_t)UDP_BATCH * SMX_SHM_INLINE);
-	u->q[1].buf = malloc((size_t)UDP_BATCH * SMX_SHM_INLINE);
+	u->rbuf = malloc((size_t)UDP_BATCH * UDP_RX_MSG);
+	u->q[0].buf = malloc((size_t)UDP_TXQ * SMX_SHM_INLINE);
+	u->q[1].buf = malloc((size_t)UDP_TXQ * SMX_SHM_INLINE);
 	if (!u->rbuf || !u->q[0].buf || !u->q[1].buf) {
 		udp_free(u);
 		goto nomem;
@@ -1019,6 +1203,15 @@ void eng_udp_start(struct eng *e)
 	err4 = errno;
 	u->q[1].fd = udp_socket(cfg->netdev, AF_INET6);
 	err6 = errno;
+	/* UDP GSO where the kernel knows it (4.18 and later): a size of 0
+	 * on the socket, each send says its own */
+	for (int k = 0; k < 2; k++) {
+		int zero = 0;
+
+		u->q[k].gso = u->q[k].fd >= 0 &&
+			      !setsockopt(u->q[k].fd, SOL_UDP, UDP_SEGMENT,
+					  &zero, sizeof(zero));
+	}
 	if (cfg->netdev_mode != SMX_NETDEV_UDP) {
 		int err = eng_raw_start(e, cfg->netdev, u->ifindex,
 					(const int[2]){ u->q[0].fd, u->q[1].fd });

@@ -1156,10 +1156,20 @@ const uint8_t *eng_udp_dst_gid(const struct eng *e, uint32_t dst);
 struct eng_qp *eng_udp_rx_ip(struct eng *e, const uint8_t sgid[16],
 			     const uint8_t *pkt, uint32_t len, uint32_t ib_off,
 			     uint8_t flags);
-/* Handles @n received items under fw->lock as one batch: @one(e, k, arg)
- * for k in [0, n) gives the QP to run at its end (rx_mu held). */
+/* The QPs a receive batch runs at its end (eng_fabric_rx_end()); adding
+ * to a full list ends the batch there and starts another. */
+#define ENG_UDP_RUN 64u
+struct eng_udp_run {
+	struct eng_qp *q[ENG_UDP_RUN];
+	unsigned int n;
+};
+void eng_udp_run_add(struct eng *e, struct eng_udp_run *r, struct eng_qp *q);
+/* Handles @n received items under fw->lock as one batch: @one(e, k, arg,
+ * run) for k in [0, n) hands item k on, adding the QPs to run at the
+ * batch's end to @run (rx_mu held). */
 void eng_udp_rx_batch(struct eng *e, uint32_t n,
-		      struct eng_qp *(*one)(struct eng *, uint32_t, void *),
+		      void (*one)(struct eng *, uint32_t, void *,
+				  struct eng_udp_run *),
 		      void *arg);
 void eng_udp_drop(struct eng *e, unsigned int ctr, const char *why);
 
