@@ -50,6 +50,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -64,6 +65,7 @@
 #include "device/transport/counters.h"
 #include "device/transport/ib_pkt.h"
 #include "device/transport/roce.h"
+#include "util/csum.h"
 #include "util/log.h"
 #include "util/neigh.h"
 
@@ -74,6 +76,9 @@
  * before it; room for the largest packet a cell holds. */
 #define RAW_AT 16u
 #define RAW_FRAME (RAW_AT + SMX_SHM_INLINE)
+/* A received frame: up to a whole UDP GSO message, which a veth hands on
+ * unsegmented (raw_rx_gso()). */
+#define RAW_RX_FRAME (RAW_AT + 65536u)
 #define RAW_TX_WAIT_MS 1		/* a full socket: waited once */
 /* The kernel's entry is looked at again this often; a destination
  * without one at most this often. */
@@ -83,6 +88,9 @@
 #define RAW_FANOUT_BASE 0x4791u		/* + ifindex: the group's id */
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23	/* Linux 4.20 */
+#endif
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5	/* Linux 6.2: UDP GSO in the header */
 #endif
 #ifndef UDP_NO_CHECK6_RX
 #define UDP_NO_CHECK6_RX 102		/* linux/udp.h */
@@ -107,18 +115,23 @@ struct eng_raw {
 	uint32_t n;
 	uint8_t *buf;			/* RAW_BATCH frames of RAW_FRAME */
 	struct mmsghdr m[RAW_BATCH];
-	struct iovec iov[RAW_BATCH];
+	struct iovec iov[2 * RAW_BATCH];	/* virtio-net header, frame */
 	struct sockaddr_ll to[RAW_BATCH];
 	/* the receive batch (the UDP link's rx_mu) */
 	uint8_t *rbuf;
 	struct mmsghdr rm[RAW_BATCH];
-	struct iovec riov[RAW_BATCH];
+	struct iovec riov[2 * RAW_BATCH];
+	struct virtio_net_hdr vh[RAW_BATCH];	/* each frame's */
 	struct sockaddr_ll from[RAW_BATCH];
 	union {
 		struct cmsghdr align;
 		uint8_t b[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
 	} rctl[RAW_BATCH];
 };
+
+/* What leads every frame sent (PACKET_VNET_HDR, which receiving needs to
+ * learn a GSO frame's segment size): no offload asked for. */
+static const struct virtio_net_hdr raw_vh_none;
 
 int eng_raw_fd(const struct eng_raw *r)
 {
@@ -212,7 +225,7 @@ void eng_raw_flush(struct eng *e)
 		}
 		trn_ctr_add(e->ctr, TRN_CTR_NET_TX_DROPPED, 1);
 		smx_dbg("engine: network link: a %zu-byte frame was not sent: "
-			"%s", r->iov[i].iov_len,
+			"%s", r->iov[2 * i + 1].iov_len,
 			n < 0 ? strerror(errno) : "refused");
 		i++;
 	}
@@ -264,13 +277,16 @@ static void raw_tx_put(struct eng *e, struct eng_link_tx *t, uint32_t len,
 	to->sll_ifindex = (int)r->ifindex;
 	to->sll_halen = 6;
 	memcpy(to->sll_addr, mac, 6);
-	r->iov[r->n].iov_base = eth;
-	r->iov[r->n].iov_len = RAW_ETH + len;
+	/* (PACKET_VNET_HDR: a header of zeroes, no offloads, leads) */
+	r->iov[2 * r->n].iov_base = (void *)&raw_vh_none;
+	r->iov[2 * r->n].iov_len = sizeof(raw_vh_none);
+	r->iov[2 * r->n + 1].iov_base = eth;
+	r->iov[2 * r->n + 1].iov_len = RAW_ETH + len;
 	memset(m, 0, sizeof(*m));
 	m->msg_name = to;
 	m->msg_namelen = sizeof(*to);
-	m->msg_iov = &r->iov[r->n];
-	m->msg_iovlen = 1;
+	m->msg_iov = &r->iov[2 * r->n];
+	m->msg_iovlen = 2;
 	if (++r->n == RAW_BATCH)
 		eng_raw_flush(e);
 }
@@ -338,32 +354,94 @@ static void raw_rx_csum(struct msghdr *m, uint8_t *ip, uint32_t len)
 	}
 }
 
-/* Frame @k of the batch to the transport or its process (fw->lock). */
-static struct eng_qp *raw_rx_one(struct eng *e, uint32_t k, void *arg)
+/* One packet of a frame (@len bytes from its IP header) to the transport
+ * or its process (fw->lock). */
+static struct eng_qp *raw_rx_pkt(struct eng *e, uint8_t *ip, uint32_t len)
 {
-	struct eng_raw *r = arg;
-	uint8_t *f = r->rbuf + (size_t)k * RAW_FRAME + RAW_AT - RAW_ETH;
-	struct msghdr *m = &r->rm[k].msg_hdr;
-	uint32_t n = r->rm[k].msg_len, len, iplen, off, iblen;
-	uint8_t *ip = f + RAW_ETH;
 	struct roce_l3 l3;
+	uint32_t off, iblen;
 	const char *why;
-	uint16_t type;
 
-	if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame longer than a "
-			     "packet");
+	if (roce_parse(ip, len, &l3, &off, &iblen, &why)) {
+		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, why);
 		return NULL;
 	}
+	return eng_udp_rx_ip(e, l3.sgid, ip, len, off, SMX_CELL_F_ICRC);
+}
+
+/*
+ * A UDP GSO message a host of this machine sent through a veth arrives
+ * whole, one IP and UDP header over @gso-byte segments (a NIC, and the
+ * kernel before a socket, would have cut it): cut here as the kernel
+ * does -- each segment its own IPv4 identification (the first + i) and
+ * lengths, its UDP checksum left 0 -- and each handed on as a packet. A
+ * segment's headers are written over the end of the one before, handled
+ * already (what had to stay was copied).
+ */
+static void raw_rx_gso(struct eng *e, uint8_t *ip, uint32_t len,
+		       uint16_t gso, struct eng_udp_run *run)
+{
+	bool v4 = ip[0] >> 4 == 4;
+	uint32_t hl = (v4 ? ROCE_IPV4_HDR_BYTES : ROCE_IPV6_HDR_BYTES) +
+		      ROCE_UDP_HDR_BYTES, off, seg, i;
+	uint8_t hdr[ROCE_IPV6_HDR_BYTES + ROCE_UDP_HDR_BYTES];
+	uint16_t id;
+
+	if (len <= hl || (v4 && (ip[0] & 0xfu) != 5) ||
+	    (!v4 && ip[6] != IPPROTO_UDP) || (v4 && ip[9] != IPPROTO_UDP)) {
+		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "a GSO frame that is not "
+			     "UDP over IPv4 or IPv6 without options");
+		return;
+	}
+	memcpy(hdr, ip, hl);
+	id = ibp_get16(hdr + 4);
+	for (off = 0, i = 0; off < len - hl; off += seg, i++) {
+		uint8_t *pkt = ip + off;
+
+		seg = len - hl - off < gso ? len - hl - off : gso;
+		memcpy(pkt, hdr, hl);
+		if (v4) {
+			ibp_put16(pkt + 2, (uint16_t)(hl + seg));
+			ibp_put16(pkt + 4, (uint16_t)(id + i));
+			ibp_put16(pkt + 10, 0);
+			ibp_put16(pkt + 10, (uint16_t)~smx_csum_fold(
+				smx_csum_add(0, pkt, ROCE_IPV4_HDR_BYTES)));
+		} else {
+			ibp_put16(pkt + 4, (uint16_t)(ROCE_UDP_HDR_BYTES + seg));
+		}
+		ibp_put16(pkt + hl - 4, (uint16_t)(ROCE_UDP_HDR_BYTES + seg));
+		ibp_put16(pkt + hl - 2, 0);
+		eng_udp_run_add(e, run, raw_rx_pkt(e, pkt, hl + seg));
+	}
+}
+
+/* Frame @k of the batch to the transport or its process (fw->lock). */
+static void raw_rx_one(struct eng *e, uint32_t k, void *arg,
+		       struct eng_udp_run *run)
+{
+	struct eng_raw *r = arg;
+	uint8_t *f = r->rbuf + (size_t)k * RAW_RX_FRAME + RAW_AT - RAW_ETH;
+	struct msghdr *m = &r->rm[k].msg_hdr;
+	const struct virtio_net_hdr *vh = &r->vh[k];
+	uint32_t n = r->rm[k].msg_len, len, iplen;
+	uint8_t *ip = f + RAW_ETH;
+	uint16_t type;
+
+	if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC) || n < sizeof(*vh)) {
+		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame longer than a "
+			     "packet");
+		return;
+	}
+	n -= sizeof(*vh);
 	if (n < RAW_ETH + 1) {
 		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame without an IP "
 			     "header");
-		return NULL;
+		return;
 	}
 	if (r->from[k].sll_pkttype != PACKET_HOST ||
 	    memcmp(f, r->mac, 6)) {
 		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame not to our MAC");
-		return NULL;
+		return;
 	}
 	type = ibp_get16(f + 12);
 	len = n - RAW_ETH;
@@ -371,7 +449,7 @@ static struct eng_qp *raw_rx_one(struct eng *e, uint32_t k, void *arg)
 	    !(type == ETH_P_IPV6 && ip[0] >> 4 == 6)) {
 		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "Ethernet type and IP "
 			     "version disagree");
-		return NULL;
+		return;
 	}
 	/* Ethernet padding: the frame may be longer than its packet */
 	iplen = type == ETH_P_IP ?
@@ -380,19 +458,18 @@ static struct eng_qp *raw_rx_one(struct eng *e, uint32_t k, void *arg)
 		 ROCE_IPV6_HDR_BYTES + ibp_get16(ip + 4) : len);
 	if (iplen < len)
 		len = iplen;
-	raw_rx_csum(m, ip, len);
-	if (roce_parse(ip, len, &l3, &off, &iblen, &why)) {
-		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, why);
-		return NULL;
+	if ((vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) == VIRTIO_NET_HDR_GSO_UDP_L4 &&
+	    vh->gso_size) {
+		raw_rx_gso(e, ip, len, vh->gso_size, run);
+		return;
 	}
-	return eng_udp_rx_ip(e, l3.sgid, ip, len, off, SMX_CELL_F_ICRC);
-}
-
-/* One frame is one packet (no GRO on a packet socket). */
-static void raw_rx_batch_one(struct eng *e, uint32_t k, void *arg,
-			     struct eng_udp_run *run)
-{
-	eng_udp_run_add(e, run, raw_rx_one(e, k, arg));
+	if (len > SMX_SHM_INLINE) {
+		eng_udp_drop(e, TRN_CTR_RX_MALFORMED, "frame longer than a "
+			     "packet");
+		return;
+	}
+	raw_rx_csum(m, ip, len);
+	eng_udp_run_add(e, run, raw_rx_pkt(e, ip, len));
 }
 
 bool eng_raw_rx_drain(struct eng *e)
@@ -404,21 +481,23 @@ bool eng_raw_rx_drain(struct eng *e)
 	for (k = 0; k < RAW_BATCH; k++) {
 		struct msghdr *m = &r->rm[k].msg_hdr;
 
-		r->riov[k].iov_base = r->rbuf + (size_t)k * RAW_FRAME + RAW_AT -
-				      RAW_ETH;
-		r->riov[k].iov_len = RAW_ETH + SMX_SHM_INLINE;
+		r->riov[2 * k].iov_base = &r->vh[k];
+		r->riov[2 * k].iov_len = sizeof(r->vh[k]);
+		r->riov[2 * k + 1].iov_base = r->rbuf + (size_t)k * RAW_RX_FRAME +
+					      RAW_AT - RAW_ETH;
+		r->riov[2 * k + 1].iov_len = RAW_RX_FRAME - RAW_AT + RAW_ETH;
 		memset(m, 0, sizeof(*m));
 		m->msg_name = &r->from[k];
 		m->msg_namelen = sizeof(r->from[k]);
-		m->msg_iov = &r->riov[k];
-		m->msg_iovlen = 1;
+		m->msg_iov = &r->riov[2 * k];
+		m->msg_iovlen = 2;
 		m->msg_control = r->rctl[k].b;
 		m->msg_controllen = sizeof(r->rctl[k].b);
 	}
 	n = recvmmsg(r->fd, r->rm, RAW_BATCH, MSG_DONTWAIT, NULL);
 	if (n <= 0)
 		return false;
-	eng_udp_rx_batch(e, (uint32_t)n, raw_rx_batch_one, r);
+	eng_udp_rx_batch(e, (uint32_t)n, raw_rx_one, r);
 	return true;
 }
 
@@ -485,7 +564,8 @@ static int raw_socket(unsigned int ifindex)
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) ||
 	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)) ||
-	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)))
+	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)))
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
@@ -526,7 +606,7 @@ int eng_raw_start(struct eng *e, const char *ifname, unsigned int ifindex,
 		return -ENOMEM;
 	r->ifindex = ifindex;
 	r->buf = malloc((size_t)RAW_BATCH * RAW_FRAME);
-	r->rbuf = malloc((size_t)RAW_BATCH * RAW_FRAME);
+	r->rbuf = malloc((size_t)RAW_BATCH * RAW_RX_FRAME);
 	r->fd = raw_socket(ifindex);
 	if (!r->buf || !r->rbuf || r->fd < 0) {
 		err = r->fd < 0 ? r->fd : -ENOMEM;
