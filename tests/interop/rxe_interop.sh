@@ -12,7 +12,8 @@
 # print what they measured:
 #   ibv_rc_pingpong -c (data checked), ibv_ud_pingpong, perftest
 #   ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw (small counts: the
-#   guest runs under TCG emulation here, its speed means nothing).
+#   guest runs under TCG emulation here, its speed means nothing), and
+#   ibv_rc_pingpong -c with SOFTMLX5_FAULT=loss=5% on softmlx5's side.
 # Each case's RoCEv2 traffic is captured on the TAP (dumpcap or tcpdump)
 # and checked by tests/transport/check_pcap.py --wire: every ICRC
 # recomputed, both peers' packets, and tshark (-d udp.port==4791,infiniband
@@ -24,7 +25,8 @@
 #
 # Usage: rxe_interop.sh [--build DIR] [--mode udp|raw] [--rxe-peer DIR]
 #                       [--keep-output] [CASE...]
-#   CASE: rc_pingpong ud_pingpong write_bw read_bw send_bw atomic_bw, or
+#   CASE: rc_pingpong ud_pingpong write_bw read_bw send_bw atomic_bw
+#   rc_pingpong_loss, or
 #   one of them with _smx_srv / _rxe_srv for one direction.
 #   --rxe-peer: the tool's directory (default $RXE_PEER, else
 #   ../shared/tools/rxe-peer beside the repository).
@@ -112,8 +114,10 @@ sed -n 's/^ *\(kernel=\|rxe0_state=\)/  guest \1/p' "$OUT/boot.log"
 
 in_ns() { ip netns exec "$NS" "$@"; }
 guest() { "$PEER/run.sh" --name "$VM" --exec -- "$@"; }
+FAULT=			# SOFTMLX5_FAULT of the case running
 smx() { # smx CMD...: CMD on softmlx5, its port bound to the TAP
 	in_ns env SOFTMLX5_NETDEV="$TAP" SOFTMLX5_NETDEV_MODE="$MODE" \
+		${FAULT:+SOFTMLX5_FAULT=$FAULT} \
 		timeout -k 5 90 "$SMX" run -- "$@"
 }
 # listening PORT LISTFILE...: does a TCP socket listen on PORT (from
@@ -165,10 +169,10 @@ cap_stop() { # NAME
 	wait "$cpid" 2>/dev/null
 	# lost frames were never captured: the PSNs then have gaps
 	d=$(($(tap_drops) - drops0))
-	[ $d -gt 0 ] && lossy=--lossy
+	[ $d -gt 0 ] || [ -n "$FAULT" ] && lossy=--lossy
 	if python3 "$here/../transport/check_pcap.py" --wire $lossy "$OUT/$1.pcap" \
 		>"$OUT/$1.check" 2>&1; then
-		echo "      capture: $(head -1 "$OUT/$1.check"), no malformed packet${lossy:+; the TAP dropped $d frames (PSNs not checked)}"
+		echo "      capture: $(head -1 "$OUT/$1.check"), no malformed packet${lossy:+; $d frames dropped by the TAP${FAULT:+, $FAULT injected} (PSNs not checked)}"
 	else
 		bad "$1 capture"
 		grep FAIL "$OUT/$1.check" | head -8 | sed 's/^/      /'
@@ -273,6 +277,14 @@ for t in write send read; do
 done
 run atomic_bw 18650 bw ib_atomic_bw -x $SMX_GID -n 200 -F -o 16 -- \
 	ib_atomic_bw -d rxe0 -x $RXE_GID -n 200 -F -o 16
+
+# Loss at softmlx5's side (both ways through its link): its go-back-N
+# and rxe's PSN sequence NAKs, duplicates and retransmissions meet. What
+# we drop before sending never reaches the capture (--lossy).
+FAULT=loss=5%
+run rc_pingpong_loss 18660 pingpong ibv_rc_pingpong -g $SMX_GID -c -n 100 -- \
+	ibv_rc_pingpong -d rxe0 -g $RXE_GID -c -n 100
+FAULT=
 
 [ -z "$CAP" ] && echo "(no dumpcap / tcpdump or no tshark: captures not checked)"
 echo "$passes passed, $fails failed"
