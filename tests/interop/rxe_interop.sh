@@ -94,7 +94,11 @@ cleanup() {
 	local p
 	for p in "${bgpids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${bgpids[@]}"; do wait "$p" 2>/dev/null; done
-	[ $booted = 1 ] && "$PEER/run.sh" --name "$VM" --stop >/dev/null 2>&1
+	if [ $booted = 1 ]; then
+		"$PEER/run.sh" --name "$VM" --stop >/dev/null 2>&1
+		# run.sh keeps a stopped VM's files; the name is ours alone
+		rm -rf "${RXEVM_STATE:-/run/rxe-vm}/$VM"
+	fi
 	ip netns list 2>/dev/null | grep -qw "$NS" && ip netns del "$NS"
 	if [ $KEEP_OUT = 1 ]; then echo "output kept in $OUT"; else rm -rf "$OUT"; fi
 }
