@@ -18,10 +18,16 @@
 #                FlexIO RPC, an error CQE explained by SOFTMLX5_DEBUG
 #   make bench   build, then perftest between two processes beside physical
 #                baselines (bench/run.sh, bench/baseline.c)
+#   make interop build, then softmlx5 against Linux Soft-RoCE (rxe) in a
+#                QEMU VM (../shared/tools/rxe-peer, or RXE_PEER=DIR), both
+#                directions, capture checked (tests/interop/rxe_interop.sh;
+#                as root; the first run downloads Debian's kernel and QEMU;
+#                INTEROP_MODE=udp|raw, the port's netdev_mode)
 #   make clean   remove build trees
 #
-# Variables: JOBS (parallel jobs), PYVERBS_MODULES (default: every test
-# module Debian's python3-pyverbs ships), PYVERBS_MIN_PASS,
+# Variables: JOBS (parallel jobs), INTEROP_MODE (udp), RXE_PEER,
+# PYVERBS_MODULES (default: every test module Debian's python3-pyverbs
+# ships), PYVERBS_MIN_PASS,
 # PYVERBS_TEST_TIMEOUT (seconds before a test counts as hung),
 # PYVERBS_TIMEOUT (the whole pyverbs run), SOFTMLX5_SKIP_DEPS=1.
 
@@ -34,6 +40,7 @@ PYVERBS_MODULES  ?=
 PYVERBS_MIN_PASS ?= 200
 PYVERBS_TEST_TIMEOUT ?= 60
 PYVERBS_TIMEOUT  ?= 900
+INTEROP_MODE ?= udp
 
 SOFTMLX5 := $(BUILD)/bin/softmlx5
 
@@ -50,7 +57,7 @@ SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 comma := ,
 banner = @printf '\n==== %s\n' $(1)$(if $(2),$(comma)$(2))$(if $(3),$(comma)$(3))$(if $(4),$(comma)$(4))
 
-.PHONY: all help deps build build-asan check demo bench clean
+.PHONY: all help deps build build-asan check demo bench interop clean
 
 all: build
 
@@ -108,6 +115,15 @@ demo: deps
 bench:
 	@$(MAKE) --no-print-directory build
 	bench/run.sh --build $(BUILD)
+
+# Not in `make check`: it boots a VM (QEMU, TCG where KVM cannot run
+# Debian's kernel) and downloads its kernel; exit 77 (skipped, said why)
+# where the tool, /dev/kvm or root is missing.
+interop:
+	@$(MAKE) --no-print-directory build
+	tests/interop/rxe_interop.sh --build $(BUILD) --mode $(INTEROP_MODE) \
+		$(if $(RXE_PEER),--rxe-peer $(RXE_PEER)); rc=$$?; \
+		[ $$rc = 0 ] || [ $$rc = 77 ]
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -6,13 +6,14 @@ Checks a SOFTMLX5_PCAP capture independently of softmlx5's C code.
     check_pcap.py --writer PCAP_WRITER [--rounds N] [--procs N]
     check_pcap.py [--expect OP,OP,...] FILE
     check_pcap.py [--expect OP,OP,...] --capture-of PROG [ARG...]
-    check_pcap.py --wire [--raw [--sports N]] [--expect OP,OP,...] FILE
+    check_pcap.py --wire [--raw [--sports N]] [--lossy] [--expect OP,OP,...] FILE
 
 With --writer, runs tests/transport/pcap_writer (several processes capture
 every golden packet, rebuilt by the C builders, into one new file in a
 temporary directory) and checks the record count and opcode names too.
 With FILE, checks any capture (SOFTMLX5_PCAP of a real run, without
-faults): also the PSNs of each connection's requests (check_psns()); prints
+faults; --lossy when the interface's queue dropped some before the capture
+saw them): also the PSNs of each connection's requests (check_psns()); prints
 how many packets of each opcode it holds, and with --expect fails unless
 each opcode listed (hex) is among them. With --capture-of, runs PROG alone
 (SOFTMLX5_SHM_PATH=off: one process, its messages on the loopback link in
@@ -20,18 +21,19 @@ packets, which a capture turns on) with SOFTMLX5_PCAP on a new file, which
 it must exit 0 from, and checks that file the same way.
 tests/transport/capture_run.py imports check_file() for its captures.
 With --wire, FILE was taken on an interface (tcpdump, dumpcap) while the
-network link ran in netdev_mode udp (tests/net/udp_link.sh): any snaplen,
-the interfaces' own unicast MACs, UDP source port 4791 (the socket's) and
-the checksum the kernel computed, which is checked here instead of being 0;
-every ICRC is still recomputed (on IPv4 the kernel sends identification 0,
-which the sender's ICRC assumed). With --wire --raw the capture is of
-netdev_mode raw, whose frames are softmlx5's from the IP header on: UDP
-checksum 0, and each packet's UDP source port the one rdma_get_udp_sport()
-derives from its QP pair (flow label 0): for UD from the DETH's source QP
-and the destination QP, for RC / UC from the destination QP of a packet
-going the other way between the same two addresses (a connection's two
-directions share the port); with --sports N at least N distinct source
-ports (N QPs).
+network link ran (tests/net/udp_link.sh, tests/interop/rxe_interop.sh): any
+snaplen, the interfaces' own unicast MACs, UDP source port 4791 (a socket's,
+netdev_mode udp) or one of 0xC000..0xFFFF (a QP's: a whole RoCEv2 frame from
+a peer such as Soft-RoCE), and a checksum that is 0 or right (the kernel
+computes it for a socket); every ICRC is still recomputed (on IPv4 a socket
+sends identification 0, which the sender's ICRC assumed). With --wire --raw
+the capture is of netdev_mode raw, whose frames are softmlx5's from the IP
+header on: UDP checksum 0, and each packet's UDP source port the one
+rdma_get_udp_sport() derives from its QP pair (flow label 0): for UD from
+the DETH's source QP and the destination QP, for RC / UC from the
+destination QP of a packet going the other way between the same two
+addresses (a connection's two directions share the port); with --sports N
+at least N distinct source ports (N QPs).
 
 Pure Python checks: the pcap global header (one, linktype Ethernet, snaplen
 65535), every record whole (records of different processes must not
@@ -235,7 +237,11 @@ def check_frame(n, fr):
         if dport != 4791 or ulen != len(ip) - ihl or ucsum != 0 or sport < 0xc000:
             fail("frame %d: UDP sport %#x dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
     elif WIRE:
-        if dport != 4791 or ulen != len(ip) - ihl or sport != 4791 or \
+        # a UDP socket's packet (source port 4791) or a whole RoCEv2 frame
+        # (a peer's -- rxe, a ConnectX, netdev_mode raw: the QP's source
+        # port), either with checksum 0 or a right one
+        if dport != 4791 or ulen != len(ip) - ihl or \
+                not (sport == 4791 or sport >= 0xc000) or \
                 (ucsum and not udp_csum_ok(ip, ver, ihl)):
             fail("frame %d: UDP sport %d dport %d len %d csum %#x" % (n, sport, dport, ulen, ucsum))
     elif dport != 4791 or ulen != len(ip) - ihl or ucsum != 0 or sport < 0xc000:
@@ -534,6 +540,9 @@ def main():
                     help="with --wire: netdev_mode raw (UDP checksum 0, per-QP ports)")
     ap.add_argument("--sports", type=int, default=0,
                     help="with --raw: at least this many UDP source ports")
+    ap.add_argument("--lossy", action="store_true",
+                    help="packets were lost before the capture saw them "
+                         "(a full queue): PSNs not checked")
     a = ap.parse_args()
     global WIRE, RAW
     WIRE = a.wire
@@ -572,7 +581,7 @@ def main():
     try:
         fails, counts, opnames, ran = check_file(
             path, [int(x, 16) for x in a.expect.split(",") if x], names, expect,
-            psns=not a.writer, sports=a.sports)
+            psns=not a.writer and not a.lossy, sports=a.sports)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -292,6 +292,19 @@ static void test_uc(void)
 	CHECK_EQ(t_qp_state(&env, p.a->qpn), MLX5_QPC_STATE_RTS);
 }
 
+/* The ones' complement sum of @n bytes (0xffff over a header with a
+ * right checksum), computed here, not by the device's code. */
+static unsigned int t_csum16(const uint8_t *b, unsigned int n)
+{
+	unsigned int s = 0, i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (unsigned int)b[i] << 8 | b[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
 static struct t_qp *ud_qp(uint32_t qkey)
 {
 	struct t_qp *qp = t_qp_create(&env, MLX5_QPC_ST_UD, scq, rcq, NULL);
@@ -334,7 +347,25 @@ static void test_ud(void)
 	CHECK(!memcmp(ip + 12, env.gid + 12, 4));
 	CHECK(!memcmp(ip + 16, env.gid + 12, 4));
 	CHECK_EQ(ip[8], 64);
+	/* the packet's IP header as rxe and a ConnectX copy it: its total
+	 * length counts IP, UDP, BTH, DETH, ImmDt, payload and ICRC, and its
+	 * header checksum is right */
+	CHECK_EQ(ip[2] << 8 | ip[3], 20 + 8 + 12 + 8 + 4 + 512 + 4);
+	CHECK_EQ(ip[6], 0x40);				/* DF */
+	CHECK_EQ(t_csum16(ip, 20), 0xffff);
 	CHECK(t_guards_ok(dst, 1024));
+
+	/* 13 bytes, no immediate: the pad (3) counts too */
+	t_post_recv(b, &rs, 1);
+	t_wqe_begin(&w, MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+	t_wqe_ud(&w, &env, b->qpn, 0x2222);
+	t_wqe_data(&w, ms.key, src, 13);
+	t_post(a, &w);
+	CHECK(t_poll(scq, &c));
+	CHECK(t_poll(rcq, &c));
+	CHECK_EQ(t_cqe_op(&c), MLX5_CQE_RESP_SEND);
+	CHECK_EQ(ip[2] << 8 | ip[3], 20 + 8 + 12 + 8 + 16 + 4);
+	CHECK_EQ(t_csum16(ip, 20), 0xffff);
 
 	/* Wrong qkey: dropped, the sender completes anyway. qkey with the
 	 * high bit set: the sender QP's own qkey is used (0x1111 -> a's). */

@@ -530,47 +530,49 @@ static enum resp_state resp_get_recv(struct resp_ctx *c)
 	return RESP_EXECUTE;
 }
 
-/* The 40 bytes a UD receive starts with: a GRH, or for RoCEv2 over IPv4 the
- * IPv4 header in its last 20 bytes (what ibv_init_ah_from_wc expects). */
+/*
+ * The 40 bytes a UD receive starts with, as rxe and a ConnectX fill them.
+ * RoCEv2: the packet's IP header -- IPv4 in the last 20 bytes, IPv6 all 40
+ * -- from the one builder (roce_build()), its lengths counting what the
+ * packet held (BTH, DETH, ImmDt, payload, pad, ICRC), so
+ * ibv_create_ah_from_wc() reads the addresses where it looks; the IPv4
+ * identification is not kept (0). InfiniBand: a GRH, next header BTH.
+ */
 static void resp_build_grh(uint8_t grh[40], const struct eng_pkt *p,
 			   bool eth)
 {
-	/* UDP 8 + BTH 12 + DETH 8 + payload + ICRC 4 */
-	uint32_t l4 = 8 + 12 + 8 + p->len + 4;
+	uint32_t ib_len = IBP_BTH_BYTES + IBP_DETH_BYTES +
+			  (p->flags & ENG_PKT_F_IMM ? IBP_IMMDT_BYTES : 0) +
+			  ((p->len + 3) & ~3u);
 
 	memset(grh, 0, 40);
-	if (eth && roce_gid_is_v4(p->sgid) && roce_gid_is_v4(p->dgid)) {
-		uint8_t *ip = grh + 20;
-		uint32_t sum = 0;
-		uint16_t v;
-		int i;
+	if (eth) {
+		struct roce_l3 l3;
+		uint8_t hdr[ROCE_V6_HDR_LEN];
 
-		ip[0] = 0x45;
-		ip[1] = p->tclass;
-		v = htobe16((uint16_t)(20 + l4));
-		memcpy(ip + 2, &v, 2);
-		v = htobe16(0x4000);	/* don't fragment */
-		memcpy(ip + 6, &v, 2);
-		ip[8] = p->hop_limit;
-		ip[9] = 17;		/* UDP */
-		memcpy(ip + 12, p->sgid + 12, 4);
-		memcpy(ip + 16, p->dgid + 12, 4);
-		for (i = 0; i < 20; i += 2)
-			sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		v = htobe16((uint16_t)~sum);
-		memcpy(ip + 10, &v, 2);
+		memset(&l3, 0, sizeof(l3));
+		memcpy(l3.sgid, p->sgid, 16);
+		memcpy(l3.dgid, p->dgid, 16);
+		l3.tclass = p->tclass;
+		l3.hop_limit = p->hop_limit;
+		l3.flow_label = p->flow_label;
+		switch (roce_build(hdr, sizeof(hdr), &l3, ib_len)) {
+		case ROCE_V4_HDR_LEN:
+			memcpy(grh + 20, hdr, ROCE_IPV4_HDR_BYTES);
+			break;
+		case ROCE_V6_HDR_LEN:
+			memcpy(grh, hdr, ROCE_IPV6_HDR_BYTES);
+			break;
+		default:	/* one GID IPv4-mapped, the other not: none */
+			break;
+		}
 	} else {
 		uint32_t w = 6u << 28 | (uint32_t)p->tclass << 20 |
 			     (p->flow_label & 0xfffff);
-		uint16_t v;
 
-		w = htobe32(w);
-		memcpy(grh, &w, 4);
-		v = htobe16((uint16_t)(eth ? l4 : l4 - 8));
-		memcpy(grh + 4, &v, 2);
-		grh[6] = eth ? 17 : 0x1b;	/* UDP, or IB's BTH */
+		ibp_put32(grh, w);
+		ibp_put16(grh + 4, (uint16_t)(ib_len + ROCE_ICRC_BYTES));
+		grh[6] = 0x1b;		/* next header: IB's BTH */
 		grh[7] = p->hop_limit;
 		memcpy(grh + 8, p->sgid, 16);
 		memcpy(grh + 24, p->dgid, 16);
