@@ -431,9 +431,12 @@ def check_psns(parsed):
     """The requests of each connection take consecutive PSNs: one per
     packet, a READ request one for each of its responses (ceil(length /
     PMTU), at least one). A PSN behind is a retransmission and must repeat
-    a request packet sent before; a PSN ahead is a packet never sent (no
-    faults are injected in the runs that use this). PMTU: the payload of
-    FIRST / MIDDLE packets, one size in the file (else READs are skipped)."""
+    a request packet sent before -- or, for a READ, the rest of one sent
+    before: a READ retried from its first missing response carries that
+    response's PSN and its RETH starts as many PMTUs further, for as much
+    less (IBTA 9.4.4); a PSN ahead is a packet never sent (no faults are
+    injected in the runs that use this). PMTU: the payload of FIRST /
+    MIDDLE packets, one size in the file (else READs are skipped)."""
     mtus = {f["_body"] - f["padcnt"] for f in parsed
             if f and f["opcode"] & 0x1f in (0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e)}
     mtu = mtus.pop() if len(mtus) == 1 else None
@@ -450,16 +453,23 @@ def check_psns(parsed):
                 continue
             span = max(1, -(-f["reth.dmalen"] // mtu))
         key = (op & 0xe0, f["destqp"], f.get("_dc_sqpn"), f["_dst"])
-        st = streams.setdefault(key, {"next": f["psn"], "used": set()})
+        st = streams.setdefault(key, {"next": f["psn"], "used": set(), "reads": []})
         d = psn_diff(f["psn"], st["next"])
+        rest = x == 0x0c and any(
+            0 < psn_diff(f["psn"], p) < sp and
+            f["reth.va"] == va + psn_diff(f["psn"], p) * mtu and
+            f["reth.dmalen"] == ln - psn_diff(f["psn"], p) * mtu
+            for p, sp, va, ln in st["reads"])
         if d > 0:
             fail("frame %d: opcode %#04x to QP %#x with PSN %d, %d past the next one (%d)"
                  % (n, op, f["destqp"], f["psn"], d, st["next"]))
-        elif d < 0 and (f["psn"], op) not in st["used"]:
+        elif d < 0 and (f["psn"], op) not in st["used"] and not rest:
             fail("frame %d: opcode %#04x to QP %#x with PSN %d, behind the next one (%d) "
                  "and no retransmission of a packet sent before"
                  % (n, op, f["destqp"], f["psn"], st["next"]))
         st["used"].add((f["psn"], op))
+        if x == 0x0c:
+            st["reads"].append((f["psn"], span, f["reth.va"], f["reth.dmalen"]))
         st["next"] = (f["psn"] + span) & 0xffffff
 
 
