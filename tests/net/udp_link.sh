@@ -255,6 +255,8 @@ pair read_lat_loss 18542 "" lat "$L" ib_read_lat -x 3 -s 8 -n 300 -F
 if command -v ucx_perftest >/dev/null; then
 	pair ucx_rc_mlx5_am_lat_loss 18543 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x rc_mlx5 -t am_lat -n 500
 	pair ucx_dc_mlx5_put_bw_loss 18544 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x dc_mlx5 -t put_bw -s 65536 -D zcopy -n 100
+	# (UCX's UD transport is reliable: it resends what is lost itself)
+	pair ucx_ud_mlx5_am_lat_loss 18548 "" ucx "$L" ucx_perftest -d mlx5_0:1 -x ud_mlx5 -t am_lat -n 500
 fi
 # raw: four QPs at once, each pair of QPNs its own UDP source port
 [ $MODE = raw ] && SPORTS=4 pair send_bw_4qps 18547 "$CAP" bw "" \
