@@ -155,17 +155,6 @@ static void report(const struct smx_src *src, const char *key, const char *val,
 
 /* ----------------------------------------------------------------- parsing */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* xx:xx:xx:xx:xx:xx or xx-xx-xx-xx-xx-xx, exactly two hex digits per byte. */
 static bool parse_mac(const char *s, uint8_t mac[6])
 {
@@ -179,8 +168,8 @@ static bool parse_mac(const char *s, uint8_t mac[6])
 		return false;
 	for (i = 0; i < 6; i++) {
 		const char *p = s + i * 3;
-		int hi = hexval((unsigned char)p[0]);
-		int lo = hexval((unsigned char)p[1]);
+		int hi = smx_hex_digit((unsigned char)p[0]);
+		int lo = smx_hex_digit((unsigned char)p[1]);
 
 		if (hi < 0 || lo < 0)
 			return false;
@@ -208,8 +197,8 @@ static bool parse_guid(const char *s, uint64_t *out)
 	for (group = 0; group < 4; group++) {
 		unsigned int digits = 0, g = 0;
 
-		while (digits < 5 && hexval((unsigned char)*s) >= 0) {
-			g = g << 4 | (unsigned int)hexval((unsigned char)*s);
+		while (digits < 5 && smx_hex_digit((unsigned char)*s) >= 0) {
+			g = g << 4 | (unsigned int)smx_hex_digit((unsigned char)*s);
 			s++;
 			digits++;
 		}
@@ -271,11 +260,11 @@ static bool parse_hex_bytes(const char *s, uint8_t *out, size_t cap,
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
 	while (*s) {
-		int hi = hexval((unsigned char)s[0]), lo;
+		int hi = smx_hex_digit((unsigned char)s[0]), lo;
 
 		if (hi < 0)
 			return false;
-		lo = hexval((unsigned char)s[1]);
+		lo = smx_hex_digit((unsigned char)s[1]);
 		if (lo < 0 || n == cap)
 			return false;
 		out[n++] = (uint8_t)(hi << 4 | lo);

@@ -15,6 +15,7 @@
 #include "device/transport/ib_pkt.h"
 #include "device/transport/roce.h"
 #include "prm/prm.h"
+#include "util/parse.h"
 
 struct dec_out {
 	char *p;
@@ -785,17 +786,6 @@ int dec_pkt_link(char *out, size_t room, const uint8_t *buf, size_t len, bool ha
 
 /* ---- hex input ------------------------------------------------------------- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 long dec_hex(const char *s, uint8_t *out, size_t cap, const char **why)
 {
 	size_t n = 0;
@@ -810,7 +800,7 @@ long dec_hex(const char *s, uint8_t *out, size_t cap, const char **why)
 			break;
 		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 			s += 2;
-		while (hexval((unsigned char)s[digits]) >= 0)
+		while (smx_hex_digit((unsigned char)s[digits]) >= 0)
 			digits++;
 		if (!digits || (s[digits] && !strchr(" \t\n\r:,-", s[digits]))) {
 			*why = "a character that is not a hex digit or a separator";
@@ -825,8 +815,8 @@ long dec_hex(const char *s, uint8_t *out, size_t cap, const char **why)
 				*why = "more bytes than the format can hold";
 				return -1;
 			}
-			out[n++] = (uint8_t)(hexval((unsigned char)s[0]) << 4 |
-					     hexval((unsigned char)s[1]));
+			out[n++] = (uint8_t)(smx_hex_digit((unsigned char)s[0]) << 4 |
+					     smx_hex_digit((unsigned char)s[1]));
 		}
 	}
 	return (long)n;
