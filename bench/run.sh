@@ -75,15 +75,8 @@ BASE=$WORK/baseline
 ${CC:-cc} -O2 -o "$BASE" "$here/baseline.c" || { echo "bench: cannot build baseline.c" >&2; exit 2; }
 PORT=$((30000 + $$ % 20000))
 
-wait_port() {
-	local hex i
-	hex=$(printf '%04X' "$1")
-	for i in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_port PORT: the conformance scripts' (at most 10 s)
+. "$here/../tests/conformance/pair_lib.sh"
 
 # perf PROG SIZE [VAR=VALUE...]: runs a pair, both sides with the VAR=VALUE
 # settings in their environment; prints the client's result line (or

@@ -19,15 +19,8 @@ PORT=$((30000 + $$ % 20000))
 step() { printf '\n== %s\n' "$*"; }
 show() { printf '$ %s\n' "$*"; }
 
-wait_port() {
-	local hex i
-	hex=$(printf '%04X' "$1")
-	for i in $(seq 100); do
-		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_port PORT: the conformance scripts' (at most 10 s)
+. "$(dirname "$0")/../tests/conformance/pair_lib.sh"
 
 # pair PROG ARGS...: server and client of a perftest program, two processes
 # on the one device; the client's output is in $WORK/PROG.
