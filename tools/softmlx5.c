@@ -7,6 +7,7 @@
  *   softmlx5 crypto-test-data         test_mlx5_crypto's data file (JSON)
  *   softmlx5 wire [options]           the far end of the port's cable
  *   softmlx5 counters [--json]        the port's counters (hw_counters)
+ *   softmlx5 status [--json]          every process's objects (tools/status.c)
  *   softmlx5 version | help
  *
  * "run" works by prepending the directory that holds softmlx5's
@@ -24,6 +25,7 @@
 
 #include "crypto_test_data.h"
 #include "decode_cmd.h"
+#include "status_cmd.h"
 #include "wire.h"
 #include "device/config.h"
 #include "device/fabric/shm.h"
@@ -63,6 +65,9 @@ static void usage(FILE *f)
 		"  decode KIND [HEX...]    decode a hex dump (arguments or stdin) of a\n"
 		"                          WQE, CQE, command mailbox or RoCEv2 packet:\n"
 		"                          KIND is wqe, cqe, cmd or pkt (decode --help)\n"
+		"  status [--json]         the device's objects in every process that\n"
+		"                          has it open: QPs (state, PSNs, WQEs),\n"
+		"                          CQs (fill), SRQs, memory keys, counts\n"
 		"  version                 print the version\n"
 		"  help                    print this help\n"
 		"\n"
@@ -554,6 +559,8 @@ int main(int argc, char **argv)
 		return cmd_counters(argc - 2, argv + 2);
 	if (!strcmp(cmd, "decode"))
 		return cmd_decode(argc - 2, argv + 2);
+	if (!strcmp(cmd, "status"))
+		return cmd_status(argc - 2, argv + 2);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "softmlx5 version: unexpected "

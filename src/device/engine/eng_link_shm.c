@@ -496,8 +496,10 @@ static void *fab_rx_thread(void *arg)
 		parked = now;
 		smx_shm_wait(e->shm, polled ? FAB_POLLED_PARK_NS : 1000000000ull,
 			     polled);
-		/* Woken: maybe a peer made room for us. */
+		/* Woken: maybe a peer made room for us, or a reader asks
+		 * for our status. */
 		__atomic_store_n(&e->resume, true, __ATOMIC_RELEASE);
+		eng_status_answer(e);
 		last = 0;
 	}
 	return NULL;
@@ -542,6 +544,7 @@ void eng_fabric_stop(struct eng *e)
 	smx_shm_kick(e->shm);
 	pthread_join(e->rx_thr, NULL);
 	e->rx_started = false;
+	eng_status_forget(e);
 	eng_direct_fini(e);
 	eng_drq_fini(e);
 }

@@ -1173,6 +1173,12 @@ void eng_udp_rx_batch(struct eng *e, uint32_t n,
 		      void *arg);
 void eng_udp_drop(struct eng *e, unsigned int ctr, const char *why);
 
+/* eng_status.c: `softmlx5 status`. eng_status_answer(): the snapshot a
+ * reader asked for, if one did (the inbox thread, after each wake-up);
+ * eng_status_forget(): its file removed when the device closes. */
+void eng_status_answer(struct eng *e);
+void eng_status_forget(struct eng *e);
+
 /* eng_link_raw.c: netdev_mode raw, the network link's frames through a
  * packet socket on the interface (CAP_NET_RAW). eng_raw_start(): from
  * eng_udp_start(), @hold the link's UDP sockets on port 4791, which then

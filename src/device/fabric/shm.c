@@ -1040,6 +1040,22 @@ void smx_shm_set_pending(struct smx_shm *s, bool (*fn)(void *), void *arg)
 	s->pending = fn;
 }
 
+bool smx_shm_status_asked(struct smx_shm *s, uint32_t *req)
+{
+	struct smx_slot *sl;
+
+	if (!s)
+		return false;
+	sl = &s->h->slot[s->slot];
+	*req = __atomic_load_n(&sl->status_req, __ATOMIC_ACQUIRE);
+	return *req != __atomic_load_n(&sl->status_ack, __ATOMIC_RELAXED);
+}
+
+void smx_shm_status_answered(struct smx_shm *s, uint32_t req)
+{
+	__atomic_store_n(&s->h->slot[s->slot].status_ack, req, __ATOMIC_RELEASE);
+}
+
 void smx_shm_kick(struct smx_shm *s)
 {
 	if (!s)

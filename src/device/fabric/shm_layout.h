@@ -24,7 +24,7 @@
  * 4: slots carry tombstones of their holder's destroyed QPs (tomb[]).
  * 5: dbusy moved out of the first line, next to resv; a tombstone names
  *    the claim of the slot it was made under, and outlives it. */
-#define SMX_SHM_VERSION 6u
+#define SMX_SHM_VERSION 7u
 
 enum { SMX_SLOT_FREE = 0, SMX_SLOT_ALIVE = 1 };
 
@@ -54,6 +54,11 @@ struct smx_slot {
 	/* Inode of the holder's /proc/self/ns/pid (0: unknown). A pid means
 	 * something only in its own namespace. */
 	uint64_t pidns;
+	/* `softmlx5 status` (eng_status.c): a reader adds 1 to status_req
+	 * and rings the bell; the holder writes its snapshot and sets
+	 * status_ack to the request it answered. */
+	uint32_t status_req;
+	uint32_t status_ack;
 	/* Inbox: producers advance tail, the owner advances head. */
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t head __attribute__((aligned(64)));

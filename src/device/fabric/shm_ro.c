@@ -11,12 +11,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "device/fabric/shm.h"
@@ -223,6 +226,68 @@ int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
 		*nlive = live;
 out:
 	munmap((void *)h, SMX_SHM_SIZE);
+	close(fd);
+	return ret;
+}
+
+int smx_shm_status_ask(const char *path, uint32_t wait_ms, uint64_t *asked,
+		       uint64_t *answered, int32_t pids[SMX_SHM_SLOTS])
+{
+	uint32_t want[SMX_SHM_SLOTS], i, t;
+	uint64_t pidns = smx_shm_pidns();
+	struct smx_shm_hdr *h;
+	struct stat st;
+	int fd, ret = 0;
+
+	*asked = *answered = 0;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	if ((size_t)st.st_size != SMX_SHM_SIZE) {
+		close(fd);
+		return -ESTALE;
+	}
+	h = mmap(NULL, SMX_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SMX_SHM_MAGIC ||
+	    h->version != SMX_SHM_VERSION || h->nslots != SMX_SHM_SLOTS ||
+	    h->size != SMX_SHM_SIZE) {
+		ret = -ESTALE;
+		goto out;
+	}
+	/* Only the request word and the bell are written: the holder's own
+	 * state is its to change. */
+	for (i = 0; i < SMX_SHM_SLOTS; i++) {
+		struct smx_slot *sl = &h->slot[i];
+
+		if (!smx_shm_slot_alive(h, fd, i, pidns, &pids[i]))
+			continue;
+		*asked |= 1ull << i;
+		want[i] = __atomic_add_fetch(&sl->status_req, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&sl->bell, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &sl->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
+	for (t = 0; t <= wait_ms && *answered != *asked; t++) {
+		for (i = 0; i < SMX_SHM_SLOTS; i++)
+			if ((*asked >> i & 1) &&
+			    (int32_t)(__atomic_load_n(&h->slot[i].status_ack,
+						      __ATOMIC_ACQUIRE) -
+				      want[i]) >= 0)
+				*answered |= 1ull << i;
+		if (*answered != *asked)
+			usleep(1000);
+	}
+out:
+	munmap(h, SMX_SHM_SIZE);
 	close(fd);
 	return ret;
 }

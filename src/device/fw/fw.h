@@ -606,6 +606,23 @@ struct fw_eth_stats *fw_eth_stats(struct fw *fw);
  * engine frees what is left itself when it stops, before fw_destroy). qp_modified follows every successful QP transition (the
  * new state is qp->state).
  */
+/* The type and state of @qp by name (DCT for a DCT). */
+const char *fw_qp_names(const struct fw_qp *qp, const char **state);
+
+/*
+ * softmlx5 status (fw_status.c): calls @cb for every QP, CQ, SRQ and
+ * mkey (in that order, each kind by id), and gives the number of objects
+ * of every other table by its name (fw->lock held).
+ */
+struct fw_status_cb {
+	void (*qp)(void *arg, struct fw_qp *qp);
+	void (*cq)(void *arg, struct fw_cq *cq);
+	void (*srq)(void *arg, struct fw_srq *srq);
+	void (*mkey)(void *arg, struct fw_mkey *mk);
+	void (*count)(void *arg, const char *table, uint32_t n);
+};
+void fw_status_walk(struct fw *fw, const struct fw_status_cb *cb, void *arg);
+
 struct fw_hooks {
 	void (*qp_created)(void *arg, struct fw_qp *qp);
 	void (*qp_modified)(void *arg, struct fw_qp *qp, uint32_t old_state);

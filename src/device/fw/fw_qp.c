@@ -42,6 +42,15 @@ static const char *const fw_qp_st_name[16] = {
 	[MLX5_QPC_ST_REG_UMR] = "REG_UMR",
 };
 
+const char *fw_qp_names(const struct fw_qp *qp, const char **state)
+{
+	*state = fw_qp_state_name[qp->state & 0xf] ?
+		 fw_qp_state_name[qp->state & 0xf] : "?";
+	if (qp->st == FW_QP_ST_DCT)
+		return "DCT";
+	return fw_qp_st_name[qp->st & 0xf] ? fw_qp_st_name[qp->st & 0xf] : "?";
+}
+
 static bool fw_qp_connected(uint32_t st)
 {
 	return st == MLX5_QPC_ST_RC || st == MLX5_QPC_ST_UC ||

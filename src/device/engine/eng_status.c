@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `softmlx5 status`: this process's view of the device, written when a
+ * reader asks (smx_shm_status_asked(): the reader rang our inbox's bell,
+ * so the inbox thread answers). Read only: the firmware's objects
+ * (fw_status_walk()) and the engine's state of each, taken under fw->lock
+ * in one pass, then written as one JSON object to <segment>.status.<slot>
+ * (a new file renamed over the old one, mode 0600), and the request is
+ * marked answered. Nothing is written on the data path: a snapshot costs
+ * the process one pass when somebody looks, never otherwise.
+ *
+ * The application's doorbell records (consumer indices, posted WQE
+ * counters) are read through the fault guard: a record whose memory is
+ * gone reads as unknown (-1).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device/engine/eng_loc.h"
+#include "util/fault.h"
+#include "util/log.h"
+
+struct status_out {
+	FILE *f;
+	bool first;
+};
+
+static void status_sep(struct status_out *o)
+{
+	if (!o->first)
+		fputc(',', o->f);
+	o->first = false;
+}
+
+/* A doorbell record word in host order, or -1 when it cannot be read. */
+static int64_t status_dbrec(const volatile uint32_t *rec)
+{
+	uint32_t v;
+
+	if (!rec || !smx_fault_memmove(&v, (const void *)rec, sizeof(v)))
+		return -1;
+	return be32toh(v);
+}
+
+static void status_qp(void *arg, struct fw_qp *qp)
+{
+	struct status_out *o = arg;
+	const struct eng_qp *q = qp->eng;
+	const char *state, *type = fw_qp_names(qp, &state);
+	int64_t posted = qp->st == FW_QP_ST_DCT ? -1 : status_dbrec(
+		qp->dbrec ? qp->dbrec + 1 : NULL);
+
+	status_sep(o);
+	fprintf(o->f, "{\"qpn\":%u,\"type\":\"%s\",\"state\":\"%s\"",
+		qp->obj.id, type, state);
+	if (qp->st != FW_QP_ST_DCT) {
+		fprintf(o->f, ",\"remote_qpn\":%u,\"sq_psn\":%u,\"rq_psn\":%u",
+			DEVX_GET(qpc, qp->qpc, remote_qpn),
+			DEVX_GET(qpc, qp->qpc, next_send_psn),
+			DEVX_GET(qpc, qp->qpc, next_rcv_psn));
+		/* WQEBBs posted (the doorbell record) and taken by the
+		 * engine; requests waiting for their response */
+		fprintf(o->f, ",\"sq_posted\":%lld,\"sq_taken\":%u,"
+			"\"in_flight\":%u", (long long)posted,
+			q ? q->sq_ci : 0, q ? q->nout : 0);
+	}
+	fprintf(o->f, ",\"cqn\":[%u,%u]}", qp->scq ? qp->scq->obj.id : 0,
+		qp->rcq ? qp->rcq->obj.id : 0);
+}
+
+static void status_cq(void *arg, struct fw_cq *cq)
+{
+	struct status_out *o = arg;
+	const struct eng_cq *ec = cq->eng;
+	int64_t ci = status_dbrec(cq->dbrec);
+	uint32_t pi = ec ? ec->pi : 0;
+
+	status_sep(o);
+	fprintf(o->f, "{\"cqn\":%u,\"size\":%u,\"written\":%u,\"consumed\":%lld,"
+		"\"fill\":%lld,\"overrun\":%s}", cq->obj.id, 1u << cq->log_size,
+		pi, (long long)ci,
+		ci < 0 ? -1ll : (long long)((pi - (uint32_t)ci) & 0xffffff),
+		ec && ec->overrun ? "true" : "false");
+}
+
+static void status_srq(void *arg, struct fw_srq *srq)
+{
+	struct status_out *o = arg;
+
+	status_sep(o);
+	fprintf(o->f, "{\"srqn\":%u,\"size\":%u}", srq->obj.id,
+		1u << srq->log_size);
+}
+
+static void status_mkey(void *arg, struct fw_mkey *mk)
+{
+	struct status_out *o = arg;
+
+	if (mk->free)
+		return;
+	status_sep(o);
+	fprintf(o->f, "{\"key\":%u,\"start\":%llu,\"length\":%llu,"
+		"\"access\":\"%s%s%s%s%s\",\"pd\":%u}",
+		mk->obj.id << 8 | mk->variant, (unsigned long long)mk->start,
+		mk->len64 ? 0ull : (unsigned long long)mk->len,
+		mk->access & 1 ? "r" : "-", mk->access & 2 ? "w" : "-",
+		mk->access & 4 ? "R" : "-", mk->access & 8 ? "W" : "-",
+		mk->access & 16 ? "A" : "-", mk->pd ? mk->pd->obj.id : 0);
+}
+
+static void status_count(void *arg, const char *table, uint32_t n)
+{
+	struct status_out *o = arg;
+
+	status_sep(o);
+	fprintf(o->f, "\"%s\":%u", table, n);
+}
+
+/* The snapshot, built under fw->lock; NULL when memory ran out. */
+static char *status_build(struct eng *e, size_t *len)
+{
+	struct status_out o = { NULL, true };
+	struct fw_status_cb qp = { .qp = status_qp }, cq = { .cq = status_cq },
+			    srq = { .srq = status_srq },
+			    mk = { .mkey = status_mkey },
+			    cnt = { .count = status_count };
+	char *buf = NULL;
+
+	o.f = open_memstream(&buf, len);
+	if (!o.f)
+		return NULL;
+	fprintf(o.f, "{\"pid\":%d,\"slot\":%u,\"qps\":[", (int)getpid(), e->slot);
+	fw_lock(e->fw);
+	fw_status_walk(e->fw, &qp, &o);
+	fputs("],\"cqs\":[", o.f);
+	o.first = true;
+	fw_status_walk(e->fw, &cq, &o);
+	fputs("],\"srqs\":[", o.f);
+	o.first = true;
+	fw_status_walk(e->fw, &srq, &o);
+	fputs("],\"mkeys\":[", o.f);
+	o.first = true;
+	fw_status_walk(e->fw, &mk, &o);
+	fputs("],\"objects\":{", o.f);
+	o.first = true;
+	fw_status_walk(e->fw, &cnt, &o);
+	fw_unlock(e->fw);
+	fputs("}}\n", o.f);
+	if (fclose(o.f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void eng_status_answer(struct eng *e)
+{
+	char path[300], tmp[310];
+	uint32_t req;
+	size_t len = 0;
+	char *buf;
+	bool ok;
+	int fd;
+
+	if (!smx_shm_status_asked(e->shm, &req))
+		return;
+	snprintf(path, sizeof(path), "%s.status.%u", smx_shm_path(e->shm),
+		 e->slot);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	buf = status_build(e, &len);
+	fd = buf ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+			O_NOFOLLOW, 0600) : -1;
+	ok = fd >= 0 && write(fd, buf, len) == (ssize_t)len;
+	if (fd >= 0 && close(fd))
+		ok = false;
+	if (ok && rename(tmp, path))
+		ok = false;
+	if (!ok) {
+		smx_dbg("engine: status: cannot write %s", path);
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(buf);
+	smx_shm_status_answered(e->shm, req);
+}
+
+void eng_status_forget(struct eng *e)
+{
+	char path[300];
+
+	if (!e->shm)
+		return;
+	snprintf(path, sizeof(path), "%s.status.%u", smx_shm_path(e->shm),
+		 e->slot);
+	unlink(path);
+}
