@@ -111,6 +111,16 @@ static void status_mkey(void *arg, struct fw_mkey *mk)
 		mk->access & 16 ? "A" : "-", mk->pd ? mk->pd->obj.id : 0);
 }
 
+static void status_genobj(void *arg, uint32_t id, uint16_t type,
+			  const char *name)
+{
+	struct status_out *o = arg;
+
+	status_sep(o);
+	fprintf(o->f, "{\"id\":%u,\"type\":%u,\"name\":\"%s\"}", id, type,
+		name);
+}
+
 static void status_count(void *arg, const char *table, uint32_t n)
 {
 	struct status_out *o = arg;
@@ -126,6 +136,7 @@ static char *status_build(struct eng *e, size_t *len)
 	struct fw_status_cb qp = { .qp = status_qp }, cq = { .cq = status_cq },
 			    srq = { .srq = status_srq },
 			    mk = { .mkey = status_mkey },
+			    gen = { .genobj = status_genobj },
 			    cnt = { .count = status_count };
 	char *buf = NULL;
 
@@ -144,6 +155,9 @@ static char *status_build(struct eng *e, size_t *len)
 	fputs("],\"mkeys\":[", o.f);
 	o.first = true;
 	fw_status_walk(e->fw, &mk, &o);
+	fputs("],\"devx_objects\":[", o.f);
+	o.first = true;
+	fw_status_walk(e->fw, &gen, &o);
 	fputs("],\"objects\":{", o.f);
 	o.first = true;
 	fw_status_walk(e->fw, &cnt, &o);

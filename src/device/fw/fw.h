@@ -619,9 +619,13 @@ struct fw_status_cb {
 	void (*cq)(void *arg, struct fw_cq *cq);
 	void (*srq)(void *arg, struct fw_srq *srq);
 	void (*mkey)(void *arg, struct fw_mkey *mk);
+	/* a DEVX general object: its id and type (by name) */
+	void (*genobj)(void *arg, uint32_t id, uint16_t type, const char *name);
 	void (*count)(void *arg, const char *table, uint32_t n);
 };
 void fw_status_walk(struct fw *fw, const struct fw_status_cb *cb, void *arg);
+/* A general object type's name (the table of fw_genobj.c), "?" if none. */
+const char *fw_genobj_type_name(uint16_t type);
 
 struct fw_hooks {
 	void (*qp_created)(void *arg, struct fw_qp *qp);

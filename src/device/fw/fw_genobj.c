@@ -256,6 +256,17 @@ static const struct fw_genobj_ops fw_genobj_types[] = {
 	  fw_crypto_login_query, fw_crypto_login_destroy },
 };
 
+const char *fw_genobj_type_name(uint16_t type)
+{
+	uint32_t i;
+
+	for (i = 0; i < sizeof(fw_genobj_types) / sizeof(fw_genobj_types[0]);
+	     i++)
+		if (fw_genobj_types[i].type == type)
+			return fw_genobj_types[i].name;
+	return "?";
+}
+
 /* The type's operations, after the mailbox-length checks of @c's opcode. */
 static const struct fw_genobj_ops *fw_genobj_ops(struct fw_cmd *c)
 {

@@ -27,6 +27,13 @@ void fw_status_walk(struct fw *fw, const struct fw_status_cb *cb, void *arg)
 	for (i = 0; cb->mkey && i < fw->mkey.cap; i++)
 		if (fw->mkey.slot[i])
 			cb->mkey(arg, fw->mkey.slot[i]);
+	for (i = 0; cb->genobj && i < fw->genobj.cap; i++) {
+		const struct fw_genobj *g = fw->genobj.slot[i];
+
+		if (g)
+			cb->genobj(arg, g->obj.id, g->type,
+				   fw_genobj_type_name(g->type));
+	}
 	for (i = 0; cb->count && i < sizeof(counted) / sizeof(counted[0]); i++)
 		cb->count(arg, counted[i]->name, counted[i]->count);
 }
