@@ -15,6 +15,7 @@
 #include "device/transport/ib_pkt.h"
 #include "device/transport/roce.h"
 #include "prm/prm.h"
+#include "prm/prm_sig.h"
 #include "util/parse.h"
 
 struct dec_out {
@@ -108,6 +109,123 @@ static void dec_av(struct dec_out *o, const struct mlx5_wqe_av *av, bool dc)
 	    av->rmac[3], av->rmac[4], av->rmac[5]);
 }
 
+/* A signature BSF (prm_sig.h): sizes, masks, both domains' block format
+ * selectors and PSVs, and the inline T10-DIF sections. */
+static void dec_sig_bsf(struct dec_out *o, const struct smx_bsf *b)
+{
+	static const char *const dom[2] = { "wire", "mem" };
+	const struct smx_bsf_inl *inl[2] = { &b->w_inl, &b->m_inl };
+	uint32_t bfs[2] = { be32toh(b->basic.w_bfs_psv), be32toh(b->basic.m_bfs_psv) };
+	int d;
+
+	add(o, " | sig_bsf size=%u sbs=%u check_byte_mask=0x%02x wire_sel=0x%02x "
+	    "mem_sel=0x%02x raw_data_size=%u", b->basic.bsf_size_sbs >> SMX_BSF_SIZE_SHIFT,
+	    b->basic.bsf_size_sbs >> SMX_BSF_SBS_SHIFT & 1, b->basic.check_byte_mask,
+	    b->basic.wire_sel, b->basic.mem_sel, be32toh(b->basic.raw_data_size));
+	for (d = 0; d < 2; d++) {
+		uint16_t v = be16toh(inl[d]->vld_refresh);
+
+		add(o, " %s_bfs=0x%02x %s_psv=0x%06x", dom[d], bfs[d] >> SMX_BFS_SHIFT, dom[d],
+		    bfs[d] & SMX_BSF_PSV_INDEX_MASK);
+		if (!(v & SMX_BSF_INL_VALID))
+			continue;
+		add(o, " %s_dif=(refresh=%u sig_type=%u app_tag=0x%04x ref_tag=0x%08x "
+		    "inc_ref_guard_check=0x%02x app_bitmask_check=0x%04x)", dom[d],
+		    !!(v & SMX_BSF_REFRESH_DIF), inl[d]->sig_type,
+		    be16toh(inl[d]->dif_apptag), be32toh(inl[d]->dif_reftag),
+		    inl[d]->dif_inc_ref_guard_check,
+		    be16toh(inl[d]->dif_app_bitmask_check));
+	}
+}
+
+/* A crypto BSF (prm_sig.h): standard, order, data size, tweak, DEK. */
+static void dec_crypto_bsf(struct dec_out *o, const struct smx_crypto_bsf *c)
+{
+	add(o, " | crypto_bsf size=%u type=%u enc_order=%u enc_standard=%u "
+	    "raw_data_size=%u bs_pointer=%u dek=0x%06x xts_init_tweak=",
+	    c->bsf_size_type >> SMX_BSF_SIZE_SHIFT, c->bsf_size_type & 0x0f,
+	    c->enc_order, c->enc_standard, be32toh(c->raw_data_size), c->bs_pointer,
+	    be32toh(c->rsvd_dek_ptr) & 0xffffff);
+	add_bytes(o, c->xts_init_tweak, sizeof(c->xts_init_tweak));
+	add(o, " keytag=");
+	add_bytes(o, c->keytag, sizeof(c->keytag));
+}
+
+/*
+ * What follows a UMR's mkey context when its translations are inline, as
+ * the engine reads it (eng_umr.c): a repeat block (a 16-byte header whose
+ * op is 0x400, then its entries) or a KLM list (16 bytes each: byte count,
+ * key, address -- an MTT mkey's pairs of page addresses cannot be told
+ * from them without the key and show as KLMs), then @bsf_octw octowords of
+ * BSF: a crypto BSF alone (its type nibble says so), or a signature BSF, a
+ * crypto one after it when there are two.
+ */
+#define DEC_UMR_REPEAT_BLOCK_OP 0x400
+static void dec_umr_xlt(struct dec_out *o, const uint8_t *buf, size_t len, size_t *off,
+			uint32_t xlt_octw, uint32_t bsf_octw)
+{
+	struct mlx5_wqe_umr_repeat_block_seg rb;
+	uint32_t i = 0;
+
+	if (xlt_octw && !seg(o, &rb, sizeof(rb), buf, len, *off, "xlt"))
+		return;
+	if (xlt_octw && be32toh(rb.op) == DEC_UMR_REPEAT_BLOCK_OP) {
+		*off += sizeof(rb);
+		add(o, " | repeat_block byte_count=%u repeat_count=%u num_ent=%u",
+		    be32toh(rb.byte_count), be32toh(rb.repeat_count), be16toh(rb.num_ent));
+		for (i = 1; i < xlt_octw && i <= be16toh(rb.num_ent); i++) {
+			struct mlx5_wqe_umr_repeat_ent_seg r;
+
+			if (!seg(o, &r, sizeof(r), buf, len, *off, "repeat_ent"))
+				return;
+			*off += sizeof(r);
+			add(o, " | repeat_ent[%u] stride=%u byte_count=%u mkey=0x%08x va=0x%llx",
+			    i - 1, be16toh(r.stride), be16toh(r.byte_count), be32toh(r.memkey),
+			    (unsigned long long)be64toh(r.va));
+		}
+		*off += (size_t)(xlt_octw - i) * 16u;	/* padding entries */
+		i = xlt_octw;
+	}
+	for (; i < xlt_octw; i++) {
+		struct mlx5_wqe_umr_klm_seg k;
+
+		if (!seg(o, &k, sizeof(k), buf, len, *off, "klm"))
+			return;
+		*off += sizeof(k);
+		add(o, " | klm[%u] byte_count=%u mkey=0x%08x va=0x%llx", i,
+		    be32toh(k.byte_count), be32toh(k.mkey), (unsigned long long)be64toh(k.address));
+	}
+	if (bsf_octw != 4 && bsf_octw != 8) {
+		if (bsf_octw)
+			add(o, " | bsf octowords=%u (not 4 or 8)", bsf_octw);
+		return;
+	}
+	if (*off + 64 <= len && (buf[*off] & 0x0f) == SMX_BSF_TYPE_CRYPTO) {
+		struct smx_crypto_bsf c;
+
+		if (seg(o, &c, sizeof(c), buf, len, *off, "crypto_bsf"))
+			dec_crypto_bsf(o, &c);
+		*off += sizeof(c);
+		return;
+	}
+	{
+		struct smx_bsf b;
+
+		if (!seg(o, &b, sizeof(b), buf, len, *off, "sig_bsf"))
+			return;
+		*off += sizeof(b);
+		dec_sig_bsf(o, &b);
+	}
+	if (bsf_octw == 8) {
+		struct smx_crypto_bsf c;
+
+		if (!seg(o, &c, sizeof(c), buf, len, *off, "crypto_bsf"))
+			return;
+		*off += sizeof(c);
+		dec_crypto_bsf(o, &c);
+	}
+}
+
 static void dec_umr(struct dec_out *o, const uint8_t *buf, size_t len, size_t *off)
 {
 	struct mlx5_wqe_umr_ctrl_seg u;
@@ -117,10 +235,12 @@ static void dec_umr(struct dec_out *o, const uint8_t *buf, size_t len, size_t *o
 	if (!seg(o, &u, sizeof(u), buf, len, *off, "umr_ctrl"))
 		return;
 	*off += sizeof(u);
-	add(o, " | umr_ctrl flags=0x%02x%s%s xlt_octowords=%u xlt_offset=%u mkey_mask=0x%016llx",
+	add(o, " | umr_ctrl flags=0x%02x%s%s xlt_octowords=%u %s=%u mkey_mask=0x%016llx",
 	    u.flags, u.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE ? "(inline" : "(",
 	    u.flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE ? ",check_free)" : ")",
-	    be16toh(u.klm_octowords), be16toh(u.translation_offset),
+	    be16toh(u.klm_octowords),
+	    be64toh(u.mkey_mask) & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE ?
+	    "bsf_octowords" : "xlt_offset", be16toh(u.translation_offset),
 	    (unsigned long long)be64toh(u.mkey_mask));
 	if (!seg(o, &m, sizeof(m), buf, len, *off, "mkey_ctx"))
 		return;
@@ -138,6 +258,12 @@ static void dec_umr(struct dec_out *o, const uint8_t *buf, size_t len, size_t *o
 	    qm >> 8, qm & 0xff, fp & 0xffffff, (unsigned long long)be64toh(m.start_addr),
 	    (unsigned long long)be64toh(m.len), be32toh(m.bsf_octword_size),
 	    be32toh(m.translations_octword_size), m.log_page_size & 0x1f);
+	/* (the BSF's size shares its field with the translation offset: a
+	 * BSF only when the mask enables one, as the engine reads it) */
+	if (u.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)
+		dec_umr_xlt(o, buf, len, off, be16toh(u.klm_octowords),
+			    be64toh(u.mkey_mask) & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE ?
+			    be16toh(u.bsf_octowords) : 0);
 }
 
 int dec_wqe(char *out, size_t room, const uint8_t *buf, size_t len, enum dec_sq_type t)
