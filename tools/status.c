@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * softmlx5 status [--json] [--wait MS]: the device as every process of the
+ * softmlx5 status [--json] [--wait MS] [PID]: the device as every process of the
  * user on this host (network namespace) has it now. Asks each live slot of
  * the shared segment for a snapshot (smx_shm_status_ask(): a word in its
  * slot and its inbox's bell; the process's inbox thread answers, reading
  * only -- eng_status.c), then prints what each wrote: its QPs (type,
  * state, PSNs, WQEs posted / taken, requests in flight), CQs (size,
  * fill), SRQs, memory keys (range, rights) and the number of objects of
- * every other kind. A process that does not answer in time (stopped, or
+ * every other kind, and its share of the port counters; with PID, that
+ * process alone. A process that does not answer in time (stopped, or
  * busy beyond it) is listed as such. --json: one object, the processes'
  * snapshots as they wrote them.
  */
@@ -143,6 +144,7 @@ int cmd_status(int argc, char **argv)
 	char path[256], file[300];
 	const char *p;
 	bool json = false;
+	long only = 0;
 	int a, ret;
 
 	for (a = 0; a < argc; a++) {
@@ -150,10 +152,12 @@ int cmd_status(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[a], "--wait") && a + 1 < argc) {
 			wait_ms = (uint32_t)strtoul(argv[++a], NULL, 10);
+		} else if (argv[a][0] >= '1' && argv[a][0] <= '9' && !only) {
+			only = strtol(argv[a], NULL, 10);
 		} else {
 			fprintf(stderr, "softmlx5 status: unexpected argument "
 				"'%s'\nusage: softmlx5 status [--json] "
-				"[--wait MS]\n", argv[a]);
+				"[--wait MS] [PID]\n", argv[a]);
 			return 2;
 		}
 	}
@@ -169,7 +173,7 @@ int cmd_status(int argc, char **argv)
 			"to itself; nothing to look at" : "no shared segment");
 		return 1;
 	}
-	ret = smx_shm_status_ask(p, wait_ms, &asked, &answered, pids);
+	ret = smx_shm_status_ask(p, wait_ms, only, &asked, &answered, pids);
 	if (ret == -ENOENT) {
 		asked = answered = 0;	/* nobody has the device open */
 	} else if (ret) {

@@ -5,7 +5,8 @@
 # an ibv_rc_pingpong pair are listed, each with its RC QP in RTS connected
 # to the other's (remote_qpn), CQs and the MR; a third process stopped
 # with SIGSTOP is listed as not answering, and after it is continued it
-# answers again. --json must parse; the text form must name the QPs.
+# answers again. --json must parse; the text form must name the QPs;
+# `status PID` shows that process alone.
 #
 #   status_check.sh BUILD_DIR
 set -u
@@ -41,6 +42,7 @@ kill -STOP "${PIDS[2]}"
 kill -CONT "${PIDS[2]}"
 "$SMX" status --json --wait 2000 >"$WORK/all.json" || { echo "FAIL: status exited $?"; exit 1; }
 "$SMX" status >"$WORK/all.txt" || { echo "FAIL: status (text) exited $?"; exit 1; }
+"$SMX" status --json "${PIDS[1]}" >"$WORK/one.json" || { echo "FAIL: status PID exited $?"; exit 1; }
 
 /usr/bin/python3 - "$WORK" "${PIDS[@]}" <<'PY'
 import json, sys
@@ -73,6 +75,9 @@ for pid in (a, b):
     need(len(cqs) == 1 and 0 <= cqs[0]["fill"] <= cqs[0]["size"], "pid %d: CQs %s" % (pid, cqs))
     need(any(m["length"] == 4096 and "w" in m["access"] for m in mks), "pid %d: no 4 KiB MR with local write in %s" % (pid, mks))
     need(p.get("objects", {}).get("pd") == 1, "pid %d: objects %s" % (pid, p.get("objects")))
+    need(isinstance(p.get("counters"), dict), "pid %d: no counters object" % pid)
+one = [p["pid"] for p in json.load(open(work + "/one.json"))["processes"]]
+need(one == [b], "status PID lists %s, want [%d]" % (one, b))
 txt = open(work + "/all.txt").read()
 need(txt.count("type RC state RTS") == 2, "the text form lists %d RC QPs in RTS, want 2" % txt.count("type RC state RTS"))
 for f in fails:

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/transport/counters.h"
 #include "util/fault.h"
 #include "util/log.h"
 
@@ -139,6 +140,7 @@ static char *status_build(struct eng *e, size_t *len)
 			    gen = { .genobj = status_genobj },
 			    cnt = { .count = status_count };
 	char *buf = NULL;
+	unsigned int i;
 
 	o.f = open_memstream(&buf, len);
 	if (!o.f)
@@ -162,6 +164,18 @@ static char *status_build(struct eng *e, size_t *len)
 	o.first = true;
 	fw_status_walk(e->fw, &cnt, &o);
 	fw_unlock(e->fw);
+	/* this process's share of the port counters (those not 0) */
+	fputs("},\"counters\":{", o.f);
+	o.first = true;
+	for (i = 0; e->ctr && i < TRN_CTR_NUM; i++) {
+		uint64_t v = __atomic_load_n(&e->ctr->v[i], __ATOMIC_RELAXED);
+
+		if (!v)
+			continue;
+		status_sep(&o);
+		fprintf(o.f, "\"%s\":%llu", trn_ctr_info[i].name,
+			(unsigned long long)v);
+	}
 	fputs("}}\n", o.f);
 	if (fclose(o.f)) {
 		free(buf);

@@ -286,14 +286,16 @@ void smx_shm_kick(struct smx_shm *s);
  * `softmlx5 status`. smx_shm_status_asked(): a reader asks our slot for a
  * snapshot (*req: the request to answer); smx_shm_status_answered(): it is
  * written (<segment>.status.<slot>). smx_shm_status_ask() (shm_ro.c, the
- * reader): asks every live slot of the segment at @path and waits at most
- * @wait_ms for their answers; bit i of *asked / *answered for slot i,
- * pids[i] its pid. 0 or -errno (-ESTALE: another layout).
+ * reader): asks every live slot of the segment at @path (@only non-zero:
+ * the slot of that pid alone) and waits at most @wait_ms for their
+ * answers; bit i of *asked / *answered for slot i, pids[i] its pid. 0 or
+ * -errno (-ESTALE: another layout).
  */
 bool smx_shm_status_asked(struct smx_shm *s, uint32_t *req);
 void smx_shm_status_answered(struct smx_shm *s, uint32_t req);
-int smx_shm_status_ask(const char *path, uint32_t wait_ms, uint64_t *asked,
-		       uint64_t *answered, int32_t pids[SMX_SHM_SLOTS]);
+int smx_shm_status_ask(const char *path, uint32_t wait_ms, long only,
+		       uint64_t *asked, uint64_t *answered,
+		       int32_t pids[SMX_SHM_SLOTS]);
 
 /*
  * Direct placement (docs/multiprocess.md): each slot publishes a key

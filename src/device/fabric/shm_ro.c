@@ -230,8 +230,9 @@ out:
 	return ret;
 }
 
-int smx_shm_status_ask(const char *path, uint32_t wait_ms, uint64_t *asked,
-		       uint64_t *answered, int32_t pids[SMX_SHM_SLOTS])
+int smx_shm_status_ask(const char *path, uint32_t wait_ms, long only,
+		       uint64_t *asked, uint64_t *answered,
+		       int32_t pids[SMX_SHM_SLOTS])
 {
 	uint32_t want[SMX_SHM_SLOTS], i, t;
 	uint64_t pidns = smx_shm_pidns();
@@ -269,7 +270,8 @@ int smx_shm_status_ask(const char *path, uint32_t wait_ms, uint64_t *asked,
 	for (i = 0; i < SMX_SHM_SLOTS; i++) {
 		struct smx_slot *sl = &h->slot[i];
 
-		if (!smx_shm_slot_alive(h, fd, i, pidns, &pids[i]))
+		if (!smx_shm_slot_alive(h, fd, i, pidns, &pids[i]) ||
+		    (only && pids[i] != only))
 			continue;
 		*asked |= 1ull << i;
 		want[i] = __atomic_add_fetch(&sl->status_req, 1, __ATOMIC_SEQ_CST);
