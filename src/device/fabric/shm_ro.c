@@ -171,22 +171,21 @@ bool smx_shm_slot_alive(const struct smx_shm_hdr *h, int fd, uint32_t i,
 	return smx_shm_slot_held(h, fd, i, pidns, pidp);
 }
 
-int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
-			  uint32_t *nlive)
+/*
+ * The segment at @path mapped without attaching (@writable: for the status
+ * request words only), after the checks every reader makes: a regular file
+ * of ours, of this layout's size (else a creator still allocating, or
+ * another layout: -ESTALE), its magic and layout. 0 with *hp and *fdp (the
+ * caller unmaps and closes), or -errno.
+ */
+static int shm_ro_map(const char *path, bool writable, struct smx_shm_hdr **hp,
+		      int *fdp)
 {
-	char buf[256];
-	const struct smx_shm_hdr *h;
-	uint64_t pidns = smx_shm_pidns();
-	uint32_t i, j, live = 0;
+	struct smx_shm_hdr *h;
 	struct stat st;
-	int fd, ret = 0;
+	int fd, ret;
 
-	memset(out, 0, sizeof(uint64_t) * TRN_CTR_NUM);
-	if (nlive)
-		*nlive = 0;
-	if (!path && !(path = smx_shm_default_path(buf, sizeof(buf))))
-		return errno == ENODEV ? -ENODEV : -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -197,12 +196,12 @@ int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
 		close(fd);
 		return -EPERM;
 	}
-	/* A creator still allocating, or another layout's size. */
 	if ((size_t)st.st_size != SMX_SHM_SIZE) {
 		close(fd);
 		return -ESTALE;
 	}
-	h = mmap(NULL, SMX_SHM_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	h = mmap(NULL, SMX_SHM_SIZE, PROT_READ | (writable ? PROT_WRITE : 0),
+		 MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
 		ret = -errno;
 		close(fd);
@@ -211,9 +210,32 @@ int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SMX_SHM_MAGIC ||
 	    h->version != SMX_SHM_VERSION || h->nslots != SMX_SHM_SLOTS ||
 	    h->size != SMX_SHM_SIZE) {
-		ret = -ESTALE;
-		goto out;
+		munmap(h, SMX_SHM_SIZE);
+		close(fd);
+		return -ESTALE;
 	}
+	*hp = h;
+	*fdp = fd;
+	return 0;
+}
+
+int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
+			  uint32_t *nlive)
+{
+	char buf[256];
+	struct smx_shm_hdr *h;
+	uint64_t pidns = smx_shm_pidns();
+	uint32_t i, j, live = 0;
+	int fd, ret;
+
+	memset(out, 0, sizeof(uint64_t) * TRN_CTR_NUM);
+	if (nlive)
+		*nlive = 0;
+	if (!path && !(path = smx_shm_default_path(buf, sizeof(buf))))
+		return errno == ENODEV ? -ENODEV : -ENOENT;
+	ret = shm_ro_map(path, false, &h, &fd);
+	if (ret)
+		return ret;
 	for (i = 0; i < SMX_SHM_SLOTS; i++) {
 		if (!smx_shm_slot_alive(h, fd, i, pidns, NULL))
 			continue;
@@ -224,10 +246,9 @@ int smx_shm_counters_read(const char *path, uint64_t out[TRN_CTR_NUM],
 	}
 	if (nlive)
 		*nlive = live;
-out:
-	munmap((void *)h, SMX_SHM_SIZE);
+	munmap(h, SMX_SHM_SIZE);
 	close(fd);
-	return ret;
+	return 0;
 }
 
 int smx_shm_status_ask(const char *path, uint32_t wait_ms, long only,
@@ -237,34 +258,12 @@ int smx_shm_status_ask(const char *path, uint32_t wait_ms, long only,
 	uint32_t want[SMX_SHM_SLOTS], i, t;
 	uint64_t pidns = smx_shm_pidns();
 	struct smx_shm_hdr *h;
-	struct stat st;
-	int fd, ret = 0;
+	int fd, ret;
 
 	*asked = *answered = 0;
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != getuid()) {
-		close(fd);
-		return -EPERM;
-	}
-	if ((size_t)st.st_size != SMX_SHM_SIZE) {
-		close(fd);
-		return -ESTALE;
-	}
-	h = mmap(NULL, SMX_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
-		ret = -errno;
-		close(fd);
+	ret = shm_ro_map(path, true, &h, &fd);
+	if (ret)
 		return ret;
-	}
-	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SMX_SHM_MAGIC ||
-	    h->version != SMX_SHM_VERSION || h->nslots != SMX_SHM_SLOTS ||
-	    h->size != SMX_SHM_SIZE) {
-		ret = -ESTALE;
-		goto out;
-	}
 	/* Only the request word and the bell are written: the holder's own
 	 * state is its to change. */
 	for (i = 0; i < SMX_SHM_SLOTS; i++) {
@@ -288,8 +287,7 @@ int smx_shm_status_ask(const char *path, uint32_t wait_ms, long only,
 		if (*answered != *asked)
 			usleep(1000);
 	}
-out:
 	munmap(h, SMX_SHM_SIZE);
 	close(fd);
-	return ret;
+	return 0;
 }
