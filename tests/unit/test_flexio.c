@@ -5,7 +5,8 @@
  * control (unwinding, finish, retrigger, continuable yield), message streams
  * and levels, device errors and process finish, the process error handler,
  * symbol data from the device image, and bad input everywhere
- * (FLEXIO_STATUS_FAILED and a log line).
+ * (FLEXIO_STATUS_FAILED and a log line); `softmlx5 status` of this process
+ * lists its DPA process and threads.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -508,6 +509,54 @@ static void test_queues(void)
 	flexio_process_destroy(p);
 }
 
+/* `softmlx5 status PID` (the tool's path in SMX_STATUS_TOOL) while this
+ * process holds a DPA process with an RPC thread and a running event
+ * handler: the "dpa" section libflexio adds to the snapshot lists both. */
+static void test_status(void)
+{
+	struct flexio_event_handler_attr at = { .host_stub_func = &t_handler };
+	const char *tool = getenv("SMX_STATUS_TOOL");
+	const char *shm = getenv("SOFTMLX5_SHM_PATH");
+	struct flexio_event_handler *eh = NULL;
+	char cmd[600], out[64] = "/tmp/smx-flexio-status.XXXXXX", buf[8192];
+	struct flexio_process *p;
+	size_t n = 0;
+	FILE *f;
+	int fd;
+
+	if (!tool || (shm && !strcmp(shm, "off")))
+		return;	/* no tool given, or no segment: nothing answers */
+	p = new_proc();
+	if (!p)
+		return;
+	call1(p, &t_stats, 0);	/* the RPC thread exists */
+	CHECK_EQ(flexio_event_handler_create(p, &at, &eh), FLEXIO_STATUS_SUCCESS);
+	CHECK_EQ(flexio_event_handler_run(eh, 0), FLEXIO_STATUS_SUCCESS);
+	fd = mkstemp(out);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "%s status --json --wait 5000 %d > %s", tool,
+			 (int)getpid(), out);
+		CHECK_EQ(system(cmd), 0);
+		f = fopen(out, "r");
+		if (f) {
+			n = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+		}
+		buf[n] = 0;
+		unlink(out);
+		CHECK(strstr(buf, "\"dpa\":[{\"process\":") != NULL);
+		CHECK(strstr(buf, "\"app\":\"test_flexio_app\"") != NULL);
+		CHECK(strstr(buf, "\"entry\":\"t_handler\",\"kind\":\"event_handler\"") != NULL);
+		CHECK(strstr(buf, "\"kind\":\"rpc\"") != NULL);
+		if (!strstr(buf, "\"dpa\":[{"))
+			fprintf(stderr, "status said: %.*s\n", 600, buf);
+	}
+	flexio_event_handler_destroy(eh);
+	flexio_process_destroy(p);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -530,6 +579,7 @@ int main(void)
 		test_errors();
 		test_error_handler();
 		test_queues();
+		test_status();
 		ibv_close_device(ctx);
 	}
 	ibv_free_device_list(list);

@@ -13,16 +13,63 @@
  * counters) are read through the fault guard: a record whose memory is
  * gone reads as unknown (-1).
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/status.h"
 #include "device/transport/counters.h"
 #include "util/fault.h"
 #include "util/log.h"
+#include "util/symver.h"
+
+/* Sections our other libraries add (status.h), process-wide. */
+#define STATUS_SECTIONS 8
+static struct {
+	char name[32];
+	void (*fn)(FILE *f, void *arg);
+	void *arg;
+} status_sections[STATUS_SECTIONS];
+static pthread_mutex_t status_sections_mu = PTHREAD_MUTEX_INITIALIZER;
+
+SMX_EXPORT int smx_status_section(const char *name,
+				  void (*fn)(FILE *f, void *arg), void *arg)
+{
+	int i, free_at = -1, ret = 0;
+
+	if (!name || !*name || strlen(name) >= sizeof(status_sections[0].name) ||
+	    strpbrk(name, "\"\\"))
+		return -EINVAL;
+	pthread_mutex_lock(&status_sections_mu);
+	for (i = 0; i < STATUS_SECTIONS; i++) {
+		if (!status_sections[i].fn) {
+			if (free_at < 0)
+				free_at = i;
+		} else if (!strcmp(status_sections[i].name, name)) {
+			break;
+		}
+	}
+	if (i < STATUS_SECTIONS) {	/* a section of that name */
+		if (fn)
+			ret = -EEXIST;
+		else
+			status_sections[i].fn = NULL;
+	} else if (fn && free_at < 0) {
+		ret = -ENOSPC;
+	} else if (fn) {
+		snprintf(status_sections[free_at].name,
+			 sizeof(status_sections[0].name), "%s", name);
+		status_sections[free_at].fn = fn;
+		status_sections[free_at].arg = arg;
+	}
+	pthread_mutex_unlock(&status_sections_mu);
+	return ret;
+}
 
 struct status_out {
 	FILE *f;
@@ -176,7 +223,17 @@ static char *status_build(struct eng *e, size_t *len)
 		fprintf(o.f, "\"%s\":%llu", trn_ctr_info[i].name,
 			(unsigned long long)v);
 	}
-	fputs("}}\n", o.f);
+	fputc('}', o.f);
+	/* our other libraries' sections, outside fw->lock (they take their
+	 * own locks) */
+	pthread_mutex_lock(&status_sections_mu);
+	for (i = 0; i < STATUS_SECTIONS; i++)
+		if (status_sections[i].fn) {
+			fprintf(o.f, ",\"%s\":", status_sections[i].name);
+			status_sections[i].fn(o.f, status_sections[i].arg);
+		}
+	pthread_mutex_unlock(&status_sections_mu);
+	fputs("}\n", o.f);
 	if (fclose(o.f)) {
 		free(buf);
 		return NULL;

@@ -290,6 +290,9 @@ struct flexio_process {
 	uint8_t dpa_status;		/* 0 fine, 0x40 finished, >= 0x80 user error */
 	enum flexio_err_status err;
 	int err_fd;			/* eventfd raised on a fatal error */
+	/* `softmlx5 status` (process.c): the live processes, numbered */
+	uint32_t status_id;
+	struct flexio_process *status_next;
 };
 
 bool fx_daddr_ok(const struct flexio_process *p, flexio_uintptr_t daddr, size_t len);

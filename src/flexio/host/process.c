@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "device/status.h"
 #include "flexio/host/fx_priv.h"
 
 #define FX_HEAP_ALIGN 64
@@ -264,6 +265,100 @@ static void process_free(struct flexio_process *p)
 	free(p);
 }
 
+/*
+ * `softmlx5 status` shows the DPA processes and threads of a process: the
+ * device knows only their DEVX objects, so this library adds a section
+ * ("dpa", device/status.h) listing its live processes -- app, heap,
+ * state -- and each one's threads -- id, entry point, kind, state.
+ */
+static pthread_mutex_t status_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct flexio_process *status_procs;
+static uint32_t status_next_id;
+static pthread_once_t status_once = PTHREAD_ONCE_INIT;
+
+static const char *status_thread_state(enum fx_thread_state s)
+{
+	switch (s) {
+	case FX_T_IDLE: return "idle";
+	case FX_T_QUEUED: return "queued";
+	case FX_T_RUNNING: return "running";
+	case FX_T_SUSPENDED: return "suspended";
+	default: return "finished";
+	}
+}
+
+static void status_thread(FILE *f, const struct fx_thread *t, const char *kind,
+			  bool *first)
+{
+	fprintf(f, "%s{\"id\":%u,\"entry\":\"%s\",\"kind\":\"%s\",\"state\":\"%s\","
+		"\"enabled\":%s}", *first ? "" : ",", t->id, t->name ? t->name : "?",
+		kind, status_thread_state(t->state), t->enabled ? "true" : "false");
+	*first = false;
+}
+
+static void status_write(FILE *f, void *arg)
+{
+	const struct flexio_process *p;
+	bool first = true;
+
+	(void)arg;
+	fputc('[', f);
+	pthread_mutex_lock(&status_mu);
+	for (p = status_procs; p; p = p->status_next) {
+		const struct flexio_event_handler *h;
+		bool tfirst = true;
+
+		fprintf(f, "%s{\"process\":%u,\"app\":\"%s\",\"pdn\":%u,\"heap_size\":%zu,"
+			"\"heap_allocated\":%zu,\"dpa_status\":%u,\"threads\":",
+			first ? "" : ",", p->status_id, p->app->name ? p->app->name : "?",
+			p->pdn, p->heap_size, p->allocated, p->dpa_status);
+		first = false;
+		/* The device's inbox thread writes this: it must not wait for
+		 * a process lock the application holds. */
+		if (pthread_mutex_trylock((pthread_mutex_t *)&p->lock)) {
+			fputs("null}", f);
+			continue;
+		}
+		fputc('[', f);
+		if (p->rpc_thread)
+			status_thread(f, p->rpc_thread, "rpc", &tfirst);
+		for (h = p->handlers; h; h = h->next)
+			status_thread(f, h->t, "event_handler", &tfirst);
+		fputs("]}", f);
+		pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
+	}
+	pthread_mutex_unlock(&status_mu);
+	fputc(']', f);
+}
+
+static void status_register(void)
+{
+	smx_status_section("dpa", status_write, NULL);
+}
+
+static void status_add(struct flexio_process *p)
+{
+	pthread_once(&status_once, status_register);
+	pthread_mutex_lock(&status_mu);
+	p->status_id = status_next_id++;
+	p->status_next = status_procs;
+	status_procs = p;
+	pthread_mutex_unlock(&status_mu);
+}
+
+static void status_del(struct flexio_process *p)
+{
+	struct flexio_process **pp;
+
+	pthread_mutex_lock(&status_mu);
+	for (pp = &status_procs; *pp; pp = &(*pp)->status_next)
+		if (*pp == p) {
+			*pp = p->status_next;
+			break;
+		}
+	pthread_mutex_unlock(&status_mu);
+}
+
 flexio_status flexio_process_create(struct ibv_context *ibv_ctx, struct flexio_app *app,
 				    const struct flexio_process_attr *process_attr,
 				    struct flexio_process **process_ptr)
@@ -362,6 +457,7 @@ flexio_status flexio_process_create(struct ibv_context *ibv_ctx, struct flexio_a
 	p->dl = load_image(app);
 	if (!p->dl)
 		goto fail;
+	status_add(p);
 	*process_ptr = p;
 	return FLEXIO_STATUS_SUCCESS;
 nomem:
@@ -376,6 +472,7 @@ flexio_status flexio_process_destroy(struct flexio_process *process)
 {
 	if (!process)
 		return FLEXIO_STATUS_SUCCESS;
+	status_del(process);
 	process_free(process);
 	fx_rt_put();
 	return FLEXIO_STATUS_SUCCESS;
