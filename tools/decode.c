@@ -20,12 +20,14 @@ static void decode_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: softmlx5 decode wqe [--qp-type rc|uc|xrc|ud|dci|eth] [HEX...]\n"
+		"       softmlx5 decode rwqe [--srq] [HEX...]\n"
 		"       softmlx5 decode cqe [HEX...]\n"
 		"       softmlx5 decode eqe [HEX...]\n"
 		"       softmlx5 decode db --reg OFFSET [HEX...]\n"
 		"       softmlx5 decode cmd [--out HEX] [HEX...]\n"
 		"       softmlx5 decode pkt [HEX...]\n"
-		"Decodes a hex dump (the arguments, else stdin): a send WQE, a CQE,\n"
+		"Decodes a hex dump (the arguments, else stdin): a send WQE, a\n"
+		"receive WQE (--srq: an SRQ's, its next segment first), a CQE,\n"
 		"an EQE, a store to a UAR register (its offset in the page, e.g.\n"
 		"0x20 CQ arm, 0x800 send doorbell, 0x40 EQ arm),\n"
 		"a PRM command input mailbox (and its output with --out), a RoCEv2\n"
@@ -87,6 +89,7 @@ int cmd_decode(int argc, char **argv)
 	static uint8_t in[DEC_MAX_BYTES], out[DEC_MAX_BYTES];
 	enum dec_sq_type t = DEC_SQ_RC;
 	const char *kind, *outhex = NULL;
+	bool srq = false;
 	unsigned long reg = ULONG_MAX;	/* db: the register */
 	char line[8192], *text;
 	long n, on = 0;
@@ -102,6 +105,11 @@ int cmd_decode(int argc, char **argv)
 		if (!strcmp(argv[0], "--")) {
 			argc--, argv++;
 			break;
+		}
+		if (!strcmp(argv[0], "--srq") && !strcmp(kind, "rwqe")) {
+			srq = true;
+			argc--, argv++;
+			continue;
 		}
 		if (argc < 2)
 			goto usage;
@@ -133,7 +141,8 @@ int cmd_decode(int argc, char **argv)
 		}
 		argc -= 2, argv += 2;
 	}
-	if (strcmp(kind, "wqe") && strcmp(kind, "cqe") && strcmp(kind, "cmd") &&
+	if (strcmp(kind, "wqe") && strcmp(kind, "rwqe") && strcmp(kind, "cqe") &&
+	    strcmp(kind, "cmd") &&
 	    strcmp(kind, "pkt") && strcmp(kind, "eqe") && strcmp(kind, "db"))
 		goto usage;
 	if (!strcmp(kind, "db") && reg == ULONG_MAX)
@@ -149,6 +158,8 @@ int cmd_decode(int argc, char **argv)
 		return 1;
 	if (!strcmp(kind, "wqe"))
 		dec_wqe(line, sizeof(line), in, (size_t)n, t);
+	else if (!strcmp(kind, "rwqe"))
+		dec_rwqe(line, sizeof(line), in, (size_t)n, srq);
 	else if (!strcmp(kind, "cqe"))
 		dec_cqe(line, sizeof(line), in, (size_t)n);
 	else if (!strcmp(kind, "eqe"))

@@ -266,6 +266,37 @@ static void dec_umr(struct dec_out *o, const uint8_t *buf, size_t len, size_t *o
 			    be16toh(u.bsf_octowords) : 0);
 }
 
+int dec_rwqe(char *out, size_t room, const uint8_t *buf, size_t len, bool next_seg)
+{
+	struct dec_out o = dec_begin(out, room);
+	size_t off = 0;
+
+	add(&o, "rwqe");
+	if (next_seg) {
+		struct mlx5_wqe_srq_next_seg n;
+
+		if (!seg(&o, &n, sizeof(n), buf, len, 0, "next"))
+			return o.n;
+		add(&o, " next_wqe_index=%u signature=0x%02x", be16toh(n.next_wqe_index),
+		    n.signature);
+		off = sizeof(n);
+	}
+	for (; off + sizeof(struct mlx5_wqe_data_seg) <= len; off += 16) {
+		struct mlx5_wqe_data_seg d;
+
+		memcpy(&d, buf + off, sizeof(d));
+		if (be32toh(d.lkey) == MLX5_INVALID_LKEY) {
+			add(&o, " | end (lkey 0x%x)", MLX5_INVALID_LKEY);
+			return o.n;
+		}
+		add(&o, " | data len=%u lkey=0x%08x addr=0x%llx", be32toh(d.byte_count),
+		    be32toh(d.lkey), (unsigned long long)be64toh(d.addr));
+	}
+	if (off < len)
+		add(&o, " | %zu trailing bytes", len - off);
+	return o.n;
+}
+
 int dec_wqe(char *out, size_t room, const uint8_t *buf, size_t len, enum dec_sq_type t)
 {
 	struct dec_out o = dec_begin(out, room);

@@ -32,6 +32,10 @@ enum dec_sq_type {
 };
 
 int dec_wqe(char *out, size_t room, const uint8_t *buf, size_t len, enum dec_sq_type t);
+/* A receive WQE: with @next_seg (an SRQ's that is not cyclic) its next
+ * segment first, then data segments up to the one with the invalid lkey
+ * (0x100) or @len. */
+int dec_rwqe(char *out, size_t room, const uint8_t *buf, size_t len, bool next_seg);
 /* One 64-byte CQE (only the last 64 bytes of a 128-byte one are read). */
 int dec_cqe(char *out, size_t room, const uint8_t *buf, size_t len);
 /* A 64-byte EQE: type by name, the queue or CQ it names. */

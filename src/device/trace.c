@@ -180,6 +180,20 @@ void smx_trace_wqe_log(uint32_t qpn, int sq_type, uint16_t index, const uint8_t 
 		   sq_type >= 0 && sq_type < 4 ? tn[sq_type] : "?", index);
 }
 
+void smx_trace_rwqe_log(uint32_t qpn, uint32_t srqn, uint16_t index, const uint8_t *wqe,
+			size_t len, bool next_seg)
+{
+	char dec[TRACE_LINE];
+
+	if (!smx_trace_qp_ok(qpn))
+		return;
+	dec_rwqe(dec, sizeof(dec), wqe, len, next_seg);
+	if (srqn)
+		trace_emit(dec, " qpn=0x%06x srqn=0x%06x index=%u", qpn, srqn, index);
+	else
+		trace_emit(dec, " rq=0x%06x index=%u", qpn, index);
+}
+
 void smx_trace_cqe_log(uint32_t cqn, uint32_t pi, const uint8_t *cqe, bool session)
 {
 	char dec[TRACE_LINE];

@@ -68,6 +68,10 @@ void smx_trace_wqe_log(uint32_t qpn, int sq_type, uint16_t index, const uint8_t 
 		       size_t len);
 /* A CQE written to CQ @cqn at producer counter @pi (64 bytes); @session:
  * it joins a compressed session instead (slot written when it closes). */
+/* A receive WQE as the responder takes it (@qpn 0: an Ethernet RQ's;
+ * @srqn 0: the QP's own RQ). */
+void smx_trace_rwqe_log(uint32_t qpn, uint32_t srqn, uint16_t index, const uint8_t *wqe,
+			size_t len, bool next_seg);
 void smx_trace_cqe_log(uint32_t cqn, uint32_t pi, const uint8_t *cqe, bool session);
 /* An EQE posted to EQ @eqn at @pi (@internal: a device EQ with no ring,
  * whose event only raises its vector). */

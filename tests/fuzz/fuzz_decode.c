@@ -37,7 +37,7 @@ static void all(const uint8_t *b, size_t n)
 	size_t half = n / 2;
 	int i, a, s;
 
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < 14; i++) {
 		memset(small, 0x5a, sizeof(small));
 		switch (i) {
 		case 8:		/* XRC */
@@ -55,6 +55,10 @@ static void all(const uint8_t *b, size_t n)
 		case 11:
 			a = dec_pkt_link(big, sizeof(big), b, n, false);
 			s = dec_pkt_link(small, SMALL, b, n, false);
+			break;
+		case 12: case 13:	/* receive WQEs: RQ, SRQ */
+			a = dec_rwqe(big, sizeof(big), b, n, i == 13);
+			s = dec_rwqe(small, SMALL, b, n, i == 13);
 			break;
 		case 0: case 1: case 2: case 3:
 			a = dec_wqe(big, sizeof(big), b, n, (enum dec_sq_type)i);

@@ -40,7 +40,7 @@ struct run {
 	struct ibv_mr *ma, *mb;
 	uint8_t *a, *b;
 	uint32_t cqna, cqnb;
-	uint32_t qpna, qpnb, lkey_a, rkey_b;	/* kept: checked after the close */
+	uint32_t qpna, qpnb, lkey_a, rkey_b, lkey_b;	/* kept: checked after the close */
 	struct ibv_wc wc[4];	/* WRITE, SEND, READ on cq a; the receive on cq b */
 };
 
@@ -164,6 +164,7 @@ static int run_program(struct run *r)
 	r->qpnb = r->qb->qp_num;
 	r->lkey_a = r->ma->lkey;
 	r->rkey_b = r->mb->rkey;
+	r->lkey_b = r->mb->lkey;
 	if (connect_qp(r->qa, r->qb->qp_num, PSN_B, PSN_A, &gid) ||
 	    connect_qp(r->qb, r->qa->qp_num, PSN_A, PSN_B, &gid))
 		return -1;
@@ -396,6 +397,11 @@ static void check_doorbells_and_wqes(const struct run *r)
 		 fmt("va=%p", (void *)(r->b + 512)), fmt("rkey=0x%08x", r->rkey_b), "len=48",
 		 fmt("lkey=0x%08x", r->lkey_a), fmt("addr=%p", (void *)(r->a + 600)), NULL);
 	CHECKM(w >= 0, "no READ WQE line");
+	/* qp b's one receive, as the SEND took it: 256 bytes at b + 1024 */
+	CHECK_EQ(count("rwqe", NULL), 1);
+	w = find(0, "rwqe", fmt("rq=0x%06x", r->qpnb), "index=0", "len=256",
+		 fmt("lkey=0x%08x", r->lkey_b), fmt("addr=%p", (void *)(r->b + 1024)), NULL);
+	CHECKM(w >= 0, "no receive WQE line");
 }
 
 static void check_cqes(const struct run *r)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "device/engine/eng_loc.h"
+#include "device/trace.h"
 #include "util/log.h"
 
 void eng_rwqe_parse(struct eng_rwqe *w, const uint8_t *p, uint32_t len)
@@ -70,6 +71,9 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 			eng_rwqe_parse(w, body, stride);
 		else
 			eng_rwqe_parse(w, body + 16, stride - 16);
+		if (smx_trace_on(SMX_TR_WQE))
+			smx_trace_rwqe_log(qp ? qp->obj.id : 0, srq->obj.id, w->index,
+					   body, stride, !srq->basic);
 		eng_srq_limit_check(e, srq);
 		return true;
 	} else {
@@ -90,6 +94,11 @@ bool eng_rq_take(struct eng *e, struct fw_qp *qp, struct fw_srq *srq,
 		    (q->drq_on && !eng_drq_claim(e, q)))
 			return false;
 		q->rq_ci++;
+		/* (its data segments as posted, copied by eng_rq_peek()) */
+		if (smx_trace_on(SMX_TR_WQE))
+			smx_trace_rwqe_log(qp->obj.id, 0, w->index,
+					   (const uint8_t *)w->seg,
+					   (size_t)w->nseg * sizeof(w->seg[0]), false);
 		return true;
 	}
 }
