@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/transport/roce.h"
 #include "mlx5/mlx5.h"
 #include "prm/prm.h"
 #include "util/log.h"
@@ -35,7 +36,7 @@ static uint16_t ah_udp_sport(uint32_t flow_label)
 
 	if (!fl)
 		fl = (uint32_t)rand() & GRH_FLOWLABEL_MASK;
-	return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+	return roce_sport_of_flow_label(fl);
 }
 
 /* The kernel's wait for a neighbour at modify_qp(RTR) and create_ah

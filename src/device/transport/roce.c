@@ -260,6 +260,13 @@ bool roce_icrc_ok(const uint8_t *ip, uint32_t len)
 		       (uint32_t)t[3] << 24);
 }
 
+uint16_t roce_sport_of_flow_label(uint32_t flow_label)
+{
+	uint32_t fl = flow_label & FLOW_LABEL_MASK;
+
+	return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+}
+
 uint16_t roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 {
 	uint32_t fl = flow_label & FLOW_LABEL_MASK;
@@ -271,5 +278,5 @@ uint16_t roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 		v ^= v >> 40;
 		fl = (uint32_t)(v & FLOW_LABEL_MASK);
 	}
-	return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+	return roce_sport_of_flow_label(fl);
 }

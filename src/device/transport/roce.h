@@ -84,5 +84,8 @@ bool roce_icrc_ok(const uint8_t *ip, uint32_t len);
  * in 0xC000..0xFFFF.
  */
 uint16_t roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
+/* The fold both use: a (non-zero) flow label to its port (rdma-core's
+ * rdma_flow_label_to_udp_sport()). */
+uint16_t roce_sport_of_flow_label(uint32_t flow_label);
 
 #endif
