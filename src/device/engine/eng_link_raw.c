@@ -53,7 +53,6 @@
 #include <linux/virtio_net.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +78,6 @@
 /* A received frame: up to a whole UDP GSO message, which a veth hands on
  * unsegmented (raw_rx_gso()). */
 #define RAW_RX_FRAME (RAW_AT + 65536u)
-#define RAW_TX_WAIT_MS 1		/* a full socket: waited once */
 /* The kernel's entry is looked at again this often; a destination
  * without one at most this often. */
 #define RAW_NB_FRESH_NS (1000 * 1000000ull)
@@ -206,27 +204,12 @@ void eng_raw_flush(struct eng *e)
 	struct eng_raw *r = e->raw;
 	bool waited = false;
 	uint32_t i = 0;
+	int err;
 
-	while (i < r->n) {
-		int n = sendmmsg(r->fd, r->m + i, r->n - i, MSG_DONTWAIT);
-
-		if (n > 0) {
-			i += (uint32_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && !waited) {
-			struct pollfd p = { r->fd, POLLOUT, 0 };
-
-			waited = true;
-			poll(&p, 1, RAW_TX_WAIT_MS);
-			continue;
-		}
+	while ((err = eng_net_send(r->fd, r->m, r->n, &i, &waited))) {
 		trn_ctr_add(e->ctr, TRN_CTR_NET_TX_DROPPED, 1);
 		smx_dbg("engine: network link: a %zu-byte frame was not sent: "
-			"%s", r->iov[2 * i + 1].iov_len,
-			n < 0 ? strerror(errno) : "refused");
+			"%s", r->iov[2 * i + 1].iov_len, strerror(err));
 		i++;
 	}
 	r->n = 0;
@@ -323,7 +306,7 @@ const struct eng_link_ops eng_link_raw = {
 	.icrc = true,
 	.sport = 0,		/* the QP's */
 	.ip_id = true,
-	.rto_ns = 4 * 1000000ull,	/* the UDP link's (eng_link_udp.c) */
+	.rto_ns = ENG_NET_RTO_NS,
 };
 
 /* ------------------------------------------------------------------ */

@@ -99,17 +99,11 @@
  * receive thread looks again this much later. */
 #define UDP_POLLER_NS 3000u
 #define UDP_POLLED_NS 50000l
-/* The adaptive retransmission timer's start towards the network: 1 ms
- * (the shared-memory link's) went back on data merely late -- on two
- * busy cores a thread waits milliseconds for its turn -- and the resends
- * cost more than they saved (64 KiB ib_read_bw: 10-60 MB/s against
- * 120-200 without the timer; 4 ms: 125-160). */
-#define UDP_RTO_NS (4 * 1000000ull)
 /* Tombstones of QPs that talked to the network (udp_tomb): kept this
  * long after their last use, the device's close waiting at most
  * UDP_LINGER_MAX_NS for them, as TCP's TIME_WAIT keeps a last ACK. */
 #define UDP_TOMBS 32u
-#define UDP_LINGER_NS (8 * UDP_RTO_NS)
+#define UDP_LINGER_NS (8 * ENG_NET_RTO_NS)
 #define UDP_LINGER_MAX_NS 1000000000ull
 /* Where a datagram is received in a buffer: room for the IPv6 and UDP
  * headers rebuilt in front of it. */
@@ -400,40 +394,48 @@ static uint32_t udp_txq_msgs(struct eng_udp *u, struct udp_txq *q,
  * socket is waited for once per flush. A kernel that takes UDP_SEGMENT
  * but not the send (EIO: no checksum offload on the way out) gets single
  * datagrams from then on. */
-static void udp_txq_flush(struct eng *e, struct udp_txq *q)
+int eng_net_send(int fd, struct mmsghdr *m, uint32_t n, uint32_t *at,
+		 bool *waited)
 {
-	bool waited = false;
-	uint32_t i = 0, nm = udp_txq_msgs(e->udp, q, 0, 0);
-
-	while (i < nm) {
-		int r = sendmmsg(q->fd, q->m + i, nm - i, MSG_DONTWAIT);
-		uint32_t np;
+	while (*at < n) {
+		int r = sendmmsg(fd, m + *at, n - *at, MSG_DONTWAIT);
 
 		if (r > 0) {
-			i += (uint32_t)r;
+			*at += (uint32_t)r;
 			continue;
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && (errno == EAGAIN || errno == ENOBUFS) && !waited) {
-			struct pollfd p = { q->fd, POLLOUT, 0 };
+		if (r < 0 && (errno == EAGAIN || errno == ENOBUFS) && !*waited) {
+			struct pollfd p = { fd, POLLOUT, 0 };
 
-			waited = true;
+			*waited = true;
 			poll(&p, 1, UDP_TX_WAIT_MS);
 			continue;
 		}
+		return r < 0 ? errno : EMSGSIZE;	/* none taken (not seen) */
+	}
+	return 0;
+}
+
+static void udp_txq_flush(struct eng *e, struct udp_txq *q)
+{
+	bool waited = false;
+	uint32_t i = 0, nm = udp_txq_msgs(e->udp, q, 0, 0), np;
+	int err;
+
+	while ((err = eng_net_send(q->fd, q->m, nm, &i, &waited))) {
 		np = (uint32_t)q->m[i].msg_hdr.msg_iovlen;
-		if (r < 0 && (errno == EIO || errno == EINVAL) && np > 1) {
+		if ((err == EIO || err == EINVAL) && np > 1) {
 			smx_dbg("engine: network link: no UDP GSO (%s): one "
-				"datagram per packet", strerror(errno));
+				"datagram per packet", strerror(err));
 			q->gso = false;
 			nm = udp_txq_msgs(e->udp, q, i, q->first[i]);
 			continue;
 		}
 		trn_ctr_add(e->ctr, TRN_CTR_NET_TX_DROPPED, np);
 		smx_dbg("engine: network link: %u datagram(s) of %zu bytes not "
-			"sent: %s", np, q->iov[q->first[i]].iov_len,
-			r < 0 ? strerror(errno) : "refused");
+			"sent: %s", np, q->iov[q->first[i]].iov_len, strerror(err));
 		i++;
 	}
 	q->n = 0;
@@ -540,7 +542,7 @@ const struct eng_link_ops eng_link_udp = {
 	.stalled = udp_stalled,
 	.icrc = true,
 	.sport = ROCE_UDP_PORT,
-	.rto_ns = UDP_RTO_NS,
+	.rto_ns = ENG_NET_RTO_NS,
 };
 
 /* ------------------------------------------------------------------ */

@@ -1031,6 +1031,13 @@ bool eng_drq_send(struct eng *e, struct eng_qp *q, const struct eng_pkt *p,
  * slots; our own is the loopback link's), [ENG_NET_DST0, ENG_DSTS) hosts
  * on the network, one per IP address (eng_link_udp.c). */
 #define ENG_NET_DST0 SMX_SHM_SLOTS
+/* The adaptive retransmission timer's start towards the network (both
+ * network links, udp and raw): 1 ms (the shared-memory link's) went back
+ * on data merely late -- on two busy cores a thread waits milliseconds
+ * for its turn -- and the resends cost more than they saved (64 KiB
+ * ib_read_bw: 10-60 MB/s against 120-200 without the timer; 4 ms:
+ * 125-160). */
+#define ENG_NET_RTO_NS (4 * 1000000ull)
 #define ENG_NET_DSTS 256u
 #define ENG_DSTS (ENG_NET_DST0 + ENG_NET_DSTS)
 /* Is destination @dst on the network? Shared-memory features (direct
@@ -1164,6 +1171,11 @@ struct eng_udp_run {
 	unsigned int n;
 };
 void eng_udp_run_add(struct eng *e, struct eng_udp_run *r, struct eng_qp *q);
+/* Sends @m[*at, @n) with sendmmsg(), again after EINTR, waiting once for
+ * room (*waited) when the socket is full: 0 when all went out, else the
+ * error of message *at, which the caller drops or changes (both links). */
+int eng_net_send(int fd, struct mmsghdr *m, uint32_t n, uint32_t *at,
+		 bool *waited);
 /* Handles @n received items under fw->lock as one batch: @one(e, k, arg,
  * run) for k in [0, n) hands item k on, adding the QPs to run at the
  * batch's end to @run (rx_mu held). */
