@@ -178,41 +178,40 @@ static void status_count(void *arg, const char *table, uint32_t n)
 }
 
 /* The snapshot, built under fw->lock; NULL when memory ran out. */
+/* The snapshot's firmware parts, in order: its key, the brackets of its
+ * value, and the walk that fills it. */
+static const struct {
+	const char *key, *open, *close;
+	struct fw_status_cb cb;
+} status_parts[] = {
+	{ "qps", "[", "]", { .qp = status_qp } },
+	{ "cqs", "[", "]", { .cq = status_cq } },
+	{ "srqs", "[", "]", { .srq = status_srq } },
+	{ "mkeys", "[", "]", { .mkey = status_mkey } },
+	{ "devx_objects", "[", "]", { .genobj = status_genobj } },
+	{ "objects", "{", "}", { .count = status_count } },
+};
+
 static char *status_build(struct eng *e, size_t *len)
 {
 	struct status_out o = { NULL, true };
-	struct fw_status_cb qp = { .qp = status_qp }, cq = { .cq = status_cq },
-			    srq = { .srq = status_srq },
-			    mk = { .mkey = status_mkey },
-			    gen = { .genobj = status_genobj },
-			    cnt = { .count = status_count };
 	char *buf = NULL;
 	unsigned int i;
 
 	o.f = open_memstream(&buf, len);
 	if (!o.f)
 		return NULL;
-	fprintf(o.f, "{\"pid\":%d,\"slot\":%u,\"qps\":[", (int)getpid(), e->slot);
+	fprintf(o.f, "{\"pid\":%d,\"slot\":%u", (int)getpid(), e->slot);
 	fw_lock(e->fw);
-	fw_status_walk(e->fw, &qp, &o);
-	fputs("],\"cqs\":[", o.f);
-	o.first = true;
-	fw_status_walk(e->fw, &cq, &o);
-	fputs("],\"srqs\":[", o.f);
-	o.first = true;
-	fw_status_walk(e->fw, &srq, &o);
-	fputs("],\"mkeys\":[", o.f);
-	o.first = true;
-	fw_status_walk(e->fw, &mk, &o);
-	fputs("],\"devx_objects\":[", o.f);
-	o.first = true;
-	fw_status_walk(e->fw, &gen, &o);
-	fputs("],\"objects\":{", o.f);
-	o.first = true;
-	fw_status_walk(e->fw, &cnt, &o);
+	for (i = 0; i < sizeof(status_parts) / sizeof(status_parts[0]); i++) {
+		fprintf(o.f, ",\"%s\":%s", status_parts[i].key, status_parts[i].open);
+		o.first = true;
+		fw_status_walk(e->fw, &status_parts[i].cb, &o);
+		fputs(status_parts[i].close, o.f);
+	}
 	fw_unlock(e->fw);
 	/* this process's share of the port counters (those not 0) */
-	fputs("},\"counters\":{", o.f);
+	fputs(",\"counters\":{", o.f);
 	o.first = true;
 	for (i = 0; e->ctr && i < TRN_CTR_NUM; i++) {
 		uint64_t v = __atomic_load_n(&e->ctr->v[i], __ATOMIC_RELAXED);
